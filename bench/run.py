@@ -1,0 +1,407 @@
+#!/usr/bin/python3
+"""Weft benchmark suite: each workload runs beside its anchors in the same run; prints a table.
+
+Usage:  /usr/bin/python3 bench/run.py [--build-dir build] [--weft PATH] [--markdown]
+Builds `weft`, `bench_mlp_eigen` and `bench_spawn` with CMake (Release, -O3 -march=native),
+runs everything single-threaded, reports medians. Exit status 0 even when targets miss.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "EIGEN_NUM_THREADS"):
+    os.environ[_v] = "1"  # before any child starts: every contender gets one thread
+
+ROOT = Path(__file__).resolve().parent.parent
+TORCH_PY = "/usr/bin/python3"  # Debian's python3-torch lives here, not in a pyenv python
+
+# The targets, in one place: (metric, bound, unit). A workload passes when its figure <= bound.
+TARGETS = {
+    "perop": (0.5, "µs/op"),
+    "startup_wall": (20.0, "ms"),
+    "startup_rss": (20.0, "MB"),
+    "check": (100.0, "ms"),
+    "mlp": (1.25, "× Eigen"),
+}
+
+# Sizes. A "round" runs every contender of a workload once; rounds interleave the contenders so
+# that a burst of load on the shared machine hits all of them, and samples pool over rounds.
+ROUNDS = 3
+PEROP_OPS, PEROP_CALLS, PEROP_REPS = 1000, 20, 5
+STARTUP_RUNS, STARTUP_TORCH_RUNS = 15, 5
+CHECK_LINES, CHECK_RUNS = 10_000, 11
+MLP_BATCH, MLP_ITERS, MLP_REPS = 32, 100, 5
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+# ---------------------------------------------------------------- build
+
+
+def build(build_dir, want_weft):
+    if not (build_dir / "CMakeCache.txt").exists():
+        log(f"configuring {build_dir} (Release)")
+        subprocess.run(["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
+                        "-DCMAKE_BUILD_TYPE=Release"], check=True, stdout=subprocess.DEVNULL)
+    cache = (build_dir / "CMakeCache.txt").read_text()
+    if "CMAKE_BUILD_TYPE:STRING=Release" not in cache:
+        log(f"warning: {build_dir} is not a Release build; figures will not be representative")
+    r = subprocess.run(["cmake", "--build", build_dir, "--target", "bench_mlp_eigen", "bench_spawn"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"cannot build the anchors:\n{r.stdout}{r.stderr}")
+    if not want_weft:
+        return None
+    r = subprocess.run(["cmake", "--build", build_dir, "--target", "weft"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        err = [l for l in r.stdout.splitlines() if "error" in l][:3]
+        log("weft does not build; Weft columns will be n/a:\n  " + "\n  ".join(err))
+        return None
+    return build_dir / "cli" / "weft"
+
+
+# ---------------------------------------------------------------- running contenders
+
+
+class Failed(Exception):
+    pass
+
+
+def run_figures(cmd, timeout=300):
+    """Runs cmd, returns the floats it prints one per line (a trailing non-number line is kept)."""
+    r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise Failed(f"{Path(str(cmd[0])).name} exited {r.returncode}: "
+                     + (r.stderr.strip().splitlines() or ["(no stderr)"])[0])
+    vals, other = [], []
+    for line in r.stdout.splitlines():
+        try:
+            vals.append(float(line))
+        except ValueError:
+            other.append(line)
+    return vals, other
+
+
+def spawn(spawner, cmd):
+    """Wall ms and peak RSS MB of one child, measured by the small bench_spawn launcher."""
+    r = subprocess.run([spawner, *map(str, cmd)], capture_output=True, text=True)
+    wall_us, rss_kb, status = r.stdout.split()
+    if int(status) != 0:
+        first = [l for l in r.stderr.splitlines() if "error" in l][:1] or r.stderr.splitlines()[:1]
+        raise Failed(f"{Path(str(cmd[0])).name} {cmd[1]} exited {status}: {''.join(first)}")
+    return float(wall_us) / 1000, int(rss_kb) / 1024
+
+
+def contend(contenders, rounds=ROUNDS):
+    """contenders: {name: fn() -> list of samples}. Returns {name: samples or error string}."""
+    got = {k: [] for k in contenders}
+    for _ in range(rounds):
+        for name, fn in contenders.items():
+            if isinstance(got[name], str):
+                continue
+            try:
+                got[name] += fn()
+            except (Failed, subprocess.TimeoutExpired, OSError) as e:
+                got[name] = str(e)
+    return got
+
+
+# ---------------------------------------------------------------- workload programs
+
+
+def perop_model(ops, calls, reps):
+    body = "  x = x + a\n" * ops
+    return (f"# {ops} chained adds on f32[4] in one function; prints µs per op per repetition.\n"
+            f"fn chain(x, a) {{\n{body}  return x\n}}\n"
+            "x = zeros([4])\na = ones([4])\ny = chain(x, a)\n"
+            f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
+            f"  for i in range({calls}) {{ y = chain(x, a) }}\n"
+            f"  print((perf_counter() - t0) / {calls * ops} * 1000000.0)\n}}\n"
+            "print(y.dtype, y[0])\n")
+
+
+def mlp_model(batch, iters, reps):
+    return ("seed(0)\n"
+            f"x = random.normal([{batch}, 784])\n"
+            "w1 = random.normal([784, 512]) * 0.05\nb1 = random.normal([512]) * 0.05\n"
+            "w2 = random.normal([512, 512]) * 0.05\nb2 = random.normal([512]) * 0.05\n"
+            "w3 = random.normal([512, 10]) * 0.05\nb3 = random.normal([10]) * 0.05\n"
+            "fn forward(x) {\n  return relu(relu(x @ w1 + b1) @ w2 + b2) @ w3 + b3\n}\n"
+            "for i in range(10) { y = forward(x) }\n"
+            f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
+            f"  for i in range({iters}) {{ y = forward(x) }}\n"
+            f"  print((perf_counter() - t0) / {iters} * 1000000.0)\n}}\n"
+            "print(y.dtype, y.shape)\n")
+
+
+# One block of the parse-and-check program, in Weft and in equivalent Python.
+CHECK_WEFT = """\
+# block {i}: a layer, a helper with control flow, and top-level use
+module Block{i}(units: int = 4) {{
+  w = Variable(ones([units, units]))
+  b = Variable(zeros([units]))
+  fn call(x) {{
+    h = relu(x @ w + b)
+    return h * 0.5 + x
+  }}
+}}
+
+fn helper_{i}(x, scale=2.0) {{
+  y = x * scale + 1.0
+  z = sum(y) / 4.0
+  if z > 0.0 {{
+    y = y - z
+  }} elif z < -1.0 {{
+    y = y + 1.0
+  }} else {{
+    y = abs(y)
+  }}
+  for j in range(3) {{
+    y = tanh(y) + 0.1 * j
+  }}
+  return y
+}}
+
+blk_{i} = Block{i}(4)
+v_{i} = helper_{i}(ones([4]), scale=0.5 + {k})
+total = total + mean(blk_{i}(v_{i})) * 2.0 - {k}.0
+"""
+CHECK_PY = """\
+# block {i}: a layer, a helper with control flow, and top-level use
+class Block{i}:
+    def __init__(self, units=4):
+        self.w = Variable(ones([units, units]))
+        self.b = Variable(zeros([units]))
+
+    def __call__(self, x):
+        h = relu(x @ self.w + self.b)
+        return h * 0.5 + x
+
+
+def helper_{i}(x, scale=2.0):
+    y = x * scale + 1.0
+    z = sum(y) / 4.0
+    if z > 0.0:
+        y = y - z
+    elif z < -1.0:
+        y = y + 1.0
+    else:
+        y = abs(y)
+    for j in range(3):
+        y = tanh(y) + 0.1 * j
+    return y
+
+
+blk_{i} = Block{i}(4)
+v_{i} = helper_{i}(ones([4]), scale=0.5 + {k})
+total = total + mean(blk_{i}(v_{i})) * 2.0 - {k}.0
+"""
+
+
+def check_sources(lines):
+    weft, py, i = ["total = 0.0\n"], ["total = 0.0\n"], 0
+    while sum(s.count("\n") for s in weft) + CHECK_WEFT.count("\n") <= lines:
+        weft.append(CHECK_WEFT.format(i=i, k=i % 3))
+        py.append(CHECK_PY.format(i=i, k=i % 3))
+        i += 1
+    n = sum(s.count("\n") for s in weft)
+    weft += [f"pad_{j} = total * 2.0 + {j}\n" for j in range(lines - n)]
+    py += [f"pad_{j} = total * 2.0 + {j}\n" for j in range(lines - n)]
+    return "".join(weft), "".join(py)
+
+
+# ---------------------------------------------------------------- workloads
+
+
+def bench_perop(weft, work):
+    model = work / "perop.model"
+    model.write_text(perop_model(PEROP_OPS, PEROP_CALLS, PEROP_REPS))
+    contenders = {"torch": lambda: run_figures([TORCH_PY, ROOT / "bench/torch_anchors.py", "perop",
+                                                PEROP_REPS, PEROP_CALLS, PEROP_OPS])[0]}
+    if weft:
+        contenders = {"weft": lambda: run_figures([weft, "run", model])[0], **contenders}
+    return contend(contenders)
+
+
+def bench_startup(weft, spawner, work):
+    model = work / "one.model"
+    model.write_text("print(1)\n")
+    got = {"weft_wall": [], "weft_rss": [], "torch_wall": [], "torch_rss": []}
+    errors = {}
+    for i in range(STARTUP_RUNS):
+        pairs = [("weft", [weft, "run", model])] if weft else []
+        if i < STARTUP_TORCH_RUNS:
+            pairs.append(("torch", [TORCH_PY, "-c", "import torch"]))
+        for name, cmd in pairs:
+            if name in errors:
+                continue
+            try:
+                wall, rss = spawn(spawner, cmd)
+                got[name + "_wall"].append(wall)
+                got[name + "_rss"].append(rss)
+            except Failed as e:
+                errors[name] = str(e)
+    return got, errors
+
+
+def bench_check(weft, spawner, work):
+    src, py = check_sources(CHECK_LINES)
+    model = work / "big.model"
+    model.write_text(src)
+    res = {"weft": [], "weft_rss": [], "cpython": []}
+    for _ in range(CHECK_RUNS):  # alternate, so that load hits both alike
+        t0 = time.perf_counter()
+        compile(py, "big.py", "exec")
+        res["cpython"].append((time.perf_counter() - t0) * 1000)
+        if weft and isinstance(res["weft"], list):
+            try:
+                wall, rss = spawn(spawner, [weft, "check", model])
+                res["weft"].append(wall)
+                res["weft_rss"].append(rss)
+            except Failed as e:
+                res["weft"] = str(e)
+    return res
+
+
+def bench_mlp(weft, eigen, work):
+    model = work / "mlp.model"
+    model.write_text(mlp_model(MLP_BATCH, MLP_ITERS, MLP_REPS))
+    contenders = {
+        "eigen": lambda: run_figures([eigen, MLP_REPS, MLP_ITERS, MLP_BATCH])[0],
+        "torch": lambda: run_figures([TORCH_PY, ROOT / "bench/torch_anchors.py", "mlp",
+                                      MLP_REPS, MLP_ITERS, MLP_BATCH])[0],
+    }
+    if weft:
+        def weft_mlp():
+            vals, other = run_figures([weft, "run", model])
+            if not other or not other[-1].startswith("f32 [32, 10]"):
+                raise Failed(f"unexpected MLP result: {other[-1:]} (want f32 [32, 10])")
+            return vals
+        contenders = {"weft": weft_mlp, **contenders}
+    return contend(contenders)
+
+
+# ---------------------------------------------------------------- report
+
+
+def fmt(x, digits=3):
+    if x is None:
+        return "n/a"
+    if isinstance(x, str):
+        return "error"
+    return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:.0f}"
+
+
+def verdict(key, value):
+    bound, _ = TARGETS[key]
+    if not isinstance(value, float):
+        return "n/a"
+    return "PASS" if value <= bound else "MISS"
+
+
+def med(v):
+    return median(v) if isinstance(v, list) and v else (v if isinstance(v, str) else None)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--build-dir", default=str(ROOT / "build"), help="CMake build directory")
+    ap.add_argument("--weft", help="use this weft binary instead of building one")
+    ap.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
+    ap.add_argument("--json", help="write the raw samples to this file")
+    args = ap.parse_args()
+
+    build_dir = Path(args.build_dir).resolve()
+    weft = build(build_dir, want_weft=not args.weft)
+    if args.weft:
+        weft = Path(args.weft).resolve()
+    eigen, spawner = build_dir / "bench/bench_mlp_eigen", build_dir / "bench/bench_spawn"
+    work = Path(tempfile.mkdtemp(prefix="weft-bench-"))
+
+    t_start = time.time()
+    log("1/4 per-op overhead ...")
+    perop = bench_perop(weft, work)
+    log("2/4 startup ...")
+    startup, startup_err = bench_startup(weft, spawner, work)
+    log("3/4 parse and check ...")
+    check = bench_check(weft, spawner, work)
+    log("4/4 MLP forward ...")
+    mlp = bench_mlp(weft, eigen, work)
+    log(f"done in {time.time() - t_start:.0f} s")
+
+    w_perop, t_perop = med(perop.get("weft")), med(perop["torch"])
+    w_wall, t_wall = med(startup["weft_wall"]), med(startup["torch_wall"])
+    w_rss, t_rss = med(startup["weft_rss"]), med(startup["torch_rss"])
+    if "weft" in startup_err:
+        w_wall = w_rss = startup_err["weft"]
+    w_check, py_check = med(check["weft"]), med(check["cpython"])
+    w_mlp, e_mlp, t_mlp = med(mlp.get("weft")), med(mlp["eigen"]), med(mlp["torch"])
+
+    def ratio(a, b):
+        return a / b if isinstance(a, float) and isinstance(b, float) else None
+
+    mlp_ratio = ratio(w_mlp, e_mlp)
+    rows = [
+        # workload, weft, anchors, ratio, target key, figure judged
+        ("per-op overhead (µs/op, 1000 adds f32[4])", fmt(w_perop), f"torch {fmt(t_perop)}",
+         fmt(ratio(w_perop, t_perop)), "perop", w_perop),
+        ("startup wall (ms, print(1))", fmt(w_wall), f"python -c 'import torch' {fmt(t_wall)}",
+         fmt(ratio(w_wall, t_wall)), "startup_wall", w_wall),
+        ("startup peak RSS (MB)", fmt(w_rss), f"python -c 'import torch' {fmt(t_rss)}",
+         fmt(ratio(w_rss, t_rss)), "startup_rss", w_rss),
+        (f"weft check, {CHECK_LINES} lines (ms)", fmt(w_check), f"CPython compile() {fmt(py_check)}",
+         fmt(ratio(w_check, py_check)), "check", w_check),
+        (f"MLP 784-512-512-10 fwd, batch {MLP_BATCH} (µs)", fmt(w_mlp),
+         f"Eigen {fmt(e_mlp)}, torch {fmt(t_mlp)}", fmt(mlp_ratio), "mlp", mlp_ratio),
+    ]
+    head = ("workload", "Weft median", "anchor median(s)", "Weft/anchor", "target", "result")
+    table = [head] + [(w, wv, an, ra, f"≤ {TARGETS[k][0]:g} {TARGETS[k][1]}", verdict(k, v))
+                      for w, wv, an, ra, k, v in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    print()
+    for j, r in enumerate(table):
+        print("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)).rstrip())
+        if j == 0:
+            print("  ".join("-" * w for w in widths))
+    if isinstance(check["weft"], list) and check["weft"]:
+        print(f"(weft check peak RSS {fmt(med(check['weft_rss']))} MB)")
+    errors = {**{f"perop/{k}": v for k, v in perop.items() if isinstance(v, str)},
+              **{f"startup/{k}": v for k, v in startup_err.items()},
+              **{f"check/{k}": v for k, v in check.items() if isinstance(v, str)},
+              **{f"mlp/{k}": v for k, v in mlp.items() if isinstance(v, str)}}
+    for k, v in errors.items():
+        print(f"error in {k}: {v}")
+    misses = [r[0] for r in table[1:] if r[-1] == "MISS"]
+    print("\nall targets met" if not misses and not errors and weft else
+          "targets missed: " + "; ".join(misses) if misses else "some figures unavailable (n/a)")
+    print(f"(medians; {ROUNDS} interleaved rounds per workload; 1 thread; "
+          f"MLP ratio = Weft / Eigen; check wall includes process startup; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    if args.markdown:
+        print("\n| " + " | ".join(head) + " |\n|" + "---|" * len(head))
+        for r in table[1:]:
+            print("| " + " | ".join(r) + " |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "date": time.strftime("%Y-%m-%d %H:%M"), "host": platform.node(),
+            "perop": perop, "startup": startup, "check": check, "mlp": mlp}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

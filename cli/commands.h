@@ -1,0 +1,13 @@
+// The subcommands of `weft` (SPEC §9).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace weft::cli {
+
+int dispatch(const std::vector<std::string>& args);
+int runCommand(const std::vector<std::string>& args);
+int checkCommand(const std::vector<std::string>& args);
+int replCommand(const std::vector<std::string>& args);  // repl_command.cpp
+
+}  // namespace weft::cli

@@ -1,0 +1,41 @@
+// The `weft` command: run, check, repl.
+#include <pthread.h>
+
+#include <cstring>
+#include <functional>
+#include <iostream>
+
+#include "commands.h"
+
+namespace {
+
+// The parser and evaluator recurse on nested source; a large stack makes the depth limits, not
+// the OS stack, decide when a program is too deep. Pages are only committed when touched.
+int runWithLargeStack(std::function<int()> fn) {
+  constexpr size_t kStackBytes = size_t(1) << 30;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kStackBytes);
+  struct Job {
+    std::function<int()> fn;
+    int status = 0;
+  } job{std::move(fn)};
+  pthread_t thread;
+  auto entry = [](void* p) -> void* {
+    auto* j = static_cast<Job*>(p);
+    j->status = j->fn();
+    return nullptr;
+  };
+  if (pthread_create(&thread, &attr, entry, &job) != 0) return job.fn();
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  return job.status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return runWithLargeStack([&] { return weft::cli::dispatch(args); });
+}

@@ -1,0 +1,652 @@
+#include "ast_builder.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <unordered_set>
+
+#include "lexing.h"
+
+namespace weft::syntax {
+
+using antlr4::Token;
+using P = gen::WeftParser;
+using namespace weft::ast;
+
+namespace {
+
+const char* describe(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Int: case ExprKind::Float: case ExprKind::String: case ExprKind::Bool:
+    case ExprKind::None: return "a literal";
+    case ExprKind::Call: return "a function call";
+    case ExprKind::Unary: case ExprKind::Binary: case ExprKind::Compare:
+    case ExprKind::Logical: return "an operator expression";
+    case ExprKind::Conditional: return "a conditional expression";
+    case ExprKind::Lambda: return "a lambda";
+    case ExprKind::Dict: return "a dict literal";
+    case ExprKind::List: return "a list";
+    case ExprKind::Tuple: return "a tuple";
+    default: return "this expression";
+  }
+}
+
+BinaryOp binaryOp(size_t token) {
+  switch (token) {
+    case P::PLUS: case P::PLUS_EQ: return BinaryOp::Add;
+    case P::MINUS: case P::MINUS_EQ: return BinaryOp::Sub;
+    case P::STAR: case P::STAR_EQ: return BinaryOp::Mul;
+    case P::SLASH: case P::SLASH_EQ: return BinaryOp::Div;
+    case P::DSLASH: case P::DSLASH_EQ: return BinaryOp::FloorDiv;
+    case P::PERCENT: case P::PERCENT_EQ: return BinaryOp::Mod;
+    case P::POW: case P::POW_EQ: return BinaryOp::Pow;
+    default: return BinaryOp::MatMul;
+  }
+}
+
+CompareOp compareOp(size_t token) {
+  switch (token) {
+    case P::EQ: return CompareOp::Eq;
+    case P::NE: return CompareOp::Ne;
+    case P::LT: return CompareOp::Lt;
+    case P::LE: return CompareOp::Le;
+    case P::GT: return CompareOp::Gt;
+    case P::GE: return CompareOp::Ge;
+    case P::IN: return CompareOp::In;
+    default: return CompareOp::NotIn;  // `not in`
+  }
+}
+
+// The left-associative binary forms, built by transformChain without recursing down the left.
+enum class Chain { None, Arith, Compare, And, Or };
+
+Chain chainKind(P::ExprContext* ctx) {
+  if (dynamic_cast<P::AddExprContext*>(ctx) || dynamic_cast<P::MulExprContext*>(ctx)) return Chain::Arith;
+  if (dynamic_cast<P::CompareExprContext*>(ctx)) return Chain::Compare;
+  if (dynamic_cast<P::AndExprContext*>(ctx)) return Chain::And;
+  if (dynamic_cast<P::OrExprContext*>(ctx)) return Chain::Or;
+  return Chain::None;
+}
+
+}  // namespace
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+SourceRange AstBuilder::range(const Token* first, const Token* last) const {
+  if (!first) return {};
+  SourcePos b = tokenBegin(first);
+  SourcePos e = last && last->getTokenIndex() >= first->getTokenIndex() ? tokenEnd(last) : tokenEnd(first);
+  return {file_, b, e};
+}
+
+SourceRange AstBuilder::range(const Token* t) const { return range(t, t); }
+
+SourceRange AstBuilder::range(antlr4::ParserRuleContext* ctx) const {
+  return ctx ? range(ctx->start, ctx->stop) : SourceRange{};
+}
+
+void AstBuilder::error(const SourceRange& at, std::string message) { errors_.add(at.begin, at.end, std::move(message)); }
+
+ExprPtr AstBuilder::missing(antlr4::ParserRuleContext* ctx) { return node<NoneLit>(range(ctx)); }
+
+void AstBuilder::checkTarget(const Expr& e, const char* what) {
+  switch (e.kind) {
+    case ExprKind::Name: case ExprKind::Attribute: case ExprKind::Index:
+      return;
+    case ExprKind::Tuple:
+      for (auto& item : static_cast<const TupleExpr&>(e).items) checkTarget(*item, what);
+      return;
+    case ExprKind::List:
+      for (auto& item : static_cast<const ListExpr&>(e).items) checkTarget(*item, what);
+      return;
+    default:
+      error(e.range, std::string(what) + describe(e));
+  }
+}
+
+std::string AstBuilder::decodeString(Token* t) {
+  std::vector<LiteralError> problems;
+  std::string value = decodeStringLiteral(t->getText(), tokenBegin(t), problems);
+  for (auto& p : problems) errors_.add(p.at, {p.at.line, p.at.col + 1}, std::move(p.message));
+  return value;
+}
+
+Symbol AstBuilder::transformName(P::NameContext* ctx) { return intern(ctx && ctx->start ? ctx->start->getText() : ""); }
+
+// ---- statements ------------------------------------------------------------------------------
+
+void AstBuilder::transformProgram(P::ProgramContext& ctx, const std::vector<size_t>& errorTokens, Program& out) {
+  for (P::StatementContext* s : ctx.statement()) {
+    if (!s->start || !s->stop) continue;
+    size_t first = s->start->getTokenIndex(), last = s->stop->getTokenIndex();
+    auto err = std::lower_bound(errorTokens.begin(), errorTokens.end(), first);
+    if (err != errorTokens.end() && *err <= last + 1) continue;  // the error may be at the next token
+    if (StmtPtr stmt = transformStatement(*s)) out.body.push_back(std::move(stmt));
+  }
+}
+
+StmtPtr AstBuilder::transformStatement(P::StatementContext& ctx) {
+  if (ctx.children.empty()) return nullptr;
+  if (auto* term = dynamic_cast<antlr4::tree::TerminalNode*>(ctx.children[0])) {
+    Token* t = term->getSymbol();
+    switch (t->getType()) {
+      case P::PASS: return node<Pass>(range(t));
+      case P::BREAK: return node<Break>(range(t));
+      case P::CONTINUE: return node<Continue>(range(t));
+      default: return nullptr;
+    }
+  }
+  auto* rc = dynamic_cast<antlr4::ParserRuleContext*>(ctx.children[0]);
+  if (!rc) return nullptr;
+  switch (rc->getRuleIndex()) {
+    case P::RuleExprStmt: return transformExprStmt(static_cast<P::ExprStmtContext&>(*rc));
+    case P::RuleReturnStmt: return transformReturnStmt(static_cast<P::ReturnStmtContext&>(*rc));
+    case P::RuleAssertStmt: return transformAssertStmt(static_cast<P::AssertStmtContext&>(*rc));
+    case P::RuleImportStmt: return transformImportStmt(static_cast<P::ImportStmtContext&>(*rc));
+    case P::RuleFromImportStmt: return transformFromImportStmt(static_cast<P::FromImportStmtContext&>(*rc));
+    case P::RuleMeshDecl: return transformMeshDecl(static_cast<P::MeshDeclContext&>(*rc));
+    case P::RuleIfStmt: return transformIfStmt(static_cast<P::IfStmtContext&>(*rc));
+    case P::RuleForStmt: return transformForStmt(static_cast<P::ForStmtContext&>(*rc));
+    case P::RuleWhileStmt: return transformWhileStmt(static_cast<P::WhileStmtContext&>(*rc));
+    case P::RuleWithStmt: return transformWithStmt(static_cast<P::WithStmtContext&>(*rc));
+    case P::RuleFnDecl: return transformFnDecl(static_cast<P::FnDeclContext&>(*rc));
+    case P::RuleModuleDecl: return transformModuleDecl(static_cast<P::ModuleDeclContext&>(*rc));
+    case P::RuleLayoutMapDecl: return transformLayoutMapDecl(static_cast<P::LayoutMapDeclContext&>(*rc));
+    default: return nullptr;
+  }
+}
+
+Block AstBuilder::transformBlock(P::BlockContext* ctx) {
+  Block body;
+  if (!ctx) return body;
+  for (P::StatementContext* s : ctx->statement())
+    if (StmtPtr stmt = transformStatement(*s)) body.push_back(std::move(stmt));
+  return body;
+}
+
+StmtPtr AstBuilder::transformExprStmt(P::ExprStmtContext& ctx) {
+  std::vector<P::ExprListContext*> lists = ctx.exprList();
+  if (P::AugOpContext* aug = ctx.augOp()) {
+    auto n = node<AugAssign>(range(&ctx));
+    n->target = transformExprList(lists.empty() ? nullptr : lists[0]);
+    n->op = binaryOp(aug->start->getType());
+    n->value = transformExprList(lists.size() > 1 ? lists[1] : nullptr);
+    ExprKind k = n->target->kind;
+    if (k != ExprKind::Name && k != ExprKind::Attribute && k != ExprKind::Index)
+      error(n->target->range, "'" + aug->start->getText() + "' can only update a name, an attribute or an index, not " +
+                                  describe(*n->target));
+    return n;
+  }
+  if (lists.size() == 1) {
+    auto n = node<ExprStmt>(range(&ctx));
+    n->expr = transformExprList(lists[0]);
+    return n;
+  }
+  auto n = node<Assign>(range(&ctx));
+  for (size_t i = 0; i + 1 < lists.size(); ++i) {
+    n->targets.push_back(transformExprList(lists[i]));
+    checkTarget(*n->targets.back(), "cannot assign to ");
+  }
+  n->value = transformExprList(lists.empty() ? nullptr : lists.back());
+  return n;
+}
+
+StmtPtr AstBuilder::transformReturnStmt(P::ReturnStmtContext& ctx) {
+  auto n = node<Return>(range(&ctx));
+  if (ctx.exprList()) n->value = transformExprList(ctx.exprList());
+  return n;
+}
+
+StmtPtr AstBuilder::transformAssertStmt(P::AssertStmtContext& ctx) {
+  auto n = node<Assert>(range(&ctx));
+  std::vector<P::ExprContext*> e = ctx.expr();
+  n->condition = transformExpr(e.empty() ? nullptr : e[0]);
+  if (e.size() > 1) n->message = transformExpr(e[1]);
+  return n;
+}
+
+std::string AstBuilder::transformDottedName(P::DottedNameContext& ctx) {
+  std::string out;
+  for (P::NameContext* part : ctx.name()) out += (out.empty() ? "" : ".") + part->start->getText();
+  return out;
+}
+
+StmtPtr AstBuilder::transformImportStmt(P::ImportStmtContext& ctx) {
+  auto n = node<Import>(range(&ctx));
+  if (ctx.dottedName()) n->module = transformDottedName(*ctx.dottedName());
+  else if (ctx.STRING()) n->module = decodeString(ctx.STRING()->getSymbol()), n->isPath = true;
+  if (ctx.name()) n->as = transformName(ctx.name());
+  return n;
+}
+
+StmtPtr AstBuilder::transformFromImportStmt(P::FromImportStmtContext& ctx) {
+  auto n = node<FromImport>(range(&ctx));
+  if (ctx.dottedName()) n->module = transformDottedName(*ctx.dottedName());
+  else if (ctx.STRING()) n->module = decodeString(ctx.STRING()->getSymbol()), n->isPath = true;
+  if (!ctx.importItems()) return n;
+  for (P::ImportItemContext* item : ctx.importItems()->importItem()) {
+    FromImport::Item it;
+    it.name = transformName(item->name(0));
+    if (item->AS()) it.as = transformName(item->name(1));
+    it.range = range(item);
+    n->items.push_back(std::move(it));
+  }
+  return n;
+}
+
+StmtPtr AstBuilder::transformMeshDecl(P::MeshDeclContext& ctx) {
+  auto n = node<MeshDecl>(range(&ctx));
+  n->name = transformName(ctx.name());
+  for (P::MeshDimContext* d : ctx.meshDim()) {
+    MeshDecl::Dim dim;
+    dim.name = transformName(d->name());
+    dim.size = transformExpr(d->expr());
+    dim.range = range(d);
+    n->dims.push_back(std::move(dim));
+  }
+  return n;
+}
+
+StmtPtr AstBuilder::transformIfStmt(P::IfStmtContext& ctx) {
+  auto n = node<If>(range(&ctx));
+  std::vector<P::ExprContext*> conditions = ctx.expr();
+  std::vector<P::BlockContext*> blocks = ctx.block();
+  for (size_t i = 0; i < conditions.size(); ++i)
+    n->branches.push_back({transformExpr(conditions[i]), transformBlock(i < blocks.size() ? blocks[i] : nullptr)});
+  if (ctx.ELSE() && blocks.size() > conditions.size()) {
+    n->elseBody = transformBlock(blocks.back());
+    n->hasElse = true;
+  }
+  return n;
+}
+
+StmtPtr AstBuilder::transformForStmt(P::ForStmtContext& ctx) {
+  auto n = node<For>(range(&ctx));
+  n->target = ctx.forTarget() ? transformForTarget(*ctx.forTarget()) : missing(&ctx);
+  checkTarget(*n->target, "a loop variable must be a name or a tuple of names, not ");
+  n->iterable = transformExpr(ctx.expr());
+  n->body = transformBlock(ctx.block());
+  return n;
+}
+
+ExprPtr AstBuilder::transformForTarget(P::ForTargetContext& ctx) {
+  std::vector<P::PostfixContext*> parts = ctx.postfix();
+  if (parts.size() == 1 && ctx.COMMA().empty()) return transformPostfix(parts[0]);
+  auto t = node<TupleExpr>(range(&ctx));
+  for (P::PostfixContext* p : parts) t->items.push_back(transformPostfix(p));
+  return t;
+}
+
+StmtPtr AstBuilder::transformWhileStmt(P::WhileStmtContext& ctx) {
+  auto n = node<While>(range(&ctx));
+  n->condition = transformExpr(ctx.expr());
+  n->body = transformBlock(ctx.block());
+  return n;
+}
+
+StmtPtr AstBuilder::transformWithStmt(P::WithStmtContext& ctx) {
+  auto n = node<With>(range(&ctx));
+  n->context = transformExpr(ctx.expr());
+  if (ctx.name()) n->as = transformName(ctx.name());
+  n->body = transformBlock(ctx.block());
+  return n;
+}
+
+StmtPtr AstBuilder::transformFnDecl(P::FnDeclContext& ctx) {
+  auto n = node<FnDecl>(range(&ctx));
+  for (P::DecoratorContext* d : ctx.decorator()) n->decorators.push_back(transformDecorator(*d));
+  n->name = transformName(ctx.name());
+  n->nameRange = range(ctx.name());
+  n->params = transformParamList(ctx.paramList());
+  if (ctx.typeExpr()) n->returnType = transformTypeExpr(*ctx.typeExpr());
+  n->body = transformBlock(ctx.block());
+  return n;
+}
+
+Decorator AstBuilder::transformDecorator(P::DecoratorContext& ctx) {
+  Decorator d;
+  const Token* last = ctx.RPAREN() ? ctx.RPAREN()->getSymbol() : ctx.dottedName() ? ctx.dottedName()->stop : ctx.start;
+  d.range = range(ctx.start, last);
+  if (!ctx.dottedName()) {
+    d.expr = missing(&ctx);
+    return d;
+  }
+  std::vector<P::NameContext*> parts = ctx.dottedName()->name();
+  auto first = node<Name>(range(parts[0]));
+  first->name = transformName(parts[0]);
+  ExprPtr e = std::move(first);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    auto a = node<Attribute>(range(parts[0]->start, parts[i]->stop));
+    a->object = std::move(e);
+    a->name = transformName(parts[i]);
+    a->nameRange = range(parts[i]);
+    e = std::move(a);
+  }
+  if (ctx.LPAREN()) {
+    auto call = node<Call>(range(ctx.dottedName()->start, last));
+    call->callee = std::move(e);
+    call->args = transformArgList(ctx.argList());
+    e = std::move(call);
+  }
+  d.expr = std::move(e);
+  return d;
+}
+
+std::vector<Param> AstBuilder::transformParamList(P::ParamListContext* ctx) {
+  std::vector<Param> params;
+  if (!ctx) return params;
+  std::unordered_set<Symbol> seen;
+  bool sawDefault = false;
+  for (P::ParamContext* p : ctx->param()) {
+    params.push_back(transformParam(*p));
+    const Param& param = params.back();
+    if (!seen.insert(param.name).second) error(param.range, "duplicate parameter '" + symbolName(param.name) + "'");
+    if (param.defaultValue) sawDefault = true;
+    else if (sawDefault)
+      error(param.range, "parameter '" + symbolName(param.name) + "' without a default follows one with a default");
+  }
+  return params;
+}
+
+Param AstBuilder::transformParam(P::ParamContext& ctx) {
+  Param p;
+  p.name = transformName(ctx.name());
+  if (ctx.typeExpr()) p.type = transformTypeExpr(*ctx.typeExpr());
+  if (ctx.expr()) p.defaultValue = transformExpr(ctx.expr());
+  p.range = range(&ctx);
+  return p;
+}
+
+StmtPtr AstBuilder::transformModuleDecl(P::ModuleDeclContext& ctx) {
+  auto n = node<ModuleDecl>(range(&ctx));
+  n->name = transformName(ctx.name());
+  n->nameRange = range(ctx.name());
+  n->params = transformParamList(ctx.paramList());
+  n->body = transformBlock(ctx.block());
+  return n;
+}
+
+StmtPtr AstBuilder::transformLayoutMapDecl(P::LayoutMapDeclContext& ctx) {
+  auto n = node<LayoutMapDecl>(range(&ctx));
+  n->name = transformName(ctx.name(0));
+  n->mesh = transformName(ctx.name(1));
+  n->meshRange = range(ctx.name(1));
+  for (P::LayoutEntryContext* e : ctx.layoutEntry()) n->entries.push_back(transformLayoutEntry(*e));
+  return n;
+}
+
+LayoutMapDecl::Entry AstBuilder::transformLayoutEntry(P::LayoutEntryContext& ctx) {
+  LayoutMapDecl::Entry entry;
+  if (ctx.STRING()) {
+    entry.key = decodeString(ctx.STRING()->getSymbol());
+    entry.keyRange = range(ctx.STRING()->getSymbol());
+  }
+  for (P::LayoutDimContext* d : ctx.layoutDim()) {
+    bool unsharded = d->NONE() || (d->name() && d->name()->start->getText() == "_");
+    entry.dims.push_back(unsharded ? std::nullopt : std::optional<Symbol>(transformName(d->name())));
+    entry.dimRanges.push_back(range(d));
+  }
+  return entry;
+}
+
+Ptr<TypeExpr> AstBuilder::transformTypeExpr(P::TypeExprContext& ctx) {
+  auto t = node<TypeExpr>(range(&ctx));
+  t->base = ctx.NAME() ? ctx.NAME()->getText() : "none";
+  t->hasDims = ctx.LBRACK() != nullptr;
+  for (P::TypeDimContext* d : ctx.typeDim()) t->dims.push_back(transformTypeDim(*d));
+  return t;
+}
+
+std::optional<int64_t> AstBuilder::transformTypeDim(P::TypeDimContext& ctx) {
+  if (!ctx.INT()) return std::nullopt;  // None
+  if (ctx.MINUS()) {
+    error(range(&ctx), "a dimension size cannot be negative; use None for a dimension of any size");
+    return std::nullopt;
+  }
+  ExprPtr size = transformLiteral(ctx.INT()->getSymbol());
+  return static_cast<IntLit&>(*size).value;
+}
+
+// ---- expressions -----------------------------------------------------------------------------
+
+ExprPtr AstBuilder::transformExprList(P::ExprListContext* ctx) {
+  if (!ctx) return missing(nullptr);
+  std::vector<P::ExprContext*> items = ctx->expr();
+  if (items.size() == 1 && ctx->COMMA().empty()) return transformExpr(items[0]);
+  auto t = node<TupleExpr>(range(ctx));
+  for (P::ExprContext* e : items) t->items.push_back(transformExpr(e));
+  return t;
+}
+
+ExprPtr AstBuilder::transformExpr(P::ExprContext* ctx) {
+  if (!ctx) return missing(nullptr);
+  if (auto* p = dynamic_cast<P::PrimaryExprContext*>(ctx)) return transformPostfix(p);
+  if (chainKind(ctx) != Chain::None) return transformChain(ctx);
+  if (auto* p = dynamic_cast<P::PowerExprContext*>(ctx)) return transformPower(*p);
+  if (auto* u = dynamic_cast<P::UnaryExprContext*>(ctx))
+    return transformUnary(*u, u->op->getType() == P::MINUS ? UnaryOp::Neg : UnaryOp::Pos, u->expr());
+  if (auto* n = dynamic_cast<P::NotExprContext*>(ctx)) return transformUnary(*n, UnaryOp::Not, n->expr());
+  if (auto* c = dynamic_cast<P::CondExprContext*>(ctx)) return transformCond(*c);
+  if (auto* l = dynamic_cast<P::LambdaExprContext*>(ctx)) return transformLambda(*l);
+  return missing(ctx);
+}
+
+// `a + b - c < d < e and f`: the parse tree nests to the left, as deep as the chain is long, so
+// walk down its left spine in a loop and build the nodes bottom-up. Consecutive comparisons
+// on the spine merge into one Compare node (`a < b < c`); a parenthesised one is not on it.
+ExprPtr AstBuilder::transformChain(P::ExprContext* ctx) {
+  std::vector<std::pair<P::ExprContext*, Chain>> spine;
+  for (Chain k; (k = chainKind(ctx)) != Chain::None; ctx = ctx->getRuleContext<P::ExprContext>(0)) {
+    spine.emplace_back(ctx, k);
+    if (!ctx->getRuleContext<P::ExprContext>(0)) return missing(ctx);
+  }
+  ExprPtr acc = transformExpr(ctx);
+  bool openCompare = false;
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
+    auto [c, kind] = *it;
+    ExprPtr rhs = transformExpr(c->getRuleContext<P::ExprContext>(1));
+    SourceRange r = range(c);
+    if (kind == Chain::Compare) {
+      CompareOp op = compareOp(static_cast<P::CompareExprContext*>(c)->compOp()->start->getType());
+      if (!openCompare) {
+        auto cmp = node<Compare>(r);
+        cmp->operands.push_back(std::move(acc));
+        acc = std::move(cmp);
+      }
+      auto& cmp = static_cast<Compare&>(*acc);
+      cmp.range = r;
+      cmp.operands.push_back(std::move(rhs));
+      cmp.ops.push_back(op);
+      openCompare = true;
+      continue;
+    }
+    openCompare = false;
+    if (kind == Chain::Arith) {
+      auto b = node<Binary>(r);
+      auto* add = dynamic_cast<P::AddExprContext*>(c);
+      b->op = binaryOp(add ? add->op->getType() : static_cast<P::MulExprContext*>(c)->op->getType());
+      b->lhs = std::move(acc);
+      b->rhs = std::move(rhs);
+      acc = std::move(b);
+    } else {
+      auto l = node<Logical>(r);
+      l->isAnd = kind == Chain::And;
+      l->lhs = std::move(acc);
+      l->rhs = std::move(rhs);
+      acc = std::move(l);
+    }
+  }
+  return acc;
+}
+
+ExprPtr AstBuilder::transformPower(P::PowerExprContext& ctx) {
+  auto b = node<Binary>(range(&ctx));
+  b->op = BinaryOp::Pow;
+  b->lhs = transformExpr(ctx.expr(0));
+  b->rhs = transformExpr(ctx.expr(1));
+  return b;
+}
+
+ExprPtr AstBuilder::transformUnary(P::ExprContext& ctx, UnaryOp op, P::ExprContext* operand) {
+  auto u = node<Unary>(range(&ctx));
+  u->op = op;
+  u->operand = transformExpr(operand);
+  return u;
+}
+
+ExprPtr AstBuilder::transformCond(P::CondExprContext& ctx) {
+  auto c = node<Conditional>(range(&ctx));
+  c->thenValue = transformExpr(ctx.expr(0));
+  c->condition = transformExpr(ctx.expr(1));
+  c->elseValue = transformExpr(ctx.expr(2));
+  return c;
+}
+
+ExprPtr AstBuilder::transformLambda(P::LambdaExprContext& ctx) {
+  auto l = node<Lambda>(range(&ctx));
+  l->params = transformParamList(ctx.paramList());
+  l->body = transformExpr(ctx.expr());
+  return l;
+}
+
+// `atom trailer*`, from a postfix or a primaryExpr: a loop, however long the chain.
+ExprPtr AstBuilder::transformPostfix(antlr4::ParserRuleContext* ctx) {
+  auto* atom = ctx && !ctx->children.empty() ? dynamic_cast<P::AtomContext*>(ctx->children[0]) : nullptr;
+  if (!atom) return missing(ctx);
+  ExprPtr acc = transformAtom(*atom);
+  for (size_t i = 1; i < ctx->children.size(); ++i) {
+    auto* tr = dynamic_cast<P::TrailerContext*>(ctx->children[i]);
+    if (!tr) continue;
+    SourceRange r = range(ctx->start, tr->stop);
+    switch (tr->start->getType()) {
+      case P::LPAREN: {
+        auto call = node<Call>(r);
+        call->callee = std::move(acc);
+        call->args = transformArgList(tr->argList());
+        acc = std::move(call);
+        break;
+      }
+      case P::LBRACK: {
+        auto index = node<Index>(r);
+        index->object = std::move(acc);
+        index->items = transformSubscriptList(tr->subscriptList());
+        acc = std::move(index);
+        break;
+      }
+      default: {
+        auto attr = node<Attribute>(r);
+        attr->object = std::move(acc);
+        attr->name = tr->attr ? intern(tr->attr->getText()) : 0;
+        attr->nameRange = range(tr->attr);
+        acc = std::move(attr);
+      }
+    }
+  }
+  return acc;
+}
+
+std::vector<Argument> AstBuilder::transformArgList(P::ArgListContext* ctx) {
+  std::vector<Argument> args;
+  if (!ctx) return args;
+  std::unordered_set<Symbol> keywords;
+  for (P::ArgumentContext* a : ctx->argument()) {
+    Argument arg;
+    arg.range = range(a);
+    arg.value = transformExpr(a->expr());
+    if (a->key) {
+      arg.keyword = intern(a->key->getText());
+      if (!keywords.insert(*arg.keyword).second)
+        error(range(a->key), "keyword argument '" + symbolName(*arg.keyword) + "' is given twice");
+    } else if (!keywords.empty()) {
+      error(arg.range, "positional argument follows keyword argument");
+    }
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+std::vector<ExprPtr> AstBuilder::transformSubscriptList(P::SubscriptListContext* ctx) {
+  std::vector<ExprPtr> items;
+  if (ctx)
+    for (P::SubscriptContext* s : ctx->subscript()) items.push_back(transformSubscript(*s));
+  return items;
+}
+
+ExprPtr AstBuilder::transformSubscript(P::SubscriptContext& ctx) {
+  if (ctx.ELLIPSIS()) return node<EllipsisExpr>(range(&ctx));
+  if (ctx.COLON().empty()) return transformExpr(ctx.lower);
+  auto s = node<Slice>(range(&ctx));
+  if (ctx.lower) s->lower = transformExpr(ctx.lower);
+  if (ctx.upper) s->upper = transformExpr(ctx.upper);
+  if (ctx.step) s->step = transformExpr(ctx.step);
+  return s;
+}
+
+ExprPtr AstBuilder::transformAtom(P::AtomContext& ctx) {
+  switch (ctx.start->getType()) {
+    case P::LPAREN: {
+      std::vector<P::ExprContext*> items = ctx.expr();
+      if (items.size() == 1 && ctx.COMMA().empty()) return transformExpr(items[0]);  // just parentheses
+      auto t = node<TupleExpr>(range(&ctx));
+      for (P::ExprContext* e : items) t->items.push_back(transformExpr(e));
+      return t;
+    }
+    case P::LBRACK: {
+      auto l = node<ListExpr>(range(&ctx));
+      for (P::ExprContext* e : ctx.expr()) l->items.push_back(transformExpr(e));
+      return l;
+    }
+    case P::LBRACE: {
+      auto d = node<DictExpr>(range(&ctx));
+      for (P::DictEntryContext* e : ctx.dictEntry())
+        d->entries.emplace_back(transformExpr(e->expr(0)), transformExpr(e->expr(1)));
+      return d;
+    }
+    case P::NAME: case P::MESH: case P::ON: case P::MODULE: case P::LAYOUT_MAP: {
+      auto n = node<Name>(range(ctx.start));
+      n->name = intern(ctx.start->getText());
+      return n;
+    }
+    default:
+      return transformLiteral(ctx.start);
+  }
+}
+
+ExprPtr AstBuilder::transformLiteral(Token* t) {
+  SourceRange r = range(t);
+  switch (t->getType()) {
+    case P::INT: {
+      auto n = node<IntLit>(r);
+      std::string text = t->getText();
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n->value);
+      if (ec != std::errc() || end != text.data() + text.size())
+        error(r, "integer literal " + text + " is too large (the largest is 9223372036854775807)");
+      return n;
+    }
+    case P::FLOAT: {
+      auto n = node<FloatLit>(r);
+      std::string text = t->getText();
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n->value);
+      if (ec == std::errc::result_out_of_range) {
+        if (text.find("e-") == std::string::npos && text.find("E-") == std::string::npos)
+          error(r, "float literal " + text + " is too large");
+        n->value = 0.0;  // underflow, as Python reads 1e-400
+      }
+      return n;
+    }
+    case P::STRING: {
+      auto n = node<StringLit>(r);
+      n->value = decodeString(t);
+      return n;
+    }
+    case P::TRUE: case P::FALSE: {
+      auto n = node<BoolLit>(r);
+      n->value = t->getType() == P::TRUE;
+      return n;
+    }
+    default:
+      return node<NoneLit>(r);
+  }
+}
+
+}  // namespace weft::syntax

@@ -1,0 +1,36 @@
+// The Weft parser: source text to the typed AST of grammar/ast/, with friendly syntax errors.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "ast/stmt.h"
+#include "diagnostics.h"
+#include "source.h"
+
+namespace weft {
+
+// Parses a whole file. All syntax errors go to diags, in source order (reporting goes on after
+// the first); the returned program holds whatever parsed (never null). Statements containing
+// a syntax error are left out of it.
+std::unique_ptr<ast::Program> parseProgram(std::shared_ptr<const SourceFile> file, Diagnostics& diags);
+
+// For the REPL: true when `text` ends inside an open ( [ { or a triple-quoted string (or a
+// normal one whose line ends with a backslash), ends with a trailing binary operator, comma,
+// `=>` or backslash, or ends with a decorator line — i.e. more lines are needed. Input that is
+// already wrong (an unmatched closer, a string broken by a newline) counts as complete, so the
+// parser reports it at once.
+bool inputIsIncomplete(std::string_view text);
+
+// Guards against pathological input; exceeding one is a syntax error, never a crash.
+struct ParseLimits {
+  int maxNesting = 200;              // brackets, blocks and right-nested operators (`- - x`, `**`)
+  size_t maxLineLength = 1 << 20;    // bytes
+  size_t maxSourceBytes = 64 << 20;
+  // Left-nested operations in one expression (`1 + 1 + ...`, `a.b.c...`): each makes the AST one
+  // level deeper, and evaluating or freeing it recurses that deep.
+  int maxChainLength = 50000;
+};
+ParseLimits& parseLimits();
+
+}  // namespace weft

@@ -1,0 +1,33 @@
+// A source file held in memory, and the ranges AST nodes and errors point at.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+
+struct SourceFile {
+  std::string path;  // as the user named it; "<stdin>", "<repl>" or "<stdlib>/nn.model" otherwise
+  std::string text;
+  std::vector<uint32_t> lineStarts;  // byte offset of each line's first character
+
+  SourceFile(std::string path, std::string text);
+  std::string_view line(uint32_t line) const;  // 1-based, without the newline
+};
+
+// 1-based line, 1-based column counted in characters (UTF-8 code points).
+struct SourcePos {
+  uint32_t line = 0;
+  uint32_t col = 0;
+};
+
+struct SourceRange {
+  std::shared_ptr<const SourceFile> file;
+  SourcePos begin;
+  SourcePos end;  // inclusive position of the last character; equals begin for a point
+  bool valid() const { return file != nullptr && begin.line > 0; }
+};
+
+}  // namespace weft

@@ -1,0 +1,373 @@
+#include "token_source.h"
+
+#include <algorithm>
+
+#include "CommonTokenFactory.h"
+#include "Exceptions.h"
+#include "RuleContext.h"
+#include "WeftLexer.h"
+#include "lexing.h"
+#include "syntax_errors.h"
+
+namespace weft::syntax {
+
+using antlr4::Token;
+using gen::WeftLexer;
+
+Utf32InputStream::Utf32InputStream(std::u32string text, std::string name) : name_(std::move(name)) {
+  _data = std::move(text);
+  p = 0;
+}
+
+std::string Utf32InputStream::getText(const antlr4::misc::Interval& interval) {
+  if (interval.a < 0 || interval.b < interval.a) return {};
+  size_t from = static_cast<size_t>(interval.a);
+  size_t to = std::min(static_cast<size_t>(interval.b) + 1, _data.size());
+  std::string out;
+  out.reserve(to > from ? to - from : 0);
+  for (size_t i = from; i < to; ++i) appendUtf8(out, _data[i]);
+  return out;
+}
+
+std::unique_ptr<Token> WeftTokenSource::nextToken() {
+  return antlr4::CommonTokenFactory::DEFAULT->create(Token::EOF, "");
+}
+
+antlr4::TokenFactory<antlr4::CommonToken>* WeftTokenSource::getTokenFactory() {
+  return antlr4::CommonTokenFactory::DEFAULT.get();
+}
+
+std::string WeftToken::getText() const {
+  if (text_) return text_;
+  if (type_ == Token::EOF) return "<EOF>";
+  return source_->getInputStream()->getText({static_cast<ssize_t>(start_), static_cast<ssize_t>(start_ + length_) - 1});
+}
+
+void removeDropped(TokenList& tokens) {
+  tokens.erase(std::remove_if(tokens.begin(), tokens.end(), [](const WeftToken& t) { return t.getType() == kDropped; }),
+               tokens.end());
+}
+
+// ---- the stream the parser reads ------------------------------------------------------------
+
+TokenArrayStream::TokenArrayStream(TokenList& tokens, WeftTokenSource& source) : tokens_(tokens), source_(source) {
+  for (size_t i = 0; i < tokens_.size(); ++i) tokens_[i].setIndex(i);
+}
+
+Token* TokenArrayStream::LT(ssize_t k) {
+  if (k == 0) return nullptr;
+  if (k < 0) return -k <= static_cast<ssize_t>(p_) ? &tokens_[p_ + k] : nullptr;
+  return &tokens_[std::min(p_ + static_cast<size_t>(k) - 1, tokens_.size() - 1)];  // EOF repeats
+}
+
+size_t TokenArrayStream::LA(ssize_t i) {
+  Token* t = LT(i);
+  return t ? t->getType() : Token::INVALID_TYPE;
+}
+
+void TokenArrayStream::consume() {
+  if (tokens_[p_].getType() == Token::EOF) throw antlr4::IllegalStateException("cannot consume EOF");
+  ++p_;
+}
+
+std::string TokenArrayStream::getText(const antlr4::misc::Interval& interval) {
+  std::string out;
+  if (interval.a < 0 || interval.b < interval.a) return out;
+  for (size_t i = interval.a; i <= static_cast<size_t>(interval.b) && i < tokens_.size(); ++i)
+    if (tokens_[i].getType() != Token::EOF) out += tokens_[i].getText();
+  return out;
+}
+
+std::string TokenArrayStream::getText() { return getText(antlr4::misc::Interval(0LL, static_cast<ssize_t>(tokens_.size()) - 1)); }
+
+std::string TokenArrayStream::getText(antlr4::RuleContext* ctx) { return getText(ctx->getSourceInterval()); }
+
+std::string TokenArrayStream::getText(Token* start, Token* stop) {
+  if (!start || !stop) return {};
+  return getText(antlr4::misc::Interval(static_cast<ssize_t>(start->getTokenIndex()), static_cast<ssize_t>(stop->getTokenIndex())));
+}
+
+// ---- positions and lexing ---------------------------------------------------------------------
+
+SourcePos tokenBegin(const Token* t) {
+  return {static_cast<uint32_t>(t->getLine()), static_cast<uint32_t>(t->getCharPositionInLine() + 1)};
+}
+
+SourcePos tokenEnd(const Token* t) {
+  SourcePos b = tokenBegin(t);
+  size_t start = t->getStartIndex(), stop = t->getStopIndex();
+  if (start == INVALID_INDEX || stop == INVALID_INDEX || stop < start || stop + 1 == start) return b;
+  if (t->getType() == WeftLexer::STRING) {  // only strings span lines
+    std::string text = t->getText();
+    size_t nl = text.rfind('\n');
+    if (nl != std::string::npos) {
+      uint32_t col = 0;
+      for (size_t i = nl + 1; i < text.size(); ++i) col += (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+      return {b.line + static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n')), col};
+    }
+  }
+  return {b.line, b.col + static_cast<uint32_t>(stop - start)};
+}
+
+TokenList lexAll(Utf32InputStream& input, WeftTokenSource& source) {
+  std::vector<RawToken> raw = lexTokens(input.text());
+  TokenList tokens;
+  tokens.reserve(raw.size() + raw.size() / 8);
+  for (const RawToken& r : raw) tokens.emplace_back(r.type, r.start, r.length, SourcePos{r.line, r.col + 1}, &source);
+  return tokens;
+}
+
+std::string compareWithAntlrLexer(std::string_view text) {
+  std::vector<BadByte> bad;
+  Utf32InputStream input(decodeUtf8(text, bad), "<test>");
+  std::vector<RawToken> mine = lexTokens(input.text());
+  WeftLexer lexer(&input);
+  lexer.removeErrorListeners();
+  for (size_t i = 0;; ++i) {
+    std::unique_ptr<Token> t = lexer.nextToken();
+    auto describe = [](size_t type, size_t start, size_t stop, size_t line, size_t col) {
+      return "type " + std::to_string(type) + " [" + std::to_string(start) + ".." + std::to_string(stop) + "] at " +
+             std::to_string(line) + ":" + std::to_string(col);
+    };
+    std::string theirs = describe(t->getType(), t->getStartIndex(), t->getStopIndex(), t->getLine(), t->getCharPositionInLine());
+    if (i >= mine.size()) return "token " + std::to_string(i) + ": WeftLexer has " + theirs + ", lexTokens has none";
+    const RawToken& m = mine[i];
+    std::string ours = describe(m.type, m.start, m.start + m.length - 1, m.line, m.col);
+    if (ours != theirs) return "token " + std::to_string(i) + ": WeftLexer has " + theirs + ", lexTokens has " + ours;
+    if (t->getType() == Token::EOF) return i + 1 == mine.size() ? "" : "lexTokens has tokens after EOF";
+  }
+}
+
+// ---- newline filter ---------------------------------------------------------------------------
+
+bool isOperandEnd(size_t type) {
+  switch (type) {
+    case WeftLexer::NAME: case WeftLexer::MESH: case WeftLexer::ON: case WeftLexer::MODULE:
+    case WeftLexer::LAYOUT_MAP: case WeftLexer::INT: case WeftLexer::FLOAT: case WeftLexer::STRING:
+    case WeftLexer::TRUE: case WeftLexer::FALSE: case WeftLexer::NONE: case WeftLexer::RPAREN:
+    case WeftLexer::RBRACK: case WeftLexer::RBRACE: case WeftLexer::ELLIPSIS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isContinuation(size_t type) {
+  switch (type) {
+    case WeftLexer::PLUS: case WeftLexer::MINUS: case WeftLexer::STAR: case WeftLexer::SLASH:
+    case WeftLexer::DSLASH: case WeftLexer::PERCENT: case WeftLexer::POW: case WeftLexer::AT:
+    case WeftLexer::EQ: case WeftLexer::NE: case WeftLexer::LT: case WeftLexer::LE: case WeftLexer::GT:
+    case WeftLexer::GE: case WeftLexer::COMMA: case WeftLexer::FAT_ARROW: case WeftLexer::AND:
+    case WeftLexer::OR: case WeftLexer::NOT: case WeftLexer::IN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+// The type of the first token after i that is not a separator.
+size_t nextSignificant(const TokenList& tokens, size_t i) {
+  while (++i < tokens.size() &&
+         (tokens[i].getType() == WeftLexer::NEWLINE || tokens[i].getType() == WeftLexer::SEMI)) {
+  }
+  return i < tokens.size() ? tokens[i].getType() : Token::EOF;
+}
+
+WeftToken newlineAt(const WeftToken& anchor) {
+  WeftToken t(WeftLexer::NEWLINE, anchor.getStartIndex(), 0, tokenBegin(&anchor),
+              static_cast<WeftTokenSource*>(anchor.getTokenSource()));
+  t.setText("");
+  return t;
+}
+
+}  // namespace
+
+TokenList filterNewlines(TokenList in) {
+  TokenList out;
+  out.reserve(in.size() + in.size() / 4);
+  std::vector<size_t> open;  // types of the open brackets
+  size_t prev = Token::INVALID_TYPE;  // the last kept token's type
+  for (size_t i = 0; i < in.size(); ++i) {
+    WeftToken& t = in[i];
+    size_t type = t.getType();
+    switch (type) {
+      case WeftLexer::NEWLINE:
+      case WeftLexer::SEMI: {
+        bool inParens = !open.empty() && open.back() != WeftLexer::LBRACE;
+        if (inParens && type == WeftLexer::NEWLINE) continue;
+        if (inParens) break;  // a ';' inside ( ): the parser reports it
+        if (prev == Token::INVALID_TYPE || prev == WeftLexer::NEWLINE || prev == WeftLexer::LBRACE) continue;
+        if (type == WeftLexer::NEWLINE && isContinuation(prev)) continue;
+        if (prev == WeftLexer::RBRACE) {  // `}` NEWLINE `else`: the else belongs to the if above
+          size_t next = nextSignificant(in, i);
+          if (next == WeftLexer::ELSE || next == WeftLexer::ELIF) continue;
+        }
+        t.setType(WeftLexer::NEWLINE);
+        break;
+      }
+      case WeftLexer::LPAREN: case WeftLexer::LBRACK: case WeftLexer::LBRACE:
+        open.push_back(type);
+        break;
+      case WeftLexer::RPAREN: case WeftLexer::RBRACK:
+        if (!open.empty()) open.pop_back();
+        break;
+      case WeftLexer::RBRACE:
+        if (prev != WeftLexer::NEWLINE && prev != WeftLexer::LBRACE) out.push_back(newlineAt(t));
+        if (!open.empty()) open.pop_back();
+        break;
+      case Token::EOF:
+        if (prev != Token::INVALID_TYPE && prev != WeftLexer::NEWLINE) out.push_back(newlineAt(t));
+        break;
+      default:
+        break;
+    }
+    prev = t.getType();
+    out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace weft::syntax
+
+// ---- brackets and nesting -------------------------------------------------------------------
+
+namespace weft::syntax {
+namespace {
+
+// One open bracket (or the statement level, open == nullptr). ANTLR recurses once per bracket
+// and once per pending right-nested operator, so those are counted to bound its stack use:
+// `tight` are unary +/- and `**` (ended by any other binary operator), `nots` are prefix `not`
+// (ended by and/or/if/else), `low` are conditional `if`/`else` and lambda `=>` (ended by a
+// separator). `chain` counts left-nested operations, which make the AST deep.
+struct Frame {
+  const Token* open = nullptr;
+  bool block = false;  // a '{' opening a block rather than a dict
+  int tight = 0, nots = 0, low = 0, chain = 0;
+};
+
+size_t openerOf(size_t closer) {
+  return closer == WeftLexer::RPAREN ? WeftLexer::LPAREN
+       : closer == WeftLexer::RBRACK ? WeftLexer::LBRACK : WeftLexer::LBRACE;
+}
+
+std::string at(const Token* t) {
+  SourcePos p = tokenBegin(t);
+  return std::to_string(p.line) + ":" + std::to_string(p.col);
+}
+
+void reportUnclosed(const Frame& f, const Token* where, SyntaxErrors& errors) {
+  if (f.block)
+    errors.add(where, "expected '}' to close the block opened at " + at(f.open));
+  else
+    errors.add(f.open, "unclosed '" + f.open->getText() + "'");
+}
+
+}  // namespace
+
+bool checkBrackets(TokenList& tokens, SyntaxErrors& errors, const ParseLimits& limits) {
+  std::vector<Frame> frames(1);
+  int depth = 0;  // open brackets plus pending right-nested operators, over all frames
+  bool ok = true;
+  size_t prev = Token::INVALID_TYPE;
+  const Token* lastReal = nullptr;  // for "missing '}' at end of file"
+  auto tooLong = [&](const Token* t) {
+    errors.add(t, "expression too long (more than " + std::to_string(limits.maxChainLength) +
+                      " operations in a row); split it into several statements");
+    return false;
+  };
+  for (WeftToken& tok : tokens) {
+    const Token* t = &tok;
+    size_t type = t->getType();
+    Frame* f = &frames.back();
+    auto endTight = [&] { depth -= f->tight; f->tight = 0; };
+    auto endNots = [&] { endTight(); depth -= f->nots; f->nots = 0; };
+    auto endAll = [&] { endNots(); depth -= f->low; f->low = 0; f->chain = 0; };
+    bool prefix = !isOperandEnd(prev);
+    switch (type) {
+      case WeftLexer::LPAREN: case WeftLexer::LBRACK: case WeftLexer::LBRACE: {
+        if (type != WeftLexer::LBRACE && !prefix && ++f->chain > limits.maxChainLength)  // a call, an index
+          return tooLong(t);
+        Frame open;
+        open.open = t;
+        open.block = type == WeftLexer::LBRACE && (!prefix || prev == WeftLexer::ELSE);
+        frames.push_back(open);
+        ++depth;
+        break;
+      }
+      case WeftLexer::RPAREN: case WeftLexer::RBRACK: case WeftLexer::RBRACE: {
+        size_t i = frames.size();
+        while (--i > 0 && frames[i].open->getType() != openerOf(type)) {
+        }
+        if (i == 0) {  // matches nothing: drop it and go on
+          errors.add(t, "unexpected '" + t->getText() + "'");
+          tok.setType(kDropped);
+          continue;
+        }
+        for (size_t k = frames.size() - 1; k > i; --k) reportUnclosed(frames[k], t, errors);
+        ok = ok && i == frames.size() - 1;
+        for (size_t k = frames.size(); k-- > i;) depth -= 1 + frames[k].tight + frames[k].nots + frames[k].low;
+        frames.resize(i);
+        break;
+      }
+      case WeftLexer::NEWLINE: case WeftLexer::SEMI: case WeftLexer::COMMA: case WeftLexer::COLON:
+      case WeftLexer::ASSIGN: case WeftLexer::ARROW: case WeftLexer::PLUS_EQ: case WeftLexer::MINUS_EQ:
+      case WeftLexer::STAR_EQ: case WeftLexer::SLASH_EQ: case WeftLexer::DSLASH_EQ:
+      case WeftLexer::PERCENT_EQ: case WeftLexer::POW_EQ: case WeftLexer::AT_EQ:
+        endAll();
+        break;
+      case WeftLexer::POW:
+        ++f->tight, ++depth, ++f->chain;
+        break;
+      case WeftLexer::MINUS: case WeftLexer::PLUS:
+        if (prefix) ++f->tight, ++depth;
+        else endTight(), ++f->chain;
+        break;
+      case WeftLexer::NOT:
+        if (prefix) ++f->nots, ++depth;
+        else endTight(), ++f->chain;  // `not in`
+        break;
+      case WeftLexer::STAR: case WeftLexer::SLASH: case WeftLexer::DSLASH: case WeftLexer::PERCENT:
+      case WeftLexer::AT: case WeftLexer::EQ: case WeftLexer::NE: case WeftLexer::LT: case WeftLexer::LE:
+      case WeftLexer::GT: case WeftLexer::GE: case WeftLexer::IN:
+        endTight(), ++f->chain;
+        break;
+      case WeftLexer::AND: case WeftLexer::OR:
+        endNots(), ++f->chain;
+        break;
+      case WeftLexer::IF: case WeftLexer::ELSE: case WeftLexer::FAT_ARROW:
+        if (type != WeftLexer::IF || !prefix) endNots(), ++f->low, ++depth;  // not a statement `if`
+        break;
+      case WeftLexer::DOT:
+        ++f->chain;
+        break;
+      default:
+        break;
+    }
+    if (depth > limits.maxNesting) {
+      bool block = type == WeftLexer::LBRACE && frames.back().block;
+      errors.add(t, std::string(block ? "blocks" : "expression") + " nested too deeply (more than " +
+                        std::to_string(limits.maxNesting) + " levels)");
+      return false;
+    }
+    if (frames.back().chain > limits.maxChainLength) return tooLong(t);
+    if (type != WeftLexer::NEWLINE && type != Token::EOF) lastReal = t;
+    prev = type;
+  }
+  for (size_t k = frames.size() - 1; k > 0; --k) {
+    const Frame& f = frames[k];
+    if (f.block) {
+      SourcePos end = tokenEnd(lastReal);
+      errors.add({end.line, end.col + 1}, {end.line, end.col + 1},
+                 "missing '}' at end of file: the block opened at " + at(f.open) + " is not closed");
+    } else {
+      reportUnclosed(f, nullptr, errors);
+    }
+    ok = false;
+  }
+  removeDropped(tokens);
+  return ok;
+}
+
+}  // namespace weft::syntax

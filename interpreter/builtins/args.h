@@ -1,0 +1,46 @@
+// Binds a builtin's arguments to named parameters, as a Weft function would, and converts them.
+#pragma once
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "../values/objects.h"
+
+namespace weft {
+
+class ArgReader {
+ public:
+  // `params` in order; a name ending in '?' is optional. Extra or unknown arguments are errors.
+  ArgReader(Args& args, std::string fn, std::initializer_list<const char*> params);
+
+  bool has(int i) const { return present_[size_t(i)] && !values_[size_t(i)].isNone(); }
+  const Value& get(int i) const { return values_[size_t(i)]; }
+  Value& take(int i) { return values_[size_t(i)]; }
+
+  const Tensor& tensor(int i) const;
+  Value tensorValue(int i) const;  // keeps the literal flag
+  int64_t integer(int i, int64_t dflt = 0) const;
+  double number(int i, double dflt = 0) const;
+  bool flag(int i, bool dflt = false) const;
+  std::string str(int i) const;
+  DType dtype(int i, DType dflt) const;
+  Shape shape(int i) const;
+  std::vector<int64_t> ints(int i) const;   // an int or a list/tuple of ints
+  std::vector<int> axes(int i) const;       // none -> empty
+  std::vector<Value> items(int i) const;    // a list or tuple
+  [[noreturn]] void fail(int i, const std::string& what) const;
+
+  const std::string& name() const { return fn_; }
+
+ private:
+  std::string fn_;
+  std::vector<std::string> names_;
+  std::vector<Value> values_;
+  std::vector<bool> present_;
+};
+
+// Conversions shared by builtins.
+Shape shapeFromValue(const Value& v, const std::string& what);
+Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::string& what);
+
+}  // namespace weft

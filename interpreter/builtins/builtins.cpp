@@ -1,0 +1,12 @@
+#include "builtins.h"
+
+namespace weft {
+
+void registerBuiltins(Env& env) {
+  registerCoreBuiltins(env);
+  registerTensorCreation(env);
+  registerTensorMath(env);
+  registerTensorShaping(env);
+}
+
+}  // namespace weft

@@ -1,0 +1,15 @@
+// Functions written in C++ that every program sees (the native half of the prelude).
+#pragma once
+#include "../eval/env.h"
+
+namespace weft {
+
+void registerBuiltins(Env& env);
+
+// One per family; each defines its names in env.
+void registerCoreBuiltins(Env& env);
+void registerTensorCreation(Env& env);
+void registerTensorMath(Env& env);
+void registerTensorShaping(Env& env);
+
+}  // namespace weft

@@ -1,0 +1,153 @@
+// print, len, range, containers, conversions and Variable.
+#include <chrono>
+
+#include "../eval/interpreter.h"
+#include "../eval/operators.h"
+#include "../ops/ops.h"
+#include "../values/format.h"
+#include "args.h"
+#include "builtins.h"
+
+namespace weft {
+namespace {
+
+void def(Env& env, const char* name, NativeFn fn) { env.set(intern(name), makeBuiltin(name, std::move(fn))); }
+
+Value print(Interpreter& in, Args& a) {
+  std::string sep = " ", end = "\n";
+  for (auto& [k, v] : a.kw) {
+    const std::string& key = symbolName(k);
+    if ((key != "sep" && key != "end") || !v.is(Kind::Str))
+      throw WeftError(a.site, "print() takes only the string keywords sep and end");
+    (key == "sep" ? sep : end) = v.as<StrObj>()->text;
+  }
+  std::string line;
+  for (size_t i = 0; i < a.pos.size(); ++i) {
+    if (i) line += sep;
+    line += toStr(a.pos[i]);
+  }
+  in.out() << line << end;
+  return Value();
+}
+
+Value len(Interpreter&, Args& a) {
+  ArgReader r(a, "len", {"x"});
+  const Value& v = r.get(0);
+  int64_t n;
+  switch (v.kind()) {
+    case Kind::List: n = int64_t(v.as<ListObj>()->items.size()); break;
+    case Kind::Tuple: n = int64_t(v.as<TupleObj>()->items.size()); break;
+    case Kind::Dict: n = int64_t(v.as<DictObj>()->entries.size()); break;
+    case Kind::Str: n = int64_t(v.as<StrObj>()->text.size()); break;
+    case Kind::Tensor:
+    case Kind::Variable: {
+      const Tensor& t = tensorOf(v, "x");
+      if (t.rank() == 0) throw WeftError(a.site, "len() of a scalar tensor");
+      n = t.shape()[0];
+      break;
+    }
+    default:
+      if (auto* rg = dynamic_cast<RangeObj*>(v.object())) {
+        n = rg->size();
+        break;
+      }
+      throw WeftError(a.site, "len() of a " + typeNameOf(v));
+  }
+  return Value(Tensor::scalar<int32_t>(int32_t(n)));
+}
+
+Value range(Interpreter&, Args& a) {
+  ArgReader r(a, "range", {"start", "stop?", "step?"});
+  int64_t start = 0, stop, step = r.integer(2, 1);
+  if (r.has(1)) start = r.integer(0), stop = r.integer(1);
+  else stop = r.integer(0);
+  if (step == 0) throw WeftError(a.site, "range() step cannot be zero");
+  return Value(std::make_shared<RangeObj>(start, stop, step));
+}
+
+std::vector<Value> toItems(Interpreter& in, const Value& v) {
+  std::vector<Value> out;
+  in.forEach(v, [&](Value x) { out.push_back(std::move(x)); return false; });
+  return out;
+}
+
+Value enumerate(Interpreter& in, Args& a) {
+  ArgReader r(a, "enumerate", {"items", "start?"});
+  int64_t i = r.integer(1, 0);
+  std::vector<Value> out;
+  for (Value& v : toItems(in, r.get(0)))
+    out.push_back(makeTuple({Value(Tensor::scalar<int32_t>(int32_t(i++))), std::move(v)}));
+  return makeList(std::move(out));
+}
+
+Value zip(Interpreter& in, Args& a) {
+  if (!a.kw.empty()) throw WeftError(a.site, "zip() takes no keyword arguments");
+  std::vector<std::vector<Value>> lists;
+  size_t n = SIZE_MAX;
+  for (const Value& v : a.pos) {
+    lists.push_back(toItems(in, v));
+    n = std::min(n, lists.back().size());
+  }
+  std::vector<Value> out;
+  for (size_t i = 0; i < n && !lists.empty(); ++i) {
+    std::vector<Value> row;
+    for (auto& l : lists) row.push_back(l[i]);
+    out.push_back(makeTuple(std::move(row)));
+  }
+  return makeList(std::move(out));
+}
+
+Value variable(Interpreter& in, Args& a) {
+  ArgReader r(a, "Variable", {"initial", "dtype?", "trainable?", "name?"});
+  auto var = std::make_shared<VariableObj>();
+  std::optional<DType> dt;
+  if (r.has(1)) dt = r.dtype(1, DType::F32);
+  var->value = tensorFromValue(r.get(0), dt, "Variable()");
+  var->trainable = r.flag(2, true);
+  var->named = r.has(3);
+  var->name = r.has(3) ? r.str(3) : "Variable";
+  if (in.insideGraphFunction())
+    throw WeftError(a.site, "cannot create a Variable inside a @function after its first call (as in TensorFlow); "
+                            "create it outside, or in the module body or build()");
+  return Value(std::move(var));
+}
+
+}  // namespace
+
+void registerCoreBuiltins(Env& env) {
+  def(env, "print", print);
+  def(env, "len", len);
+  def(env, "range", range);
+  def(env, "enumerate", enumerate);
+  def(env, "zip", zip);
+  def(env, "Variable", variable);
+  // Seconds from a monotonic clock, as Python's time.perf_counter (for timing in programs).
+  def(env, "perf_counter", [](Interpreter&, Args& a) {
+    ArgReader r(a, "perf_counter", {});
+    auto now = std::chrono::steady_clock::now().time_since_epoch();
+    return Value(Tensor::scalar<double>(std::chrono::duration<double>(now).count()));
+  });
+  def(env, "str", [](Interpreter&, Args& a) {
+    ArgReader r(a, "str", {"x"});
+    return makeStr(toStr(r.get(0)));
+  });
+  def(env, "repr", [](Interpreter&, Args& a) {
+    ArgReader r(a, "repr", {"x"});
+    return makeStr(toRepr(r.get(0)));
+  });
+  def(env, "list", [](Interpreter& in, Args& a) {
+    ArgReader r(a, "list", {"items?"});
+    return makeList(r.has(0) ? toItems(in, r.get(0)) : std::vector<Value>{});
+  });
+  def(env, "tuple", [](Interpreter& in, Args& a) {
+    ArgReader r(a, "tuple", {"items?"});
+    return makeTuple(r.has(0) ? toItems(in, r.get(0)) : std::vector<Value>{});
+  });
+  // Dtypes are values; calling one casts (`f32(x)`), and `int`/`float` are i32/f32 as in annotations.
+  for (DType d : {DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool})
+    env.set(intern(rt::dtypeName(d)), Value::dtype(d));
+  env.set(intern("int"), Value::dtype(DType::I32));
+  env.set(intern("float"), Value::dtype(DType::F32));
+}
+
+}  // namespace weft

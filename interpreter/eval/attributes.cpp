@@ -1,0 +1,191 @@
+// `obj.name` and `obj.name = v` for every kind of value.
+#include "../ops/ops.h"
+#include "../values/format.h"
+#include "interpreter.h"
+#include "operators.h"
+#include "suggest.h"
+
+namespace weft {
+namespace {
+
+Value shapeList(const Shape& s) {
+  std::vector<Value> dims;
+  for (int64_t d : s) dims.push_back(Value(Tensor::scalar<int32_t>(int32_t(d))));
+  return makeList(std::move(dims));
+}
+
+[[noreturn]] void noAttribute(const Value& obj, Symbol name, const std::vector<std::string>& known) {
+  std::string msg = "a " + typeNameOf(obj) + " has no attribute '" + symbolName(name) + "'";
+  if (auto s = closestName(symbolName(name), known)) msg += "; did you mean '" + *s + "'?";
+  throw WeftError(msg);
+}
+
+Value& only(Args& a, const char* fn) {
+  if (a.pos.size() != 1 || !a.kw.empty()) throw WeftError(a.site, std::string(fn) + "() takes one argument");
+  return a.pos[0];
+}
+
+// The new value of a variable: same shape and dtype; a literal adopts the variable's dtype.
+Tensor checkedUpdate(VariableObj& var, const Value& v, const char* what) {
+  Value x = v.is(Kind::Variable) ? Value(v.as<VariableObj>()->value) : v;
+  if (!x.isTensor()) throw WeftError(std::string(what) + "() needs a tensor, not " + typeNameOf(x));
+  if (x.weak() && x.tensor().dtype() != var.value.dtype()) {
+    Value target(var.value);
+    unifyDTypes(x, target, what);
+  }
+  const Tensor& t = x.tensor();
+  if (t.dtype() != var.value.dtype() || t.shape() != var.value.shape())
+    throw WeftError(std::string(what) + "(): cannot assign " + typeNameOf(x) + " to Variable '" + var.name +
+                    "' of " + typeNameOf(Value(var.value)));
+  return t;
+}
+
+Value variableAttr(Interpreter&, const Value& self, VariableObj& var, const std::string& n) {
+  if (n == "name") return makeStr(var.name);
+  if (n == "path") return makeStr(var.path());
+  if (n == "shape") return shapeList(var.value.shape());
+  if (n == "dtype") return Value::dtype(var.value.dtype());
+  if (n == "trainable") return Value(Tensor::scalar<bool>(var.trainable));
+  if (n == "value" || n == "read_value") return Value(var.value);
+  if (n == "layout") return Value();
+  if (n == "assign")
+    return makeBuiltin("assign", [](Interpreter&, Args& a) {
+      auto* v = a.self.as<VariableObj>();
+      v->value = checkedUpdate(*v, only(a, "assign"), "assign");
+      return a.self;
+    }, self);
+  if (n == "assign_add" || n == "assign_sub") {
+    bool add = n == "assign_add";
+    return makeBuiltin(n, [add](Interpreter&, Args& a) {
+      auto* v = a.self.as<VariableObj>();
+      const char* what = add ? "assign_add" : "assign_sub";
+      Tensor delta = checkedUpdate(*v, only(a, what), what);
+      v->value = ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, v->value, delta);
+      return a.self;
+    }, self);
+  }
+  noAttribute(self, intern(n), {"name", "path", "shape", "dtype", "trainable", "value", "layout", "assign",
+                                "assign_add", "assign_sub"});
+}
+
+Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) {
+  if (Value* v = m.attrs->findLocal(name)) return *v;
+  const std::string& n = symbolName(name);
+  if (n == "name") return makeStr(m.name);
+  if (n == "variables") return makeList(in.collectVariables(&m));
+  if (n == "trainable_variables" || n == "non_trainable_variables") {
+    bool want = n == "trainable_variables";
+    std::vector<Value> out;
+    for (Value& v : in.collectVariables(&m))
+      if (v.as<VariableObj>()->trainable == want) out.push_back(std::move(v));
+    return makeList(std::move(out));
+  }
+  if (n == "submodules") return makeList(in.collectSubmodules(&m));
+  if (n == "trainable") return Value(Tensor::scalar<bool>(m.trainable));
+  if (n == "built") return Value(Tensor::scalar<bool>(m.built));
+  std::vector<std::string> known = {"name", "variables", "trainable_variables", "non_trainable_variables",
+                                    "submodules", "trainable"};
+  for (const auto& [k, v] : m.attrs->entries()) known.push_back(symbolName(k));
+  std::string msg = "module '" + m.name + "' (" + m.typeName + ") has no attribute '" + n + "'";
+  if (auto s = closestName(n, known)) msg += "; did you mean '" + *s + "'?";
+  throw WeftError(msg);
+}
+
+Value listAttr(const Value& self, const std::string& n) {
+  if (n == "append")
+    return makeBuiltin("append", [](Interpreter&, Args& a) {
+      a.self.as<ListObj>()->items.push_back(only(a, "append"));
+      return Value();
+    }, self);
+  if (n == "extend")
+    return makeBuiltin("extend", [](Interpreter& in, Args& a) {
+      std::vector<Value> more;
+      in.forEach(only(a, "extend"), [&](Value v) { more.push_back(std::move(v)); return false; });
+      auto& items = a.self.as<ListObj>()->items;
+      items.insert(items.end(), more.begin(), more.end());
+      return Value();
+    }, self);
+  if (n == "pop")
+    return makeBuiltin("pop", [](Interpreter&, Args& a) {
+      auto& items = a.self.as<ListObj>()->items;
+      if (items.empty()) throw WeftError(a.site, "pop from an empty list");
+      Value v = std::move(items.back());
+      items.pop_back();
+      return v;
+    }, self);
+  noAttribute(self, intern(n), {"append", "extend", "pop"});
+}
+
+Value dictAttr(const Value& self, const std::string& n) {
+  if (n == "keys" || n == "values" || n == "items") {
+    int which = n == "keys" ? 0 : n == "values" ? 1 : 2;
+    return makeBuiltin(n, [which](Interpreter&, Args& a) {
+      std::vector<Value> out;
+      for (const auto& [k, v] : a.self.as<DictObj>()->entries)
+        out.push_back(which == 0 ? k : which == 1 ? v : makeTuple({k, v}));
+      return makeList(std::move(out));
+    }, self);
+  }
+  if (n == "get")
+    return makeBuiltin("get", [](Interpreter&, Args& a) {
+      if (a.pos.empty() || a.pos.size() > 2) throw WeftError(a.site, "get() takes a key and an optional default");
+      Value* v = a.self.as<DictObj>()->find(a.pos[0]);
+      return v ? *v : (a.pos.size() == 2 ? a.pos[1] : Value());
+    }, self);
+  noAttribute(self, intern(n), {"keys", "values", "items", "get"});
+}
+
+}  // namespace
+
+Value Interpreter::getAttr(const Value& obj, Symbol name) {
+  switch (obj.kind()) {
+    case Kind::Tensor: {
+      const std::string& n = symbolName(name);
+      const Tensor& t = obj.tensor();
+      if (n == "shape") return shapeList(t.shape());
+      if (n == "dtype") return Value::dtype(t.dtype());
+      if (n == "ndim") return Value(Tensor::scalar<int32_t>(t.rank()));
+      if (n == "size") return Value(Tensor::scalar<int32_t>(int32_t(t.numel())));
+      if (n == "T") return Value(ops::transpose(t, {}));
+      noAttribute(obj, name, {"shape", "dtype", "ndim", "size", "T"});
+    }
+    case Kind::Variable: return variableAttr(*this, obj, *obj.as<VariableObj>(), symbolName(name));
+    case Kind::Module: return moduleAttr(*this, obj, *obj.as<ModuleObj>(), name);
+    case Kind::List: return listAttr(obj, symbolName(name));
+    case Kind::Dict: return dictAttr(obj, symbolName(name));
+    case Kind::Namespace: {
+      auto* ns = obj.as<NamespaceObj>();
+      if (Value* v = ns->env->findLocal(name)) return *v;
+      std::vector<std::string> known;
+      for (const auto& [k, v] : ns->env->entries()) known.push_back(symbolName(k));
+      std::string msg = "'" + ns->name + "' has no member '" + symbolName(name) + "'";
+      if (auto s = closestName(symbolName(name), known)) msg += "; did you mean '" + *s + "'?";
+      throw WeftError(msg);
+    }
+    case Kind::Opaque:
+      if (auto v = obj.as<OpaqueObj>()->getAttr(*this, name)) return *v;
+      noAttribute(obj, name, {});
+    default: noAttribute(obj, name, {});
+  }
+}
+
+void Interpreter::setAttr(const Value& obj, Symbol name, Value v) {
+  const std::string& n = symbolName(name);
+  if (obj.is(Kind::Module)) {
+    auto* m = obj.as<ModuleObj>();
+    if (n == "trainable" && !m->attrs->findLocal(name)) {
+      setTrainable(m, truthy(v));
+      return;
+    }
+    adopt(m, n, v);
+    m->attrs->set(name, std::move(v));
+    return;
+  }
+  if (obj.is(Kind::Variable) && n == "trainable") {
+    obj.as<VariableObj>()->trainable = truthy(v);
+    return;
+  }
+  throw WeftError("cannot set attribute '" + n + "' on a " + typeNameOf(obj));
+}
+
+}  // namespace weft

@@ -1,0 +1,119 @@
+// Calling functions, builtins and modules: argument binding and annotation checks.
+#include "../builtins/args.h"
+#include "../ops/ops.h"
+#include "../values/format.h"
+#include "interpreter.h"
+#include "types.h"
+
+namespace weft {
+
+Value Interpreter::makeFunction(const std::string& name, const std::vector<ast::Param>& params,
+                                const ast::Block* body, const ast::Expr* lambdaBody, const ast::TypeExpr* ret,
+                                bool graph, SourceRange range, const std::shared_ptr<Env>& env) {
+  auto fn = std::make_shared<FunctionObj>();
+  fn->name = name;
+  fn->params = &params;
+  for (const auto& p : params) {
+    fn->hasDefault.push_back(p.defaultValue != nullptr);
+    fn->defaults.push_back(p.defaultValue ? eval(*p.defaultValue, env) : Value());
+  }
+  fn->body = body;
+  fn->lambdaBody = lambdaBody;
+  fn->returnType = ret;
+  fn->closure = env;
+  fn->graph = graph;
+  fn->range = range;
+  trackEnv(env);
+  return Value(std::move(fn));
+}
+
+std::shared_ptr<Env> Interpreter::bindParams(const std::string& fnName, const std::vector<ast::Param>& params,
+                                             const std::vector<Value>& defaults,
+                                             const std::vector<bool>& hasDefault, Args& args,
+                                             std::shared_ptr<Env> parent) {
+  size_t n = params.size();
+  if (args.pos.size() > n)
+    throw WeftError(args.site, fnName + "() takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
+                                   " but " + std::to_string(args.pos.size()) + " were given");
+  std::vector<Value> bound(n);
+  std::vector<bool> have(n, false);
+  for (size_t i = 0; i < args.pos.size(); ++i) bound[i] = std::move(args.pos[i]), have[i] = true;
+  for (auto& [k, v] : args.kw) {
+    size_t i = 0;
+    while (i < n && params[i].name != k) ++i;
+    if (i == n) throw WeftError(args.site, fnName + "() got an unexpected keyword argument '" + symbolName(k) + "'");
+    if (have[i]) throw WeftError(args.site, fnName + "() got multiple values for argument '" + symbolName(k) + "'");
+    bound[i] = std::move(v);
+    have[i] = true;
+  }
+  auto local = std::make_shared<Env>(std::move(parent));
+  for (size_t i = 0; i < n; ++i) {
+    const ast::Param& p = params[i];
+    if (!have[i]) {
+      if (!hasDefault[i])
+        throw WeftError(args.site, fnName + "() missing argument '" + symbolName(p.name) + "'");
+      bound[i] = defaults[i];
+    }
+    if (p.type)
+      if (auto actual = typeMismatch(*p.type, bound[i]))
+        throw WeftError(args.site, fnName + "() argument '" + symbolName(p.name) + "' expects " +
+                                       typeText(*p.type) + ", got " + *actual);
+    local->set(p.name, std::move(bound[i]));
+  }
+  return local;
+}
+
+Value Interpreter::call(const Value& callee, Args& args) {
+  switch (callee.kind()) {
+    case Kind::Function: return callFunction(*callee.as<FunctionObj>(), args);
+    case Kind::Builtin: {
+      auto* b = callee.as<BuiltinObj>();
+      if (!b->self.isNone()) args.self = b->self;
+      return b->fn(*this, args);
+    }
+    case Kind::ModuleType: return constructModule(*callee.as<ModuleTypeObj>(), args);
+    case Kind::Module: return callModule(*callee.as<ModuleObj>(), args);
+    case Kind::DType: {  // `f32(x)` casts
+      ArgReader r(args, rt::dtypeName(callee.dtypeValue()), {"x"});
+      return Value(ops::cast(tensorFromValue(r.get(0), std::nullopt, r.name() + "()"), callee.dtypeValue()));
+    }
+    default: throw WeftError(args.site, "a " + typeNameOf(callee) + " is not callable");
+  }
+}
+
+Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
+  checkInterrupt();
+  if (callDepth_ >= limits_.maxCallDepth)
+    throw WeftError(args.site, "maximum recursion depth (" + std::to_string(limits_.maxCallDepth) +
+                                   ") exceeded in " + fn.name + "()");
+  std::shared_ptr<Env> local = bindParams(fn.name, *fn.params, fn.defaults, fn.hasDefault, args, fn.closure);
+  struct Depth {
+    int& d;
+    bool graph;
+    int& g;
+    ~Depth() { --d, g -= graph; }
+  } depth{++callDepth_, fn.graph && fn.calls > 0, graphDepth_};
+  graphDepth_ += depth.graph;
+  ++fn.calls;
+  try {
+    Value result;
+    if (fn.lambdaBody) {
+      result = eval(*fn.lambdaBody, local);
+    } else {
+      Frame frame;
+      execBlock(*fn.body, local, frame);
+      result = std::move(frame.returnValue);
+    }
+    if (fn.returnType)
+      if (auto actual = typeMismatch(*fn.returnType, result))
+        throw WeftError(fn.range, fn.name + "() returned " + *actual + ", but its declared return type is " +
+                                      typeText(*fn.returnType));
+    return result;
+  } catch (WeftError& e) {
+    e.traceback.push_back({fn.name, e.unwindAt.valid() ? e.unwindAt : e.at});
+    e.unwindAt = args.site;
+    throw;
+  }
+}
+
+}  // namespace weft

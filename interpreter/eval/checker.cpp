@@ -1,0 +1,300 @@
+#include "checker.h"
+
+#include <functional>
+#include <vector>
+
+#include "suggest.h"
+
+namespace weft {
+namespace {
+
+using Scope = std::set<Symbol>;
+
+class NameChecker {
+ public:
+  NameChecker(const std::set<Symbol>& known, Diagnostics& diags) : known_(known), diags_(diags) {}
+
+  void checkProgram(const ast::Program& p) {
+    Scope globals;
+    bindBlock(p.body, globals);
+    scopes_.push_back(&globals);
+    block(p.body);
+  }
+
+ private:
+  // Every name a block binds, wherever in it (a name is local to its whole function, as in Python).
+  void bindBlock(const ast::Block& b, Scope& s) {
+    for (const auto& st : b) bindStmt(*st, s);
+  }
+  void bindTarget(const ast::Expr& t, Scope& s) {
+    if (t.kind == ast::ExprKind::Name) s.insert(static_cast<const ast::Name&>(t).name);
+    const std::vector<ast::ExprPtr>* items = nullptr;
+    if (t.kind == ast::ExprKind::Tuple) items = &static_cast<const ast::TupleExpr&>(t).items;
+    if (t.kind == ast::ExprKind::List) items = &static_cast<const ast::ListExpr&>(t).items;
+    if (items)
+      for (const auto& i : *items) bindTarget(*i, s);
+  }
+  void bindStmt(const ast::Stmt& st, Scope& s) {
+    using K = ast::StmtKind;
+    switch (st.kind) {
+      case K::Assign:
+        for (const auto& t : static_cast<const ast::Assign&>(st).targets) bindTarget(*t, s);
+        break;
+      case K::AugAssign: bindTarget(*static_cast<const ast::AugAssign&>(st).target, s); break;
+      case K::For: {
+        auto& f = static_cast<const ast::For&>(st);
+        bindTarget(*f.target, s);
+        bindBlock(f.body, s);
+        break;
+      }
+      case K::If: {
+        auto& i = static_cast<const ast::If&>(st);
+        for (const auto& br : i.branches) bindBlock(br.body, s);
+        bindBlock(i.elseBody, s);
+        break;
+      }
+      case K::While: bindBlock(static_cast<const ast::While&>(st).body, s); break;
+      case K::With: {
+        auto& w = static_cast<const ast::With&>(st);
+        if (w.as) s.insert(*w.as);
+        bindBlock(w.body, s);
+        break;
+      }
+      case K::Import: {
+        auto& im = static_cast<const ast::Import&>(st);
+        s.insert(im.as.value_or(intern(im.module)));
+        break;
+      }
+      case K::FromImport:
+        for (const auto& item : static_cast<const ast::FromImport&>(st).items) s.insert(item.as.value_or(item.name));
+        break;
+      case K::Fn: s.insert(static_cast<const ast::FnDecl&>(st).name); break;
+      case K::Module: s.insert(static_cast<const ast::ModuleDecl&>(st).name); break;
+      case K::Mesh: s.insert(static_cast<const ast::MeshDecl&>(st).name); break;
+      case K::LayoutMap: s.insert(static_cast<const ast::LayoutMapDecl&>(st).name); break;
+      default: break;
+    }
+  }
+  // `self.x = ...` anywhere in a module's methods makes `x` an attribute.
+  void bindSelfAttrs(const ast::Block& b, Scope& s) {
+    for (const auto& st : b) {
+      if (st->kind == ast::StmtKind::Assign)
+        for (const auto& t : static_cast<const ast::Assign&>(*st).targets)
+          if (t->kind == ast::ExprKind::Attribute) s.insert(static_cast<const ast::Attribute&>(*t).name);
+      if (st->kind == ast::StmtKind::Fn) bindSelfAttrs(static_cast<const ast::FnDecl&>(*st).body, s);
+      if (st->kind == ast::StmtKind::If)
+        for (const auto& br : static_cast<const ast::If&>(*st).branches) bindSelfAttrs(br.body, s);
+      if (st->kind == ast::StmtKind::For) bindSelfAttrs(static_cast<const ast::For&>(*st).body, s);
+    }
+  }
+
+  bool visible(Symbol n) const {
+    for (const Scope* s : scopes_)
+      if (s->count(n)) return true;
+    return known_.count(n) > 0;
+  }
+
+  void use(const ast::Name& n) {
+    if (visible(n.name)) return;
+    std::vector<std::string> cands;
+    for (const Scope* s : scopes_)
+      for (Symbol x : *s) cands.push_back(symbolName(x));
+    std::string msg = "name '" + symbolName(n.name) + "' is not defined";
+    if (auto c = closestName(symbolName(n.name), cands)) msg += "; did you mean '" + *c + "'?";
+    diags_.error(n.range, msg);
+  }
+
+  void params(const std::vector<ast::Param>& ps, Scope& s) {
+    for (const auto& p : ps) {
+      if (p.defaultValue) expr(*p.defaultValue);
+      s.insert(p.name);
+    }
+  }
+
+  void withScope(Scope& s, const std::function<void()>& body) {
+    scopes_.push_back(&s);
+    body();
+    scopes_.pop_back();
+  }
+
+  void block(const ast::Block& b) {
+    for (const auto& st : b) stmt(*st);
+  }
+
+  void stmt(const ast::Stmt& st) {
+    using K = ast::StmtKind;
+    switch (st.kind) {
+      case K::Expr: expr(*static_cast<const ast::ExprStmt&>(st).expr); break;
+      case K::Assign: {
+        auto& a = static_cast<const ast::Assign&>(st);
+        expr(*a.value);
+        for (const auto& t : a.targets) target(*t);
+        break;
+      }
+      case K::AugAssign: {
+        auto& a = static_cast<const ast::AugAssign&>(st);
+        expr(*a.target);
+        expr(*a.value);
+        break;
+      }
+      case K::If: {
+        auto& i = static_cast<const ast::If&>(st);
+        for (const auto& br : i.branches) expr(*br.condition), block(br.body);
+        block(i.elseBody);
+        break;
+      }
+      case K::For: {
+        auto& f = static_cast<const ast::For&>(st);
+        expr(*f.iterable);
+        block(f.body);
+        break;
+      }
+      case K::While: {
+        auto& w = static_cast<const ast::While&>(st);
+        expr(*w.condition);
+        block(w.body);
+        break;
+      }
+      case K::Return:
+        if (auto& v = static_cast<const ast::Return&>(st).value) expr(*v);
+        break;
+      case K::Assert: {
+        auto& a = static_cast<const ast::Assert&>(st);
+        expr(*a.condition);
+        if (a.message) expr(*a.message);
+        break;
+      }
+      case K::With: {
+        auto& w = static_cast<const ast::With&>(st);
+        expr(*w.context);
+        block(w.body);
+        break;
+      }
+      case K::Fn: {
+        auto& f = static_cast<const ast::FnDecl&>(st);
+        Scope local;
+        params(f.params, local);
+        bindBlock(f.body, local);
+        withScope(local, [&] { block(f.body); });
+        break;
+      }
+      case K::Module: {
+        auto& m = static_cast<const ast::ModuleDecl&>(st);
+        Scope ps;
+        params(m.params, ps);
+        ps.insert(intern("self"));
+        Scope attrs;
+        bindBlock(m.body, attrs);
+        bindSelfAttrs(m.body, attrs);
+        withScope(ps, [&] { withScope(attrs, [&] { block(m.body); }); });
+        break;
+      }
+      case K::Mesh:
+        for (const auto& d : static_cast<const ast::MeshDecl&>(st).dims) expr(*d.size);
+        break;
+      case K::LayoutMap: {
+        auto& lm = static_cast<const ast::LayoutMapDecl&>(st);
+        if (!visible(lm.mesh)) diags_.error(lm.meshRange, "mesh '" + symbolName(lm.mesh) + "' is not defined");
+        break;
+      }
+      default: break;
+    }
+  }
+
+  void target(const ast::Expr& t) {
+    switch (t.kind) {
+      case ast::ExprKind::Attribute: expr(*static_cast<const ast::Attribute&>(t).object); break;
+      case ast::ExprKind::Index: {
+        auto& ix = static_cast<const ast::Index&>(t);
+        expr(*ix.object);
+        for (const auto& i : ix.items) expr(*i);
+        break;
+      }
+      case ast::ExprKind::Tuple:
+        for (const auto& i : static_cast<const ast::TupleExpr&>(t).items) target(*i);
+        break;
+      case ast::ExprKind::List:
+        for (const auto& i : static_cast<const ast::ListExpr&>(t).items) target(*i);
+        break;
+      default: break;
+    }
+  }
+
+  void expr(const ast::Expr& e) {
+    using K = ast::ExprKind;
+    switch (e.kind) {
+      case K::Name: use(static_cast<const ast::Name&>(e)); break;
+      case K::Attribute: expr(*static_cast<const ast::Attribute&>(e).object); break;
+      case K::Index: {
+        auto& ix = static_cast<const ast::Index&>(e);
+        expr(*ix.object);
+        for (const auto& i : ix.items) expr(*i);
+        break;
+      }
+      case K::Slice: {
+        auto& s = static_cast<const ast::Slice&>(e);
+        for (const ast::Expr* p : {s.lower.get(), s.upper.get(), s.step.get()})
+          if (p) expr(*p);
+        break;
+      }
+      case K::Call: {
+        auto& c = static_cast<const ast::Call&>(e);
+        expr(*c.callee);
+        for (const auto& a : c.args) expr(*a.value);
+        break;
+      }
+      case K::Unary: expr(*static_cast<const ast::Unary&>(e).operand); break;
+      case K::Binary: {
+        auto& b = static_cast<const ast::Binary&>(e);
+        expr(*b.lhs);
+        expr(*b.rhs);
+        break;
+      }
+      case K::Compare:
+        for (const auto& o : static_cast<const ast::Compare&>(e).operands) expr(*o);
+        break;
+      case K::Logical: {
+        auto& l = static_cast<const ast::Logical&>(e);
+        expr(*l.lhs);
+        expr(*l.rhs);
+        break;
+      }
+      case K::Conditional: {
+        auto& c = static_cast<const ast::Conditional&>(e);
+        expr(*c.condition);
+        expr(*c.thenValue);
+        expr(*c.elseValue);
+        break;
+      }
+      case K::Lambda: {
+        auto& l = static_cast<const ast::Lambda&>(e);
+        Scope local;
+        params(l.params, local);
+        withScope(local, [&] { expr(*l.body); });
+        break;
+      }
+      case K::List:
+        for (const auto& i : static_cast<const ast::ListExpr&>(e).items) expr(*i);
+        break;
+      case K::Tuple:
+        for (const auto& i : static_cast<const ast::TupleExpr&>(e).items) expr(*i);
+        break;
+      case K::Dict:
+        for (const auto& [k, v] : static_cast<const ast::DictExpr&>(e).entries) expr(*k), expr(*v);
+        break;
+      default: break;
+    }
+  }
+
+  const std::set<Symbol>& known_;
+  Diagnostics& diags_;
+  std::vector<const Scope*> scopes_;
+};
+
+}  // namespace
+
+void checkNames(const ast::Program& program, const std::set<Symbol>& known, Diagnostics& diags) {
+  NameChecker(known, diags).checkProgram(program);
+}
+
+}  // namespace weft

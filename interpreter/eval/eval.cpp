@@ -1,0 +1,151 @@
+// Expression evaluation.
+#include "../ops/ops.h"
+#include "../values/format.h"
+#include "interpreter.h"
+#include "operators.h"
+#include "suggest.h"
+
+namespace weft {
+
+namespace {
+
+// Errors raised below an expression without a location get the expression's.
+template <class F>
+Value located(const ast::Expr& e, F&& f) {
+  try {
+    return f();
+  } catch (WeftError& err) {
+    if (!err.at.valid()) err.at = e.range;
+    throw;
+  }
+}
+
+}  // namespace
+
+Value Interpreter::evalName(const ast::Name& n, const std::shared_ptr<Env>& env) {
+  if (Value* v = env->find(n.name)) return *v;
+  if (!preludeLoaded_) {
+    loadPrelude();
+    if (Value* v = env->find(n.name)) return *v;
+  }
+  std::string msg = "name '" + symbolName(n.name) + "' is not defined";
+  std::vector<std::string> names;
+  for (Env* e = env.get(); e; e = e->parent().get())
+    for (const auto& [k, v] : e->entries()) names.push_back(symbolName(k));
+  if (auto s = closestName(symbolName(n.name), names)) msg += "; did you mean '" + *s + "'?";
+  throw WeftError(n.range, msg);
+}
+
+Value Interpreter::eval(const ast::Expr& e, const std::shared_ptr<Env>& env) {
+  using K = ast::ExprKind;
+  switch (e.kind) {
+    case K::Int: {
+      int64_t v = static_cast<const ast::IntLit&>(e).value;
+      if (v >= INT32_MIN && v <= INT32_MAX) return Value(Tensor::scalar<int32_t>(int32_t(v)), true);
+      return Value(Tensor::scalar<int64_t>(v), true);
+    }
+    case K::Float: return Value(Tensor::scalar<float>(float(static_cast<const ast::FloatLit&>(e).value)), true);
+    case K::Bool: return Value(Tensor::scalar<bool>(static_cast<const ast::BoolLit&>(e).value));
+    case K::String: return makeStr(static_cast<const ast::StringLit&>(e).value);
+    case K::None: return Value();
+    case K::Name: return evalName(static_cast<const ast::Name&>(e), env);
+    case K::Attribute: {
+      auto& a = static_cast<const ast::Attribute&>(e);
+      Value obj = eval(*a.object, env);
+      try {
+        return getAttr(obj, a.name);
+      } catch (WeftError& err) {
+        if (!err.at.valid()) err.at = a.nameRange;
+        throw;
+      }
+    }
+    case K::Index: return evalIndex(static_cast<const ast::Index&>(e), env);
+    case K::Call: return evalCall(static_cast<const ast::Call&>(e), env);
+    case K::Unary: {
+      auto& u = static_cast<const ast::Unary&>(e);
+      Value x = eval(*u.operand, env);
+      return located(e, [&] { return unaryOp(u.op, x); });
+    }
+    case K::Binary: {
+      auto& b = static_cast<const ast::Binary&>(e);
+      Value x = eval(*b.lhs, env);
+      Value y = eval(*b.rhs, env);
+      return located(e, [&] { return binaryOp(b.op, x, y); });
+    }
+    case K::Compare: return evalCompare(static_cast<const ast::Compare&>(e), env);
+    case K::Logical: {
+      auto& l = static_cast<const ast::Logical&>(e);
+      Value x = eval(*l.lhs, env);
+      bool t = located(*l.lhs, [&] { return Value(Tensor::scalar<bool>(truthy(x))); }).tensor().asInt() != 0;
+      if (l.isAnd ? !t : t) return x;
+      return eval(*l.rhs, env);
+    }
+    case K::Conditional: {
+      auto& c = static_cast<const ast::Conditional&>(e);
+      Value cond = eval(*c.condition, env);
+      bool t = located(*c.condition, [&] { return Value(Tensor::scalar<bool>(truthy(cond))); }).tensor().asInt();
+      return eval(t ? *c.thenValue : *c.elseValue, env);
+    }
+    case K::Lambda: {
+      auto& l = static_cast<const ast::Lambda&>(e);
+      return makeFunction("<lambda>", l.params, nullptr, l.body.get(), nullptr, false, e.range, env);
+    }
+    case K::List:
+    case K::Tuple: {
+      const auto& items = e.kind == K::List ? static_cast<const ast::ListExpr&>(e).items
+                                            : static_cast<const ast::TupleExpr&>(e).items;
+      std::vector<Value> vals;
+      vals.reserve(items.size());
+      for (const auto& it : items) vals.push_back(eval(*it, env));
+      return e.kind == K::List ? makeList(std::move(vals)) : makeTuple(std::move(vals));
+    }
+    case K::Dict: {
+      auto dict = std::make_shared<DictObj>();
+      for (const auto& [k, v] : static_cast<const ast::DictExpr&>(e).entries) {
+        Value key = eval(*k, env);
+        Value val = eval(*v, env);
+        located(*k, [&] { dict->set(key, std::move(val)); return Value(); });
+      }
+      return Value(std::move(dict));
+    }
+    case K::Slice:
+    case K::Ellipsis: throw WeftError(e.range, "a slice is only allowed inside [ ]");
+  }
+  throw WeftError(e.range, "unknown expression");
+}
+
+Value Interpreter::evalCompare(const ast::Compare& c, const std::shared_ptr<Env>& env) {
+  // `a < b < c` is `a < b and b < c` with b evaluated once, as in Python.
+  Value left = eval(*c.operands[0], env);
+  Value result;
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    Value right = eval(*c.operands[i + 1], env);
+    result = located(c, [&] { return compareOp(c.ops[i], left, right); });
+    if (i + 1 < c.ops.size()) {
+      if (!located(c, [&] { return Value(Tensor::scalar<bool>(truthy(result))); }).tensor().asInt()) return result;
+      left = std::move(right);
+    }
+  }
+  return result;
+}
+
+Value Interpreter::evalCall(const ast::Call& c, const std::shared_ptr<Env>& env) {
+  Value callee = eval(*c.callee, env);
+  Args args;
+  args.site = c.range;
+  args.pos.reserve(c.args.size());
+  for (const auto& a : c.args) {
+    if (a.keyword)
+      args.kw.emplace_back(*a.keyword, eval(*a.value, env));
+    else
+      args.pos.push_back(eval(*a.value, env));
+  }
+  try {
+    return call(callee, args);
+  } catch (WeftError& err) {
+    if (!err.at.valid()) err.at = c.range;
+    throw;
+  }
+}
+
+}  // namespace weft

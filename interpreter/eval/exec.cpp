@@ -1,0 +1,212 @@
+// Statement execution.
+#include "../values/format.h"
+#include "interpreter.h"
+#include "operators.h"
+
+namespace weft {
+namespace {
+
+bool located(const ast::Node& n, const Value& v) {
+  try {
+    return truthy(v);
+  } catch (WeftError& err) {
+    if (!err.at.valid()) err.at = n.range;
+    throw;
+  }
+}
+
+std::vector<Value> unpackable(const Value& v, size_t want) {
+  const std::vector<Value>* items = nullptr;
+  if (v.is(Kind::Tuple)) items = &v.as<TupleObj>()->items;
+  else if (v.is(Kind::List)) items = &v.as<ListObj>()->items;
+  else throw WeftError("cannot unpack a " + typeNameOf(v) + " into " + std::to_string(want) + " names");
+  if (items->size() != want)
+    throw WeftError("cannot unpack " + std::to_string(items->size()) + " values into " + std::to_string(want) +
+                    " names");
+  return *items;
+}
+
+}  // namespace
+
+Interpreter::Flow Interpreter::execBlock(const ast::Block& block, const std::shared_ptr<Env>& env, Frame& frame) {
+  for (const auto& s : block) {
+    Flow f = exec(*s, env, frame);
+    if (f != Flow::Normal) return f;
+  }
+  return Flow::Normal;
+}
+
+void Interpreter::assignTo(const ast::Expr& target, Value v, const std::shared_ptr<Env>& env) {
+  switch (target.kind) {
+    case ast::ExprKind::Name: env->set(static_cast<const ast::Name&>(target).name, std::move(v)); return;
+    case ast::ExprKind::Attribute: {
+      auto& a = static_cast<const ast::Attribute&>(target);
+      Value obj = eval(*a.object, env);
+      try {
+        setAttr(obj, a.name, std::move(v));
+      } catch (WeftError& err) {
+        if (!err.at.valid()) err.at = a.nameRange;
+        throw;
+      }
+      return;
+    }
+    case ast::ExprKind::Index: {
+      auto& ix = static_cast<const ast::Index&>(target);
+      Value obj = eval(*ix.object, env);
+      if (ix.items.size() != 1 || ix.items[0]->kind == ast::ExprKind::Slice ||
+          ix.items[0]->kind == ast::ExprKind::Ellipsis)
+        throw WeftError(ix.range, "item assignment takes a single index or key");
+      Value key = eval(*ix.items[0], env);
+      try {
+        setItem(obj, key, std::move(v));
+      } catch (WeftError& err) {
+        if (!err.at.valid()) err.at = ix.range;
+        throw;
+      }
+      return;
+    }
+    case ast::ExprKind::Tuple:
+    case ast::ExprKind::List: {
+      const auto& targets = target.kind == ast::ExprKind::Tuple ? static_cast<const ast::TupleExpr&>(target).items
+                                                                  : static_cast<const ast::ListExpr&>(target).items;
+      std::vector<Value> items;
+      try {
+        items = unpackable(v, targets.size());
+      } catch (WeftError& err) {
+        if (!err.at.valid()) err.at = target.range;
+        throw;
+      }
+      for (size_t i = 0; i < targets.size(); ++i) assignTo(*targets[i], std::move(items[i]), env);
+      return;
+    }
+    default: throw WeftError(target.range, "cannot assign to this expression");
+  }
+}
+
+void Interpreter::execAugAssign(const ast::AugAssign& s, const std::shared_ptr<Env>& env) {
+  Value current = eval(*s.target, env);
+  Value rhs = eval(*s.value, env);
+  // `v += x` on a Variable mutates it in place (assign_add), whatever name or attribute holds it.
+  if (current.is(Kind::Variable) && (s.op == ast::BinaryOp::Add || s.op == ast::BinaryOp::Sub)) {
+    try {
+      Args args;
+      args.pos.push_back(rhs);
+      args.site = s.range;
+      call(getAttr(current, intern(s.op == ast::BinaryOp::Add ? "assign_add" : "assign_sub")), args);
+    } catch (WeftError& err) {
+      if (!err.at.valid()) err.at = s.range;
+      throw;
+    }
+    return;
+  }
+  Value result;
+  try {
+    result = binaryOp(s.op, current, rhs);
+  } catch (WeftError& err) {
+    if (!err.at.valid()) err.at = s.range;
+    throw;
+  }
+  assignTo(*s.target, std::move(result), env);
+}
+
+Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<Env>& env, Frame& frame) {
+  using K = ast::StmtKind;
+  switch (s.kind) {
+    case K::Expr: eval(*static_cast<const ast::ExprStmt&>(s).expr, env); return Flow::Normal;
+    case K::Assign: {
+      auto& a = static_cast<const ast::Assign&>(s);
+      Value v = eval(*a.value, env);
+      for (const auto& t : a.targets) assignTo(*t, v, env);
+      return Flow::Normal;
+    }
+    case K::AugAssign: execAugAssign(static_cast<const ast::AugAssign&>(s), env); return Flow::Normal;
+    case K::If: {
+      auto& i = static_cast<const ast::If&>(s);
+      for (const auto& br : i.branches)
+        if (located(*br.condition, eval(*br.condition, env))) return execBlock(br.body, env, frame);
+      return i.hasElse ? execBlock(i.elseBody, env, frame) : Flow::Normal;
+    }
+    case K::While: {
+      auto& w = static_cast<const ast::While&>(s);
+      while (located(*w.condition, eval(*w.condition, env))) {
+        checkInterrupt();
+        Flow f = execBlock(w.body, env, frame);
+        if (f == Flow::Break) break;
+        if (f == Flow::Return) return f;
+      }
+      return Flow::Normal;
+    }
+    case K::For: {
+      auto& f = static_cast<const ast::For&>(s);
+      Value iterable = eval(*f.iterable, env);
+      Flow result = Flow::Normal;
+      auto body = [&](Value item) {
+        checkInterrupt();
+        assignTo(*f.target, std::move(item), env);
+        Flow fl = execBlock(f.body, env, frame);
+        if (fl == Flow::Return) result = Flow::Return;
+        return fl == Flow::Break || fl == Flow::Return;
+      };
+      try {
+        forEach(iterable, body);
+      } catch (WeftError& err) {
+        if (!err.at.valid()) err.at = f.iterable->range;
+        throw;
+      }
+      return result;
+    }
+    case K::Break: return Flow::Break;
+    case K::Continue: return Flow::Continue;
+    case K::Pass: return Flow::Normal;
+    case K::Return: {
+      auto& r = static_cast<const ast::Return&>(s);
+      frame.returnValue = r.value ? eval(*r.value, env) : Value();
+      return Flow::Return;
+    }
+    case K::Assert: {
+      auto& a = static_cast<const ast::Assert&>(s);
+      if (!located(*a.condition, eval(*a.condition, env))) {
+        std::string msg = "assertion failed";
+        if (a.message) msg += ": " + toStr(eval(*a.message, env));
+        throw WeftError(a.condition->range, msg);
+      }
+      return Flow::Normal;
+    }
+    case K::With: return execWith(static_cast<const ast::With&>(s), env, frame);
+    case K::Import:
+    case K::FromImport: execImport(s, env); return Flow::Normal;
+    case K::Fn: {
+      auto& f = static_cast<const ast::FnDecl&>(s);
+      bool graph = false;
+      for (const auto& d : f.decorators) {
+        if (d.expr->kind == ast::ExprKind::Name &&
+            symbolName(static_cast<const ast::Name&>(*d.expr).name) == "function")
+          graph = true;
+        else
+          throw WeftError(d.range, "unknown decorator; Weft has @function");
+      }
+      env->set(f.name, makeFunction(symbolName(f.name), f.params, &f.body, nullptr, f.returnType.get(), graph,
+                                    f.nameRange, env));
+      return Flow::Normal;
+    }
+    case K::Module: {
+      auto& m = static_cast<const ast::ModuleDecl&>(s);
+      auto type = std::make_shared<ModuleTypeObj>();
+      type->name = symbolName(m.name);
+      type->decl = &m;
+      type->closure = env;
+      for (const auto& p : m.params) {
+        type->hasDefault.push_back(p.defaultValue != nullptr);
+        type->defaults.push_back(p.defaultValue ? eval(*p.defaultValue, env) : Value());
+      }
+      env->set(m.name, Value(std::move(type)));
+      return Flow::Normal;
+    }
+    case K::Mesh:
+    case K::LayoutMap:
+      throw WeftError(s.range, "meshes and layout maps are parsed but not yet executed by this version of Weft");
+  }
+  return Flow::Normal;
+}
+
+}  // namespace weft

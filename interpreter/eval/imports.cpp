@@ -1,0 +1,108 @@
+// `import` and `from ... import`: the embedded stdlib and relative .model files.
+#include <fstream>
+#include <sstream>
+
+#include "embedded.h"
+#include "interpreter.h"
+
+namespace weft {
+namespace {
+
+const EmbeddedFile* findStdlib(const std::string& name) {
+  for (const EmbeddedFile* f = kStdlibFiles; f->name; ++f)
+    if (name == f->name) return f;
+  return nullptr;
+}
+
+}  // namespace
+
+Value Interpreter::runModuleFile(std::shared_ptr<const SourceFile> file, const std::string& name) {
+  auto env = std::make_shared<Env>(prelude_);
+  const ast::Program* program = parseOrReport(file, env);
+  if (!program) throw WeftError("'" + file->path + "' has errors (reported above)");
+  fileDirs_.push_back(std::filesystem::path(file->path).parent_path());
+  struct Pop {
+    std::vector<std::filesystem::path>& v;
+    ~Pop() { v.pop_back(); }
+  } pop{fileDirs_};
+  Frame frame;
+  for (const auto& s : program->body)
+    if (exec(*s, env, frame) != Flow::Normal) throw WeftError(s->range, "'return', 'break' or 'continue' at top level");
+  return Value(std::make_shared<NamespaceObj>(name, env));
+}
+
+void Interpreter::loadPrelude() {
+  preludeLoaded_ = true;
+  const EmbeddedFile* f = findStdlib("prelude");
+  if (!f) return;
+  const ast::Program* program =
+      parseOrReport(std::make_shared<SourceFile>("<stdlib>/prelude.model", f->text), prelude_);
+  if (!program) throw WeftError("internal error: the embedded prelude does not parse");
+  Frame frame;
+  for (const auto& s : program->body) exec(*s, prelude_, frame);
+}
+
+Value Interpreter::importModule(const std::string& spec, bool isPath, const SourceRange& at) {
+  std::string key;
+  std::shared_ptr<const SourceFile> file;
+  const EmbeddedFile* builtin = isPath ? nullptr : findStdlib(spec);
+  if (builtin) {
+    key = "<stdlib>/" + spec;
+  } else {
+    std::filesystem::path base = fileDirs_.empty() ? mainDir_ : fileDirs_.back();
+    std::filesystem::path p = base / (isPath ? spec : spec + ".model");
+    std::error_code ec;
+    auto canon = std::filesystem::weakly_canonical(p, ec);
+    key = ec ? p.string() : canon.string();
+  }
+  if (auto it = importCache_.find(key); it != importCache_.end()) return it->second;
+  for (size_t i = 0; i < importStack_.size(); ++i) {
+    if (importStack_[i] != key) continue;
+    std::string chain;
+    for (size_t j = i; j < importStack_.size(); ++j) chain += importStack_[j] + " -> ";
+    throw WeftError(at, "import cycle: " + chain + key);
+  }
+  if (builtin) {
+    file = std::make_shared<SourceFile>(key + ".model", builtin->text);
+  } else {
+    std::ifstream in(key, std::ios::binary);
+    if (!in || std::filesystem::is_directory(key))
+      throw WeftError(at, "cannot import '" + spec + "': no stdlib module of that name and no file " + key);
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    file = std::make_shared<SourceFile>(key, buf.str());
+  }
+  importStack_.push_back(key);
+  struct Pop {
+    std::vector<std::string>& v;
+    ~Pop() { v.pop_back(); }
+  } pop{importStack_};
+  Value ns = runModuleFile(file, spec);
+  importCache_[key] = ns;
+  return ns;
+}
+
+void Interpreter::execImport(const ast::Stmt& s, const std::shared_ptr<Env>& env) {
+  if (s.kind == ast::StmtKind::Import) {
+    auto& im = static_cast<const ast::Import&>(s);
+    Value ns = importModule(im.module, im.isPath, im.range);
+    if (im.as) {
+      env->set(*im.as, ns);
+    } else if (im.isPath) {
+      throw WeftError(im.range, "importing a file needs a name: import \"" + im.module + "\" as NAME");
+    } else {
+      env->set(intern(im.module), ns);
+    }
+    return;
+  }
+  auto& from = static_cast<const ast::FromImport&>(s);
+  Value ns = importModule(from.module, from.isPath, from.range);
+  auto* obj = ns.as<NamespaceObj>();
+  for (const auto& item : from.items) {
+    Value* v = obj->env->findLocal(item.name);
+    if (!v) throw WeftError(item.range, "'" + from.module + "' has no member '" + symbolName(item.name) + "'");
+    env->set(item.as.value_or(item.name), *v);
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,209 @@
+#include "interpreter.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "../../grammar/parser.h"
+#include "../builtins/builtins.h"
+#include "../values/format.h"
+#include "embedded.h"
+#include "checker.h"
+#include "operators.h"
+
+namespace weft {
+
+Interpreter::Interpreter(std::ostream& out, std::ostream& err)
+    : out_(out), err_(err), native_(std::make_shared<Env>()) {
+  registerBuiltins(*native_);
+  prelude_ = std::make_shared<Env>(native_);
+  globals_ = std::make_shared<Env>(prelude_);
+}
+
+Interpreter::~Interpreter() {
+  // Closures and modules hold the scopes that hold them; clear every scope to free them.
+  for (auto& w : capturedEnvs_)
+    if (auto e = w.lock()) e->clear();
+  for (auto& [k, v] : importCache_)
+    if (v.is(Kind::Namespace)) v.as<NamespaceObj>()->env->clear();
+  globals_->clear();
+  prelude_->clear();
+  native_->clear();
+}
+
+std::vector<std::string> Interpreter::visibleNames() const {
+  std::vector<std::string> names;
+  for (Env* e = globals_.get(); e; e = e->parent().get())
+    for (const auto& [k, v] : e->entries()) names.push_back(symbolName(k));
+  return names;
+}
+
+void Interpreter::reportError(const WeftError& e) {
+  out_.flush();
+  WeftError shown = e;
+  if (!shown.traceback.empty()) shown.traceback.push_back({"<main>", e.unwindAt});
+  err_ << shown.format();
+  err_.flush();
+}
+
+const ast::Program* Interpreter::parseOrReport(std::shared_ptr<const SourceFile> file,
+                                               const std::shared_ptr<Env>& scope) {
+  Diagnostics diags;
+  auto program = parseProgram(std::move(file), diags);
+  auto known = [&] {
+    std::set<Symbol> names;
+    for (Env* e = scope.get(); e; e = e->parent().get())
+      for (const auto& [k, v] : e->entries()) names.insert(k);
+    return names;
+  };
+  if (!diags.hasErrors()) {
+    checkNames(*program, known(), diags);
+    // The prelude is loaded lazily: only when a name is not found without it.
+    if (diags.hasErrors() && !preludeLoaded_) {
+      loadPrelude();
+      diags.clear();
+      checkNames(*program, known(), diags);
+    }
+  }
+  if (diags.hasErrors()) {
+    out_.flush();
+    diags.print(err_);
+    err_.flush();
+    return nullptr;
+  }
+  programs_.push_back(std::move(program));
+  return programs_.back().get();
+}
+
+namespace {
+
+std::shared_ptr<const SourceFile> readSource(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in || std::filesystem::is_directory(path)) return nullptr;
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return std::make_shared<SourceFile>(path, buf.str());
+}
+
+}  // namespace
+
+int Interpreter::runFile(const std::string& path) {
+  auto file = readSource(path);
+  if (!file) {
+    err_ << "error: cannot read '" << path << "'\n";
+    return 1;
+  }
+  mainDir_ = std::filesystem::path(path).parent_path();
+  return runSource(file);
+}
+
+int Interpreter::checkFile(const std::string& path) {
+  auto file = readSource(path);
+  if (!file) {
+    err_ << "error: cannot read '" << path << "'\n";
+    return 1;
+  }
+  return parseOrReport(file, globals_) ? 0 : 1;
+}
+
+int Interpreter::runSource(std::shared_ptr<const SourceFile> file, std::function<void(const Value&)> echo) {
+  const ast::Program* program = parseOrReport(file, globals_);
+  if (!program) return 1;
+  fileDirs_.push_back(std::filesystem::path(file->path).parent_path());
+  struct Pop {
+    std::vector<std::filesystem::path>& v;
+    ~Pop() { v.pop_back(); }
+  } pop{fileDirs_};
+  try {
+    Frame frame;
+    for (const auto& s : program->body) {
+      if (echo && s->kind == ast::StmtKind::Expr) {
+        Value v = eval(*static_cast<const ast::ExprStmt&>(*s).expr, globals_);
+        if (!v.isNone()) echo(v);
+        continue;
+      }
+      Flow f = exec(*s, globals_, frame);
+      if (f == Flow::Return) break;
+      if (f != Flow::Normal) throw WeftError(s->range, "'break' or 'continue' outside a loop");
+    }
+  } catch (WeftError& e) {
+    callDepth_ = 0;
+    graphDepth_ = 0;
+    reportError(e);
+    return 1;
+  }
+  out_.flush();
+  return 0;
+}
+
+void Interpreter::forEach(const Value& iterable, const std::function<bool(Value)>& body) {
+  switch (iterable.kind()) {
+    case Kind::List: {
+      // Index each time: the body may append to the list it walks, as Python allows.
+      auto list = iterable.as<ListObj>();
+      for (size_t i = 0; i < list->items.size(); ++i)
+        if (body(list->items[i])) return;
+      return;
+    }
+    case Kind::Tuple:
+      for (const auto& v : iterable.as<TupleObj>()->items)
+        if (body(v)) return;
+      return;
+    case Kind::Dict: {
+      std::vector<Value> keys;
+      for (const auto& [k, v] : iterable.as<DictObj>()->entries) keys.push_back(k);
+      for (auto& k : keys)
+        if (body(k)) return;
+      return;
+    }
+    case Kind::Str:
+      for (char c : std::string(iterable.as<StrObj>()->text))
+        if (body(makeStr(std::string(1, c)))) return;
+      return;
+    case Kind::Tensor:
+    case Kind::Variable: {
+      Tensor t = tensorOf(iterable, "iterated value");
+      if (t.rank() == 0) throw WeftError("cannot iterate over a scalar tensor");
+      Shape rowShape;
+      for (int i = 1; i < t.rank(); ++i) rowShape.push_back(t.shape()[i]);
+      int64_t rowBytes = rowShape.numel() * int64_t(rt::dtypeSize(t.dtype()));
+      for (int64_t i = 0; i < t.shape()[0]; ++i) {
+        Tensor row = Tensor::empty(t.dtype(), rowShape);
+        std::memcpy(row.raw(), static_cast<char*>(t.raw()) + i * rowBytes, size_t(rowBytes));
+        if (body(Value(row))) return;
+      }
+      return;
+    }
+    case Kind::Opaque:
+      if (auto* r = dynamic_cast<RangeObj*>(iterable.object())) {
+        for (int64_t i = r->start; r->step > 0 ? i < r->stop : i > r->stop; i += r->step) {
+          Value v = (i >= INT32_MIN && i <= INT32_MAX) ? Value(Tensor::scalar<int32_t>(int32_t(i)))
+                                                       : Value(Tensor::scalar<int64_t>(i));
+          if (body(std::move(v))) return;
+        }
+        return;
+      }
+      [[fallthrough]];
+    default: throw WeftError("a " + typeNameOf(iterable) + " is not iterable");
+  }
+}
+
+Interpreter::Flow Interpreter::execWith(const ast::With& s, const std::shared_ptr<Env>& env, Frame& frame) {
+  Value ctx = eval(*s.context, env);
+  auto* obj = ctx.is(Kind::Opaque) ? ctx.as<OpaqueObj>() : nullptr;
+  if (!obj || !obj->isContext())
+    throw WeftError(s.context->range, "a " + typeNameOf(ctx) + " cannot be used with 'with'");
+  obj->enter(*this);
+  if (s.as) env->set(*s.as, ctx);
+  Flow f;
+  try {
+    f = execBlock(s.body, env, frame);
+  } catch (...) {
+    obj->exit(*this);
+    throw;
+  }
+  obj->exit(*this);
+  return f;
+}
+
+}  // namespace weft

@@ -1,0 +1,142 @@
+// The eager evaluator: walks the AST, binding names in Envs and calling ops on tensors.
+// The same evaluator will trace graphs by running on symbolic tensors.
+#pragma once
+#include <csignal>
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../grammar/ast/stmt.h"
+#include "../../grammar/diagnostics.h"
+#include "../values/objects.h"
+#include "env.h"
+
+namespace weft {
+
+struct InterpreterLimits {
+  int maxCallDepth = 1000;  // Weft-level recursion, as Python's default
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(std::ostream& out, std::ostream& err);
+  ~Interpreter();
+
+  // Parses and runs a file as the main program; prints errors; returns the exit status.
+  int runFile(const std::string& path);
+  // Parses and runs source text in the main program's globals (the REPL and tests use this).
+  // `echo` receives the value of each bare expression statement that is not none.
+  int runSource(std::shared_ptr<const SourceFile> file, std::function<void(const Value&)> echo = {});
+  // Parses and statically checks a file without running it; prints errors; returns the exit status.
+  int checkFile(const std::string& path);
+
+  // Evaluation entry points used by builtins.
+  Value call(const Value& callee, Args& args);
+  Value getAttr(const Value& obj, Symbol name);
+  // Calls body with each item of a list, tuple, dict (keys), string, range or tensor (rows);
+  // body returns true to stop early.
+  void forEach(const Value& iterable, const std::function<bool(Value)>& body);
+  void setAttr(const Value& obj, Symbol name, Value v);
+
+  std::ostream& out() { return out_; }
+  std::ostream& err() { return err_; }
+  InterpreterLimits& limits() { return limits_; }
+  // Set from a signal handler (Ctrl-C): the running statement stops with an "interrupted" error
+  // at the next loop iteration or call.
+  static void requestInterrupt() { interruptRequested_ = true; }
+  void checkInterrupt() {
+    if (interruptRequested_) [[unlikely]] {
+      interruptRequested_ = false;
+      throw WeftError("interrupted");
+    }
+  }
+  const std::shared_ptr<Env>& globals() { return globals_; }
+  // Names known in a scope chain, for completion and suggestions.
+  std::vector<std::string> visibleNames() const;
+
+  // REPL support (introspect.cpp).
+  // Parses `file` as one expression, name-checked against the globals; prints errors, null on any.
+  const ast::Expr* parseExpression(std::shared_ptr<const SourceFile> file);
+  // Evaluates a parsed expression in the globals; throws WeftError.
+  Value evalInGlobals(const ast::Expr& e);
+  // Runs fn; a WeftError it throws is printed as any runtime error is. False when one was thrown.
+  bool reportingErrors(const std::function<void()>& fn);
+  // visibleNames() with the prelude loaded first, so completion offers the standard library.
+  std::vector<std::string> completionNames();
+  // The attribute names getAttr accepts on v that can be listed without running user code.
+  static std::vector<std::string> attributeNames(const Value& v);
+
+  // Module machinery (modules.cpp), used by builtins.
+  std::string uniqueModuleName(const std::string& typeName);
+  void adopt(ModuleObj* owner, const std::string& key, const Value& v);
+  std::vector<Value> collectVariables(ModuleObj* root);
+  std::vector<Value> collectSubmodules(ModuleObj* root);
+  void setTrainable(ModuleObj* root, bool trainable);
+  bool insideGraphFunction() const { return graphDepth_ > 0; }
+
+ private:
+  enum class Flow { Normal, Break, Continue, Return };
+  struct Frame {
+    Value returnValue;
+  };
+
+  // Statements (exec.cpp)
+  Flow execBlock(const ast::Block& block, const std::shared_ptr<Env>& env, Frame& frame);
+  Flow exec(const ast::Stmt& s, const std::shared_ptr<Env>& env, Frame& frame);
+  void assignTo(const ast::Expr& target, Value v, const std::shared_ptr<Env>& env);
+  void execAugAssign(const ast::AugAssign& s, const std::shared_ptr<Env>& env);
+  void execImport(const ast::Stmt& s, const std::shared_ptr<Env>& env);
+  Flow execWith(const ast::With& s, const std::shared_ptr<Env>& env, Frame& frame);
+
+  // Expressions (eval.cpp)
+  Value eval(const ast::Expr& e, const std::shared_ptr<Env>& env);
+  Value evalName(const ast::Name& n, const std::shared_ptr<Env>& env);
+  Value evalCall(const ast::Call& c, const std::shared_ptr<Env>& env);
+  Value evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& env);
+  Value evalCompare(const ast::Compare& c, const std::shared_ptr<Env>& env);
+
+  // Declarations and calls (call.cpp)
+  Value makeFunction(const std::string& name, const std::vector<ast::Param>& params, const ast::Block* body,
+                     const ast::Expr* lambdaBody, const ast::TypeExpr* ret, bool graph, SourceRange range,
+                     const std::shared_ptr<Env>& env);
+  Value callFunction(FunctionObj& fn, Args& args);
+  std::shared_ptr<Env> bindParams(const std::string& fnName, const std::vector<ast::Param>& params,
+                                  const std::vector<Value>& defaults, const std::vector<bool>& hasDefault,
+                                  Args& args, std::shared_ptr<Env> parent);
+  Value constructModule(ModuleTypeObj& type, Args& args);
+  Value callModule(ModuleObj& m, Args& args);
+
+  // Imports and the prelude (imports.cpp)
+  Value importModule(const std::string& spec, bool isPath, const SourceRange& at);
+  Value runModuleFile(std::shared_ptr<const SourceFile> file, const std::string& name);
+  void loadPrelude();
+  // Parses and checks names against what `scope` can see; prints errors and returns null on any.
+  const ast::Program* parseOrReport(std::shared_ptr<const SourceFile> file, const std::shared_ptr<Env>& scope);
+  void reportError(const WeftError& e);
+  // Envs captured by closures and modules form reference cycles; they are cleared at exit.
+  void trackEnv(const std::shared_ptr<Env>& env) { capturedEnvs_.push_back(env); }
+
+  std::ostream& out_;
+  std::ostream& err_;
+  InterpreterLimits limits_;
+  std::shared_ptr<Env> native_;   // builtins written in C++
+  std::shared_ptr<Env> prelude_;  // the stdlib prelude written in Weft (loaded on first miss)
+  std::shared_ptr<Env> globals_;  // the main program
+  bool preludeLoaded_ = false;
+  std::vector<std::unique_ptr<ast::Program>> programs_;  // kept alive: functions point into them
+  std::map<std::string, Value> importCache_;
+  std::vector<std::string> importStack_;  // for cycle errors
+  std::filesystem::path mainDir_;
+  std::vector<std::filesystem::path> fileDirs_;  // directory of the file being executed
+  std::map<std::string, int> nameCounters_;
+  std::vector<std::weak_ptr<Env>> capturedEnvs_;
+  static inline volatile std::sig_atomic_t interruptRequested_ = false;
+  int callDepth_ = 0;
+  int graphDepth_ = 0;
+};
+
+}  // namespace weft

@@ -1,0 +1,187 @@
+// Modules (SPEC §5): construction, names, lazy build, calling, and walking their variables.
+#include <set>
+
+#include "../values/format.h"
+#include "interpreter.h"
+
+namespace weft {
+namespace {
+
+// `DemoModule` -> `demo_module`, `MLPBlock` -> `mlp_block`, as Keras names layers.
+std::string snakeCase(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool upper = c >= 'A' && c <= 'Z';
+    if (upper && i > 0) {
+      bool prevLower = (s[i - 1] >= 'a' && s[i - 1] <= 'z') || (s[i - 1] >= '0' && s[i - 1] <= '9');
+      bool nextLower = i + 1 < s.size() && s[i + 1] >= 'a' && s[i + 1] <= 'z';
+      if (prevLower || (nextLower && s[i - 1] != '_')) out += '_';
+    }
+    out += upper ? char(c - 'A' + 'a') : c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Interpreter::uniqueModuleName(const std::string& typeName) {
+  std::string base = snakeCase(typeName);
+  int n = nameCounters_[base]++;
+  return n == 0 ? base : base + "_" + std::to_string(n);
+}
+
+void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v) {
+  switch (v.kind()) {
+    case Kind::Variable: {
+      auto* var = v.as<VariableObj>();
+      if (var->owner) return;
+      var->owner = owner;
+      var->keyInOwner = key;
+      if (!var->named) var->name = owner->name + "/" + key;
+      return;
+    }
+    case Kind::Module: {
+      auto* m = v.as<ModuleObj>();
+      if (m->parent || m == owner) return;
+      for (ModuleObj* a = owner; a; a = a->parent)
+        if (a == m) return;  // a module holding one of its ancestors: no cycle of paths
+      m->parent = owner;
+      m->keyInParent = key;
+      return;
+    }
+    case Kind::List:
+    case Kind::Tuple: {
+      const auto& items = v.is(Kind::List) ? v.as<ListObj>()->items : v.as<TupleObj>()->items;
+      for (size_t i = 0; i < items.size(); ++i) adopt(owner, key + "." + std::to_string(i), items[i]);
+      return;
+    }
+    case Kind::Dict:
+      for (const auto& [k, item] : v.as<DictObj>()->entries) adopt(owner, key + "." + toStr(k), item);
+      return;
+    default: return;
+  }
+}
+
+Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
+  auto m = std::make_shared<ModuleObj>();
+  m->typeName = type.name;
+  // `name=` is accepted by every module, as by every Keras layer, unless it declares its own.
+  bool declaresName = false;
+  for (const auto& p : type.decl->params) declaresName |= symbolName(p.name) == "name";
+  std::string explicitName;
+  if (!declaresName) {
+    for (auto it = args.kw.begin(); it != args.kw.end(); ++it) {
+      if (symbolName(it->first) != "name") continue;
+      if (!it->second.isNone()) {
+        if (!it->second.is(Kind::Str)) throw WeftError(args.site, type.name + "(): name must be a string");
+        explicitName = it->second.as<StrObj>()->text;
+      }
+      args.kw.erase(it);
+      break;
+    }
+  }
+  m->name = explicitName.empty() ? uniqueModuleName(type.name) : explicitName;
+  std::shared_ptr<Env> params =
+      bindParams(type.name, type.decl->params, type.defaults, type.hasDefault, args, type.closure);
+  params->set(intern("self"), Value(m));
+  m->attrs = std::make_shared<Env>(params);
+  trackEnv(params);
+  trackEnv(m->attrs);
+  try {
+    Frame frame;
+    if (execBlock(type.decl->body, m->attrs, frame) == Flow::Return)
+      throw WeftError(type.decl->nameRange, "a module body cannot return");
+  } catch (WeftError& e) {
+    e.traceback.push_back({type.name, e.unwindAt.valid() ? e.unwindAt : e.at});
+    e.unwindAt = args.site;
+    throw;
+  }
+  for (const auto& [k, v] : m->attrs->entries()) adopt(m.get(), symbolName(k), v);
+  return Value(m);
+}
+
+Value Interpreter::callModule(ModuleObj& m, Args& args) {
+  Value* callFn = m.attrs->findLocal(intern("call"));
+  if (!callFn) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
+  if (!m.built) {
+    if (Value* build = m.attrs->findLocal(intern("build"))) {
+      if (args.pos.empty()) throw WeftError(args.site, "module '" + m.name + "' needs an input to build from");
+      const Value& x = args.pos[0];
+      Args b;
+      b.site = args.site;
+      if (x.isTensor() || x.is(Kind::Variable)) {
+        const Tensor& t = x.isTensor() ? x.tensor() : x.as<VariableObj>()->value;
+        std::vector<Value> dims;
+        for (int64_t d : t.shape()) dims.push_back(Value(Tensor::scalar<int32_t>(int32_t(d))));
+        b.pos.push_back(makeList(std::move(dims)));
+      } else {
+        b.pos.push_back(x);
+      }
+      call(*build, b);
+    }
+    m.built = true;
+  }
+  return call(*callFn, args);
+}
+
+std::vector<Value> Interpreter::collectVariables(ModuleObj* root) {
+  std::vector<Value> out;
+  std::set<const Object*> seen;
+  std::function<void(const Value&)> walk = [&](const Value& v) {
+    if (v.object() && !seen.insert(v.object()).second) return;
+    switch (v.kind()) {
+      case Kind::Variable: out.push_back(v); return;
+      case Kind::Module:
+        for (const auto& [k, item] : v.as<ModuleObj>()->attrs->entries()) walk(item);
+        return;
+      case Kind::List:
+        for (const auto& item : v.as<ListObj>()->items) walk(item);
+        return;
+      case Kind::Tuple:
+        for (const auto& item : v.as<TupleObj>()->items) walk(item);
+        return;
+      case Kind::Dict:
+        for (const auto& [k, item] : v.as<DictObj>()->entries) walk(item);
+        return;
+      default: return;
+    }
+  };
+  seen.insert(root);
+  for (const auto& [k, item] : root->attrs->entries()) walk(item);
+  return out;
+}
+
+std::vector<Value> Interpreter::collectSubmodules(ModuleObj* root) {
+  std::vector<Value> out;
+  std::set<const Object*> seen{root};
+  std::function<void(const Value&)> walk = [&](const Value& v) {
+    if (v.object() && !seen.insert(v.object()).second) return;
+    switch (v.kind()) {
+      case Kind::Module:
+        out.push_back(v);
+        for (const auto& [k, item] : v.as<ModuleObj>()->attrs->entries()) walk(item);
+        return;
+      case Kind::List:
+        for (const auto& item : v.as<ListObj>()->items) walk(item);
+        return;
+      case Kind::Tuple:
+        for (const auto& item : v.as<TupleObj>()->items) walk(item);
+        return;
+      case Kind::Dict:
+        for (const auto& [k, item] : v.as<DictObj>()->entries) walk(item);
+        return;
+      default: return;
+    }
+  };
+  for (const auto& [k, item] : root->attrs->entries()) walk(item);
+  return out;
+}
+
+void Interpreter::setTrainable(ModuleObj* root, bool trainable) {
+  root->trainable = trainable;
+  for (const Value& m : collectSubmodules(root)) m.as<ModuleObj>()->trainable = trainable;
+  for (const Value& v : collectVariables(root)) v.as<VariableObj>()->trainable = trainable;
+}
+
+}  // namespace weft

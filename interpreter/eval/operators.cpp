@@ -1,0 +1,209 @@
+#include "operators.h"
+
+#include "../../grammar/diagnostics.h"
+#include "../ops/ops.h"
+#include "../values/format.h"
+
+namespace weft {
+namespace {
+
+ops::BinaryOp toOp(ast::BinaryOp op) {
+  switch (op) {
+    case ast::BinaryOp::Add: return ops::BinaryOp::Add;
+    case ast::BinaryOp::Sub: return ops::BinaryOp::Sub;
+    case ast::BinaryOp::Mul: return ops::BinaryOp::Mul;
+    case ast::BinaryOp::Div: return ops::BinaryOp::Div;
+    case ast::BinaryOp::FloorDiv: return ops::BinaryOp::FloorDiv;
+    case ast::BinaryOp::Mod: return ops::BinaryOp::Mod;
+    case ast::BinaryOp::Pow: return ops::BinaryOp::Pow;
+    case ast::BinaryOp::MatMul: break;
+  }
+  return ops::BinaryOp::Add;
+}
+
+ops::BinaryOp toOp(ast::CompareOp op) {
+  switch (op) {
+    case ast::CompareOp::Eq: return ops::BinaryOp::Eq;
+    case ast::CompareOp::Ne: return ops::BinaryOp::Ne;
+    case ast::CompareOp::Lt: return ops::BinaryOp::Lt;
+    case ast::CompareOp::Le: return ops::BinaryOp::Le;
+    case ast::CompareOp::Gt: return ops::BinaryOp::Gt;
+    case ast::CompareOp::Ge: return ops::BinaryOp::Ge;
+    default: break;
+  }
+  return ops::BinaryOp::Eq;
+}
+
+[[noreturn]] void unsupported(const char* op, const Value& a, const Value& b) {
+  throw WeftError(std::string("unsupported operand types for ") + op + ": " + typeNameOf(a) + " and " +
+                  typeNameOf(b));
+}
+
+Value readVariable(const Value& v) {
+  return v.is(Kind::Variable) ? Value(v.as<VariableObj>()->value) : v;
+}
+
+bool containerContains(const Value& container, const Value& item) {
+  switch (container.kind()) {
+    case Kind::List:
+      for (const auto& x : container.as<ListObj>()->items)
+        if (valuesEqual(x, item)) return true;
+      return false;
+    case Kind::Tuple:
+      for (const auto& x : container.as<TupleObj>()->items)
+        if (valuesEqual(x, item)) return true;
+      return false;
+    case Kind::Dict: return container.as<DictObj>()->find(item) != nullptr;
+    case Kind::Str:
+      if (!item.is(Kind::Str)) throw WeftError("'in <str>' needs a string on the left, not " + typeNameOf(item));
+      return container.as<StrObj>()->text.find(item.as<StrObj>()->text) != std::string::npos;
+    default: throw WeftError("'in' needs a list, tuple, dict or string on the right, not " + typeNameOf(container));
+  }
+}
+
+}  // namespace
+
+bool isTensorLike(const Value& v) { return v.isTensor() || v.is(Kind::Variable); }
+
+const Tensor& tensorOf(const Value& v, const char* what) {
+  if (v.isTensor()) return v.tensor();
+  if (v.is(Kind::Variable)) return v.as<VariableObj>()->value;
+  throw WeftError(std::string(what) + " must be a tensor, not " + typeNameOf(v));
+}
+
+void unifyDTypes(Value& a, Value& b, const char* opText) {
+  DType da = a.tensor().dtype(), db = b.tensor().dtype();
+  if (da == db) return;
+  auto adopt = [&](Value& weak, DType to) {
+    DType from = weak.tensor().dtype();
+    if (rt::isFloat(from) && !rt::isFloat(to))
+      throw WeftError(std::string("cannot combine a ") + rt::dtypeName(to) + " tensor with the float literal " +
+                      formatTensor(weak.tensor()) + " in '" + opText + "'; cast one of them");
+    weak = Value(ops::cast(weak.tensor(), to), weak.weak() && !b.weak());
+  };
+  if (a.weak() && !b.weak()) return adopt(a, db);
+  if (b.weak() && !a.weak()) return adopt(b, da);
+  if (a.weak() && b.weak()) {  // literals only: int joins float, as in Python
+    DType to = rt::isFloat(da) ? da : db;
+    if (da != to) a = Value(ops::cast(a.tensor(), to), true);
+    if (db != to) b = Value(ops::cast(b.tensor(), to), true);
+    return;
+  }
+  throw WeftError(std::string("dtype mismatch in '") + opText + "': " + typeNameOf(a) + " and " + typeNameOf(b) +
+                  " (use cast)");
+}
+
+Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b) {
+  const char* text = ast::binaryOpText(op);
+  if (isTensorLike(a) && isTensorLike(b)) {
+    Value x = readVariable(a), y = readVariable(b);
+    bool weak = x.weak() && y.weak();
+    if (x.tensor().dtype() != y.tensor().dtype()) unifyDTypes(x, y, text);
+    if (op == ast::BinaryOp::MatMul) return Value(ops::matmul(x.tensor(), y.tensor()), weak);
+    return Value(ops::binary(toOp(op), x.tensor(), y.tensor()), weak);
+  }
+  if (op == ast::BinaryOp::Add) {
+    if (a.is(Kind::Str) && b.is(Kind::Str)) return makeStr(a.as<StrObj>()->text + b.as<StrObj>()->text);
+    if (a.is(Kind::List) && b.is(Kind::List)) {
+      std::vector<Value> items = a.as<ListObj>()->items;
+      const auto& more = b.as<ListObj>()->items;
+      items.insert(items.end(), more.begin(), more.end());
+      return makeList(std::move(items));
+    }
+    if (a.is(Kind::Tuple) && b.is(Kind::Tuple)) {
+      std::vector<Value> items = a.as<TupleObj>()->items;
+      const auto& more = b.as<TupleObj>()->items;
+      items.insert(items.end(), more.begin(), more.end());
+      return makeTuple(std::move(items));
+    }
+  }
+  unsupported(text, a, b);
+}
+
+Value unaryOp(ast::UnaryOp op, const Value& a) {
+  if (op == ast::UnaryOp::Not) return Value(Tensor::scalar<bool>(!truthy(a)));
+  if (!isTensorLike(a))
+    throw WeftError(std::string("bad operand type for unary ") + (op == ast::UnaryOp::Neg ? "-" : "+") + ": " +
+                    typeNameOf(a));
+  Value x = readVariable(a);
+  if (op == ast::UnaryOp::Pos) return x;
+  return Value(ops::unary(ops::UnaryOp::Neg, x.tensor()), x.weak());
+}
+
+Value compareOp(ast::CompareOp op, const Value& a, const Value& b) {
+  if (op == ast::CompareOp::In) return Value(Tensor::scalar<bool>(containerContains(b, a)));
+  if (op == ast::CompareOp::NotIn) return Value(Tensor::scalar<bool>(!containerContains(b, a)));
+  if (isTensorLike(a) && isTensorLike(b)) {
+    Value x = readVariable(a), y = readVariable(b);
+    if (x.tensor().dtype() != y.tensor().dtype()) unifyDTypes(x, y, ast::compareOpText(op));
+    return Value(ops::binary(toOp(op), x.tensor(), y.tensor()));
+  }
+  if (op == ast::CompareOp::Eq) return Value(Tensor::scalar<bool>(valuesEqual(a, b)));
+  if (op == ast::CompareOp::Ne) return Value(Tensor::scalar<bool>(!valuesEqual(a, b)));
+  if (a.is(Kind::Str) && b.is(Kind::Str)) {
+    int c = a.as<StrObj>()->text.compare(b.as<StrObj>()->text);
+    bool r = op == ast::CompareOp::Lt ? c < 0 : op == ast::CompareOp::Le ? c <= 0 : op == ast::CompareOp::Gt ? c > 0 : c >= 0;
+    return Value(Tensor::scalar<bool>(r));
+  }
+  unsupported(ast::compareOpText(op), a, b);
+}
+
+bool valuesEqual(const Value& a, const Value& b) {
+  if (isTensorLike(a) && isTensorLike(b)) {
+    const Tensor& x = tensorOf(a, "operand");
+    const Tensor& y = tensorOf(b, "operand");
+    if (x.shape() != y.shape()) return false;
+    for (int64_t i = 0; i < x.numel(); ++i)
+      if (x.asDouble(i) != y.asDouble(i)) return false;
+    return true;
+  }
+  if (a.kind() != b.kind()) return false;
+  switch (a.kind()) {
+    case Kind::None: return true;
+    case Kind::Str: return a.as<StrObj>()->text == b.as<StrObj>()->text;
+    case Kind::DType: return a.dtypeValue() == b.dtypeValue();
+    case Kind::List:
+    case Kind::Tuple: {
+      const auto& x = a.is(Kind::List) ? a.as<ListObj>()->items : a.as<TupleObj>()->items;
+      const auto& y = b.is(Kind::List) ? b.as<ListObj>()->items : b.as<TupleObj>()->items;
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (!valuesEqual(x[i], y[i])) return false;
+      return true;
+    }
+    case Kind::Dict: {
+      auto* x = a.as<DictObj>();
+      auto* y = b.as<DictObj>();
+      if (x->entries.size() != y->entries.size()) return false;
+      for (auto& [k, v] : x->entries) {
+        Value* other = y->find(k);
+        if (!other || !valuesEqual(v, *other)) return false;
+      }
+      return true;
+    }
+    case Kind::Opaque: return a.as<OpaqueObj>()->equals(*b.as<OpaqueObj>());
+    default: return a.sameObject(b);
+  }
+}
+
+bool truthy(const Value& v) {
+  switch (v.kind()) {
+    case Kind::None: return false;
+    case Kind::Tensor:
+    case Kind::Variable: {
+      const Tensor& t = tensorOf(v, "condition");
+      if (t.numel() != 1)
+        throw WeftError("the truth value of a tensor of shape " + t.shape().str() +
+                        " is ambiguous; use any() or all()");
+      if (t.isAbstract()) throw WeftError("the truth value of a symbolic tensor is not known while planning");
+      return t.asDouble() != 0;
+    }
+    case Kind::Str: return !v.as<StrObj>()->text.empty();
+    case Kind::List: return !v.as<ListObj>()->items.empty();
+    case Kind::Tuple: return !v.as<TupleObj>()->items.empty();
+    case Kind::Dict: return !v.as<DictObj>()->entries.empty();
+    default: return true;
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,24 @@
+// Operators on values: arithmetic with the literal dtype rule, comparisons, truth, indexing.
+#pragma once
+#include "../../grammar/ast/expr.h"
+#include "../values/objects.h"
+
+namespace weft {
+
+// A tensor operand: a tensor, or the current value of a Variable. Errors name `what`.
+const Tensor& tensorOf(const Value& v, const char* what);
+bool isTensorLike(const Value& v);
+
+Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b);
+Value unaryOp(ast::UnaryOp op, const Value& a);
+Value compareOp(ast::CompareOp op, const Value& a, const Value& b);
+bool truthy(const Value& v);
+// `xs[i] = v` on lists and dicts (tensors are immutable).
+void setItem(const Value& obj, const Value& key, Value v);
+// Structural equality for non-tensors (lists, strings, none, objects by identity).
+bool valuesEqual(const Value& a, const Value& b);
+
+// Makes a weak operand take the dtype of a strong one (SPEC §2); both weak: int joins float.
+void unifyDTypes(Value& a, Value& b, const char* opText);
+
+}  // namespace weft

@@ -1,0 +1,12 @@
+// "did you mean ...?" for misspelt names.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft {
+
+// The candidate closest to `name` by edit distance, if close enough to be a likely typo.
+std::optional<std::string> closestName(const std::string& name, const std::vector<std::string>& candidates);
+
+}  // namespace weft

@@ -1,0 +1,51 @@
+#include "check.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "../../grammar/diagnostics.h"
+
+namespace weft::ops {
+
+void fail(const std::string& message) { throw WeftError(message); }
+
+std::string numStr(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.17g", v);
+  // Prefer the shortest form that reads back exactly.
+  for (int prec = 1; prec <= 17; ++prec) {
+    char shorter[32];
+    snprintf(shorter, sizeof shorter, "%.*g", prec, v);
+    if (strtod(shorter, nullptr) == v) return shorter;
+  }
+  return buf;
+}
+
+int normalizeAxis(const char* op, int axis, int rank, const Shape& shape) {
+  if (axis < -rank || axis >= rank)
+    fail(std::string(op) + ": axis " + std::to_string(axis) + " is out of range for shape " +
+         shape.str());
+  return axis < 0 ? axis + rank : axis;
+}
+
+int normalizeAxis(const char* op, int axis, const Shape& shape) {
+  return normalizeAxis(op, axis, shape.rank(), shape);
+}
+
+void checkRank(const char* op, int rank) {
+  if (rank > rt::kMaxRank)
+    fail(std::string(op) + ": the result would have rank " + std::to_string(rank) +
+         ", more than the maximum of " + std::to_string(rt::kMaxRank));
+}
+
+void checkShape(const char* op, const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0) fail(std::string(op) + ": negative dimension in shape " + shape.str());
+}
+
+void checkIntIndices(const char* op, const Tensor& x) {
+  if (!rt::isInt(x.dtype()))
+    fail(std::string(op) + ": indices must be i32 or i64, got " + dtypeStr(x.dtype()));
+}
+
+}  // namespace weft::ops

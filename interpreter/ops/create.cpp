@@ -1,0 +1,80 @@
+// Tensor creation: full, eye, arange, linspace. Values are computed in double and converted
+// once; integer dtypes saturate (see rt::saturateCast).
+#include <cmath>
+
+#include "../../stdlib/runtime/fill.h"
+#include "check.h"
+#include "ops.h"
+
+namespace weft::ops {
+namespace {
+
+void checkFinite(const char* op, const char* what, double v) {
+  if (!std::isfinite(v)) fail(std::string(op) + ": " + what + " must be finite, got " + numStr(v));
+}
+
+void checkNumeric(const char* op, DType dtype) {
+  if (dtype == DType::Bool) fail(std::string(op) + " cannot make a bool tensor");
+}
+
+}  // namespace
+
+Shape makeShape(const char* op, const std::vector<int64_t>& dims) {
+  checkRank(op, int(dims.size()));
+  Shape s;
+  for (int64_t d : dims) s.push_back(d);
+  checkShape(op, s);
+  return s;
+}
+
+Tensor full(const Shape& shape, double value, DType dtype) {
+  checkShape("full", shape);
+  Tensor out = Tensor::empty(dtype, shape);
+  rt::dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    rt::fillKernel(out.data<T>(), out.numel(), rt::saturateCast<T>(value));
+  });
+  return out;
+}
+
+Tensor eye(int64_t n, int64_t m, DType dtype) {
+  if (n < 0 || m < 0)
+    fail("eye: sizes must be non-negative, got " + std::to_string(n) + " and " + std::to_string(m));
+  Tensor out = Tensor::empty(dtype, Shape{n, m});
+  rt::dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    rt::eyeKernel(out.data<T>(), n, m);
+  });
+  return out;
+}
+
+Tensor arange(double start, double stop, double step, DType dtype) {
+  checkNumeric("arange", dtype);
+  checkFinite("arange", "start", start);
+  checkFinite("arange", "stop", stop);
+  checkFinite("arange", "step", step);
+  if (step == 0) fail("arange: step must not be zero");
+  const int64_t n = rt::arangeCount(start, stop, step);
+  if (n < 0) fail("arange: too many elements");
+  Tensor out = Tensor::empty(dtype, Shape{n});
+  rt::dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    rt::arangeKernel(out.data<T>(), n, start, step);
+  });
+  return out;
+}
+
+Tensor linspace(double start, double stop, int64_t num, DType dtype) {
+  checkNumeric("linspace", dtype);
+  checkFinite("linspace", "start", start);
+  checkFinite("linspace", "stop", stop);
+  if (num < 0) fail("linspace: the number of samples must be non-negative, got " + std::to_string(num));
+  Tensor out = Tensor::empty(dtype, Shape{num});
+  rt::dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    rt::linspaceKernel(out.data<T>(), num, start, stop);
+  });
+  return out;
+}
+
+}  // namespace weft::ops

@@ -1,0 +1,145 @@
+// Unary and binary elementwise ops and cast: dtype rules from op_list.h, kernels from
+// stdlib/runtime. binary() on same-shape or scalar operands does no work beyond the result
+// allocation: no vectors, no broadcast plan, one switch and one dtype dispatch.
+#include "../../stdlib/runtime/binary.h"
+#include "../../stdlib/runtime/unary.h"
+#include "check.h"
+#include "ops.h"
+
+namespace weft::ops {
+namespace {
+
+#define WEFT_RULE(F, Id, N, A, Fn, R) F##Rule::R,
+constexpr UnaryRule kUnaryRule[] = {WEFT_FOR_EACH_UNARY_OP(WEFT_RULE)};
+constexpr BinaryRule kBinaryRule[] = {WEFT_FOR_EACH_BINARY_OP(WEFT_RULE)};
+#undef WEFT_RULE
+
+template <class T>
+constexpr bool kIsBool = std::is_same_v<T, bool>;
+
+template <class T>
+constexpr bool unaryAccepts(UnaryRule r) {
+  if (r == UnaryRule::Float) return std::is_floating_point_v<T>;
+  if (r == UnaryRule::Logical) return kIsBool<T>;
+  return !kIsBool<T>;
+}
+
+template <class T>
+constexpr bool binaryAccepts(BinaryRule r) {
+  if (r == BinaryRule::Logical) return kIsBool<T>;
+  if (r == BinaryRule::Order || r == BinaryRule::Compare) return true;
+  return !kIsBool<T>;
+}
+
+void checkUnaryDtype(UnaryOp op, DType t) {
+  bool ok = rt::dispatch(t, [&](auto tag) { return unaryAccepts<decltype(tag)>(kUnaryRule[int(op)]); });
+  if (ok) return;
+  std::string msg = std::string(name(op)) + " is not defined for " + dtypeStr(t) + " tensors";
+  if (kUnaryRule[int(op)] == UnaryRule::Float && t != DType::Bool) msg += " (cast to f32 first)";
+  if (kUnaryRule[int(op)] == UnaryRule::Logical) msg += " (it takes bool)";
+  fail(msg);
+}
+
+DType binaryResultDtype(BinaryOp op, DType t) {
+  BinaryRule r = kBinaryRule[int(op)];
+  bool ok = rt::dispatch(t, [&](auto tag) { return binaryAccepts<decltype(tag)>(r); });
+  if (!ok)
+    fail(std::string(name(op)) + " is not defined for " + dtypeStr(t) + " tensors" +
+         (r == BinaryRule::Logical ? " (it takes bool)" : ""));
+  if (r == BinaryRule::Compare || r == BinaryRule::Logical) return DType::Bool;
+  if (r == BinaryRule::TrueDiv && rt::isInt(t)) return t == DType::I64 ? DType::F64 : DType::F32;
+  return t;
+}
+
+// Integer // and % by zero, and integer ** with a negative exponent, are errors (NumPy would
+// give garbage or raise); every element of b is used once the result is non-empty.
+void checkIntOperand(BinaryOp op, const Tensor& b) {
+  BinaryRule r = kBinaryRule[int(op)];
+  if (!rt::isInt(b.dtype()) || (r != BinaryRule::IntDiv && r != BinaryRule::Power)) return;
+  rt::dispatch(b.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!kIsBool<T>) {
+    const T* p = b.data<T>();
+    for (int64_t i = 0, n = b.numel(); i < n; ++i) {
+      if (r == BinaryRule::IntDiv && p[i] == 0) fail("integer division by zero");
+      if (r == BinaryRule::Power && p[i] < 0)
+        fail("pow: integers to negative integer powers are not allowed (exponent " +
+             std::to_string(int64_t(p[i])) + "); use a float base");
+    }
+    }
+  });
+}
+
+template <class F, UnaryRule Rule>
+void runUnary(const Tensor& x, Tensor& out) {
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (unaryAccepts<T>(Rule)) rt::unaryKernel<F>(x.data<T>(), out.data<T>(), x.numel());
+  });
+}
+
+template <class F, BinaryRule Rule>
+void runBinary(const Tensor& a, const Tensor& b, Tensor& out) {
+  rt::dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (binaryAccepts<T>(Rule)) {
+      using R = rt::BinaryResult<F, T>;
+      rt::binaryKernel<F>(a.data<T>(), a.shape(), b.data<T>(), b.shape(), out.data<R>(), out.shape());
+    }
+  });
+}
+
+}  // namespace
+
+Shape broadcastShape(const Shape& a, const Shape& b) {
+  Shape s;
+  if (!rt::broadcastShapes(a, b, s)) fail("cannot broadcast shapes " + a.str() + " and " + b.str());
+  return s;
+}
+
+Tensor unary(UnaryOp op, const Tensor& x) {
+  checkUnaryDtype(op, x.dtype());
+  if (x.isAbstract()) return Tensor::abstract(x.dtype(), x.shape());
+  Tensor out = Tensor::empty(x.dtype(), x.shape());
+  switch (op) {
+#define WEFT_CASE(F, Id, N, A, Fn, Rule) \
+  case UnaryOp::Id: runUnary<rt::Fn, UnaryRule::Rule>(x, out); break;
+    WEFT_FOR_EACH_UNARY_OP(WEFT_CASE)
+#undef WEFT_CASE
+  }
+  return out;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype())
+    fail("dtype mismatch: " + dtypeStr(a.dtype()) + " and " + dtypeStr(b.dtype()) + " (in " +
+         name(op) + "; use cast() to convert one of them)");
+  DType rd = binaryResultDtype(op, a.dtype());
+  Shape s = a.shape() == b.shape() ? a.shape() : broadcastShape(a.shape(), b.shape());
+  if (a.isAbstract() || b.isAbstract()) return Tensor::abstract(rd, s);
+  if (s.numel() > 0) checkIntOperand(op, b);
+  Tensor out = Tensor::empty(rd, s);
+  switch (op) {
+#define WEFT_CASE(F, Id, N, A, Fn, Rule) \
+  case BinaryOp::Id: runBinary<rt::Fn, BinaryRule::Rule>(a, b, out); break;
+    WEFT_FOR_EACH_BINARY_OP(WEFT_CASE)
+#undef WEFT_CASE
+  }
+  return out;
+}
+
+Tensor cast(const Tensor& x, DType to) {
+  if (x.dtype() == to) return x;  // storage is immutable, so sharing it is safe
+  if (x.isAbstract()) return Tensor::abstract(to, x.shape());
+  Tensor out = Tensor::empty(to, x.shape());
+  rt::dispatch(x.dtype(), [&](auto from) {
+    rt::dispatch(to, [&](auto dest) {
+      using S = decltype(from);
+      using D = decltype(dest);
+      rt::castKernel<S, D>(x.data<S>(), out.data<D>(), x.numel());
+    });
+  });
+  return out;
+}
+
+}  // namespace weft::ops

@@ -1,0 +1,158 @@
+// Indexing: NumPy basic indexing (getItem / setItem) as strided copies, and take (gather).
+#include "../../stdlib/runtime/copy.h"
+#include "../../stdlib/runtime/layout_ops.h"
+#include "check.h"
+#include "ops.h"
+
+namespace weft::ops {
+namespace {
+
+// What a list of subscripts selects: the result shape, the offset of its first element in x and,
+// for each result axis, the step in x's elements (0 for new axes).
+struct Selection {
+  Shape shape;
+  int64_t base = 0;
+  int64_t strides[rt::kMaxRank] = {};
+  bool whole = true;  // every element of x, in order: the result can share x's storage
+};
+
+// Python's slice.indices(n): clamps start and stop, returns the number of selected elements.
+int64_t adjustSlice(const Subscript& sub, int64_t n, int64_t& start, int64_t& step) {
+  step = sub.step.value_or(1);
+  if (step == 0) fail("slice step cannot be zero");
+  const int64_t big = int64_t(1) << 62;  // |step| beyond n changes nothing; avoids overflow
+  step = step > big ? big : (step < -big ? -big : step);
+  const int64_t lower = step > 0 ? 0 : -1, upper = step > 0 ? n : n - 1;
+  auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
+    if (!v) return dflt;
+    int64_t i = *v;
+    if (i < 0) {
+      i += n;
+      return i < lower ? lower : i;
+    }
+    return i > upper ? upper : i;
+  };
+  start = clamp(sub.start, step > 0 ? lower : upper);
+  int64_t stop = clamp(sub.stop, step > 0 ? upper : lower);
+  if (step > 0) return start < stop ? (stop - start - 1) / step + 1 : 0;
+  return stop < start ? (start - stop - 1) / (-step) + 1 : 0;
+}
+
+Selection select(const Shape& s, const std::vector<Subscript>& subs) {
+  int consumed = 0, ellipses = 0;
+  for (const Subscript& sub : subs) {
+    if (sub.kind == Subscript::Index || sub.kind == Subscript::Range) ++consumed;
+    if (sub.kind == Subscript::Ellipsis) ++ellipses;
+  }
+  if (ellipses > 1) fail("an index can only have a single ellipsis ('...')");
+  if (consumed > s.rank())
+    fail("too many indices for shape " + s.str() + ": " + std::to_string(consumed) + " given");
+  const auto st = rt::stridesOf(s);
+  Selection sel;
+  int d = 0;
+  auto keep = [&](int64_t n, int64_t stride) {
+    checkRank("indexing", sel.shape.rank() + 1);
+    sel.strides[sel.shape.rank()] = stride;
+    sel.shape.push_back(n);
+  };
+  for (const Subscript& sub : subs) {
+    switch (sub.kind) {
+      case Subscript::Index: {
+        const int64_t n = s[d];
+        int64_t i = sub.index < 0 ? sub.index + n : sub.index;
+        if (i < 0 || i >= n)
+          fail("index " + std::to_string(sub.index) + " is out of range for axis " + std::to_string(d) +
+               " of shape " + s.str());
+        sel.base += i * st[d];
+        sel.whole = sel.whole && n == 1;
+        ++d;
+        break;
+      }
+      case Subscript::Range: {
+        int64_t start, step;
+        const int64_t n = adjustSlice(sub, s[d], start, step);
+        if (n > 0) sel.base += start * st[d];
+        sel.whole = sel.whole && (n == s[d]) && (step == 1 || n <= 1);
+        keep(n, step * st[d]);
+        ++d;
+        break;
+      }
+      case Subscript::NewAxis: keep(1, 0); break;
+      case Subscript::Ellipsis:
+        for (int k = 0; k < s.rank() - consumed; ++k, ++d) keep(s[d], st[d]);
+        break;
+    }
+  }
+  for (; d < s.rank(); ++d) keep(s[d], st[d]);
+  return sel;
+}
+
+}  // namespace
+
+Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs) {
+  Selection sel = select(x.shape(), subs);
+  if (x.isAbstract()) return Tensor::abstract(x.dtype(), sel.shape);
+  if (sel.whole) return x.reshaped(sel.shape);
+  Tensor out = Tensor::empty(x.dtype(), sel.shape);
+  auto ds = rt::stridesOf(sel.shape);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    rt::stridedCopy(x.data<T>() + sel.base, sel.strides, out.data<T>(), ds.data(), sel.shape);
+  });
+  return out;
+}
+
+Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value) {
+  Selection sel = select(x.shape(), subs);
+  if (value.dtype() != x.dtype())
+    fail("dtype mismatch: cannot assign a " + dtypeStr(value.dtype()) + " value into a " +
+         dtypeStr(x.dtype()) + " tensor (use cast() to convert)");
+  Shape b;
+  if (!rt::broadcastShapes(value.shape(), sel.shape, b) || b != sel.shape)
+    fail("cannot assign a value of shape " + value.shape().str() + " to a selection of shape " +
+         sel.shape.str());
+  if (anyAbstract(x, value)) return Tensor::abstract(x.dtype(), x.shape());
+  Tensor out = x.clone();
+  int64_t vs[rt::kMaxRank];
+  rt::broadcastStrides(value.shape(), sel.shape, vs);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    rt::stridedCopy(value.data<T>(), vs, out.data<T>() + sel.base, sel.strides, sel.shape);
+  });
+  return out;
+}
+
+Tensor take(const Tensor& x, const Tensor& indices, int axis) {
+  checkIntIndices("take", indices);
+  const Shape& s = x.shape();
+  const int d = normalizeAxis("take", axis, s);
+  checkRank("take", s.rank() - 1 + indices.rank());
+  Shape out;
+  for (int i = 0; i < d; ++i) out.push_back(s[i]);
+  for (int64_t n : indices.shape()) out.push_back(n);
+  for (int i = d + 1; i < s.rank(); ++i) out.push_back(s[i]);
+  if (anyAbstract(x, indices)) return Tensor::abstract(x.dtype(), out);
+  const int64_t n = s[d];
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < d; ++i) outer *= s[i];
+  for (int i = d + 1; i < s.rank(); ++i) inner *= s[i];
+  Tensor result = Tensor::empty(x.dtype(), out);
+  rt::dispatch(indices.dtype(), [&](auto itag) {
+    using I = decltype(itag);
+    if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) {
+      const I* idx = indices.data<I>();
+      const int64_t m = indices.numel();
+      for (int64_t j = 0; j < m; ++j)
+        if (int64_t(idx[j]) < -n || int64_t(idx[j]) >= n)
+          fail("index " + std::to_string(int64_t(idx[j])) + " is out of range for axis " +
+               std::to_string(d) + " of shape " + s.str());
+      rt::dispatch(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        rt::gatherKernel(x.data<T>(), outer, n, inner, idx, m, result.data<T>());
+      });
+    }
+  });
+  return result;
+}
+
+}  // namespace weft::ops

@@ -1,0 +1,43 @@
+// matmul with NumPy's rules: a 1-D left operand is a row vector and a 1-D right operand a
+// column vector (the added axis is removed from the result); leading batch axes broadcast.
+#include "../../stdlib/runtime/matmul.h"
+#include "check.h"
+#include "ops.h"
+
+namespace weft::ops {
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  const Shape &as = a.shape(), &bs = b.shape();
+  if (as.rank() == 0 || bs.rank() == 0)
+    fail("matmul: operands must have rank 1 or more, got shapes " + as.str() + " @ " + bs.str() +
+         " (use * to multiply by a scalar)");
+  if (a.dtype() != b.dtype())
+    fail("dtype mismatch: " + dtypeStr(a.dtype()) + " and " + dtypeStr(b.dtype()) +
+         " (in matmul; use cast() to convert one of them)");
+  if (a.dtype() == DType::Bool) fail("matmul is not defined for bool tensors");
+
+  const bool aVec = as.rank() == 1, bVec = bs.rank() == 1;
+  const int64_t m = aVec ? 1 : as[as.rank() - 2], k = as.back();
+  const int64_t kb = bVec ? bs[0] : bs[bs.rank() - 2], n = bVec ? 1 : bs.back();
+  if (k != kb) fail("matmul: inner dimensions differ: " + as.str() + " @ " + bs.str());
+
+  Shape ab, bb, cb;
+  for (int i = 0; i + 2 < as.rank(); ++i) ab.push_back(as[i]);
+  for (int i = 0; i + 2 < bs.rank(); ++i) bb.push_back(bs[i]);
+  if (!rt::broadcastShapes(ab, bb, cb))
+    fail("matmul: cannot broadcast the batch dimensions of " + as.str() + " @ " + bs.str());
+  Shape cs = cb;
+  if (!aVec) cs.push_back(m);
+  if (!bVec) cs.push_back(n);
+  if (anyAbstract(a, b)) return Tensor::abstract(a.dtype(), cs);
+
+  Tensor out = Tensor::empty(a.dtype(), cs);
+  rt::dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>)
+      rt::batchedMatmul(a.data<T>(), ab, b.data<T>(), bb, out.data<T>(), cb, m, k, n);
+  });
+  return out;
+}
+
+}  // namespace weft::ops

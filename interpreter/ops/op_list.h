@@ -1,0 +1,130 @@
+// Every primitive op of Weft, declared once. The evaluator, tracer, autodiff and C++ emitter all
+// expand these lists; add a column here (a VJP rule, an emitter snippet) rather than a second
+// list elsewhere. Columns common to all entries: X(Family, Id, "name", arity, ...); arity -1 is
+// variadic. Elementwise entries add the runtime functor (stdlib/runtime) and a dtype rule.
+#pragma once
+
+namespace weft::ops {
+
+// Which dtypes a unary op accepts; its result has the input's dtype.
+enum class UnaryRule {
+  Float,    // f32, f64 ("exp is not defined for i32")
+  Numeric,  // f32, f64, i32, i64
+  Logical,  // bool only
+};
+
+// Which dtypes a binary op accepts (both operands equal) and what it returns.
+enum class BinaryRule {
+  Arith,    // numeric -> same dtype
+  IntDiv,   // numeric -> same; integer division by zero is an error (// and %)
+  Power,    // numeric -> same; a negative integer exponent is an error
+  TrueDiv,  // numeric -> float: i32 -> f32, i64 -> f64
+  Order,    // any dtype -> same (maximum, minimum)
+  Compare,  // any dtype -> bool
+  Logical,  // bool -> bool
+};
+
+// X(Family, Id, "name", arity, runtime functor, rule)
+#define WEFT_FOR_EACH_UNARY_OP(X)                 \
+  X(Unary, Neg, "neg", 1, Neg, Numeric)           \
+  X(Unary, Abs, "abs", 1, Abs, Numeric)           \
+  X(Unary, Exp, "exp", 1, Exp, Float)             \
+  X(Unary, Log, "log", 1, Log, Float)             \
+  X(Unary, Sqrt, "sqrt", 1, Sqrt, Float)          \
+  X(Unary, Rsqrt, "rsqrt", 1, Rsqrt, Float)       \
+  X(Unary, Tanh, "tanh", 1, Tanh, Float)          \
+  X(Unary, Sigmoid, "sigmoid", 1, Sigmoid, Float) \
+  X(Unary, Relu, "relu", 1, Relu, Numeric)        \
+  X(Unary, Erf, "erf", 1, Erf, Float)             \
+  X(Unary, Sin, "sin", 1, Sin, Float)             \
+  X(Unary, Cos, "cos", 1, Cos, Float)             \
+  X(Unary, Floor, "floor", 1, Floor, Float)       \
+  X(Unary, Ceil, "ceil", 1, Ceil, Float)          \
+  X(Unary, Round, "round", 1, Round, Float)       \
+  X(Unary, Sign, "sign", 1, Sign, Numeric)        \
+  X(Unary, Not, "not", 1, Not, Logical)           \
+  X(Unary, Log1p, "log1p", 1, Log1p, Float)       \
+  X(Unary, Expm1, "expm1", 1, Expm1, Float)       \
+  X(Unary, Square, "square", 1, Square, Numeric)
+
+// X(Family, Id, "name", arity, runtime functor, rule)
+#define WEFT_FOR_EACH_BINARY_OP(X)                        \
+  X(Binary, Add, "add", 2, Add, Arith)                    \
+  X(Binary, Sub, "sub", 2, Sub, Arith)                    \
+  X(Binary, Mul, "mul", 2, Mul, Arith)                    \
+  X(Binary, Div, "div", 2, Div, TrueDiv)                  \
+  X(Binary, FloorDiv, "floordiv", 2, FloorDiv, IntDiv)    \
+  X(Binary, Mod, "mod", 2, Mod, IntDiv)                   \
+  X(Binary, Pow, "pow", 2, Pow, Power)                    \
+  X(Binary, Maximum, "maximum", 2, Maximum, Order)        \
+  X(Binary, Minimum, "minimum", 2, Minimum, Order)        \
+  X(Binary, Eq, "eq", 2, Eq, Compare)                     \
+  X(Binary, Ne, "ne", 2, Ne, Compare)                     \
+  X(Binary, Lt, "lt", 2, Lt, Compare)                     \
+  X(Binary, Le, "le", 2, Le, Compare)                     \
+  X(Binary, Gt, "gt", 2, Gt, Compare)                     \
+  X(Binary, Ge, "ge", 2, Ge, Compare)                     \
+  X(Binary, And, "and", 2, And, Logical)                  \
+  X(Binary, Or, "or", 2, Or, Logical)
+
+// X(Family, Id, "name", arity, runtime reducer)
+#define WEFT_FOR_EACH_REDUCE_OP(X)      \
+  X(Reduce, Sum, "sum", 1, SumR)        \
+  X(Reduce, Mean, "mean", 1, SumR)      \
+  X(Reduce, Max, "max", 1, MaxR)        \
+  X(Reduce, Min, "min", 1, MinR)        \
+  X(Reduce, Prod, "prod", 1, ProdR)     \
+  X(Reduce, Any, "any", 1, AnyR)        \
+  X(Reduce, All, "all", 1, AllR)
+
+// The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id.
+#define WEFT_FOR_EACH_OTHER_OP(X)                    \
+  X(, MatMul, "matmul", 2)                           \
+  X(, ArgMax, "argmax", 1)                           \
+  X(, ArgMin, "argmin", 1)                           \
+  X(, Cast, "cast", 1)                               \
+  X(, Reshape, "reshape", 1)                         \
+  X(, Transpose, "transpose", 1)                     \
+  X(, BroadcastTo, "broadcast_to", 1)                \
+  X(, Concat, "concat", -1)                          \
+  X(, Stack, "stack", -1)                            \
+  X(, Split, "split", 1)                             \
+  X(, Squeeze, "squeeze", 1)                         \
+  X(, ExpandDims, "expand_dims", 1)                  \
+  X(, Where, "where", 3)                             \
+  X(, Clip, "clip", 3)                               \
+  X(, OneHot, "one_hot", 1)                          \
+  X(, GetItem, "getitem", 1)                         \
+  X(, SetItem, "setitem", 2)                         \
+  X(, Take, "take", 2)                               \
+  X(, Full, "full", 0)                               \
+  X(, Eye, "eye", 0)                                 \
+  X(, Arange, "arange", 0)                           \
+  X(, Linspace, "linspace", 0)                       \
+  X(, RandomNormal, "random_normal", 0)              \
+  X(, RandomUniform, "random_uniform", 0)
+
+#define WEFT_FOR_EACH_OP(X) \
+  WEFT_FOR_EACH_UNARY_OP(X) \
+  WEFT_FOR_EACH_BINARY_OP(X) \
+  WEFT_FOR_EACH_REDUCE_OP(X) \
+  WEFT_FOR_EACH_OTHER_OP(X)
+
+// OpId::UnaryNeg, OpId::BinaryAdd, OpId::ReduceSum, OpId::MatMul, ...
+enum class OpId {
+#define WEFT_OP_ENUM(F, Id, ...) F##Id,
+  WEFT_FOR_EACH_OP(WEFT_OP_ENUM)
+#undef WEFT_OP_ENUM
+};
+
+#define WEFT_OP_COUNT(...) +1
+inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
+#undef WEFT_OP_COUNT
+// Adding a primitive? Update this count, then every switch over OpId and each consumer's
+// columns (the compiler will point at the switches with -Wswitch).
+static_assert(kOpCount == 68, "a primitive op was added or removed: update every op table");
+
+const char* opName(OpId op);
+int opArity(OpId op);  // -1: variadic
+
+}  // namespace weft::ops

@@ -1,0 +1,93 @@
+// The primitive ops on weft::Tensor, as the evaluator and the tracer call them. Each op checks
+// its inputs (ranks, axes, dtypes, shapes) and throws WeftError with both shapes named; when an
+// input is abstract it returns Tensor::abstract with the inferred dtype and shape and runs no
+// kernel. The math lives in stdlib/runtime/ (shared with generated code).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "../values/tensor.h"
+#include "op_list.h"
+
+namespace weft::ops {
+
+enum class UnaryOp {
+#define WEFT_OP_ENUM(F, Id, ...) Id,
+  WEFT_FOR_EACH_UNARY_OP(WEFT_OP_ENUM)
+};
+enum class BinaryOp { WEFT_FOR_EACH_BINARY_OP(WEFT_OP_ENUM) };
+enum class ReduceOp { WEFT_FOR_EACH_REDUCE_OP(WEFT_OP_ENUM) };
+#undef WEFT_OP_ENUM
+
+const char* name(UnaryOp op);
+const char* name(BinaryOp op);
+const char* name(ReduceOp op);
+OpId opId(UnaryOp op);
+OpId opId(BinaryOp op);
+OpId opId(ReduceOp op);
+
+// Elementwise. binary() broadcasts as NumPy; both operands must have the same dtype.
+Tensor unary(UnaryOp op, const Tensor& x);
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+Tensor cast(const Tensor& x, DType to);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi);
+// The broadcast shape of a and b, or a WeftError naming both.
+Shape broadcastShape(const Shape& a, const Shape& b);
+
+// NumPy matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast.
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+// axes empty = all; negative axes count from the end. Sum of bool counts (i32), Mean of an
+// integer or bool tensor is float (i32/bool -> f32, i64 -> f64), Any/All take bool.
+Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims);
+// Index of the first max/min along axis, as i32.
+Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims);
+
+// Layout. reshape/squeeze/expandDims share storage with x.
+Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);
+Tensor transpose(const Tensor& x, const std::vector<int>& perm);  // empty = reverse the axes
+Tensor broadcastTo(const Tensor& x, const Shape& shape);
+Tensor concat(const std::vector<Tensor>& xs, int axis);
+Tensor stack(const std::vector<Tensor>& xs, int axis);
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis);
+Tensor squeeze(const Tensor& x, const std::vector<int>& axes);  // empty = all size-1 axes
+Tensor expandDims(const Tensor& x, int axis);
+// An index outside [0, depth) gives a row of zeros (TensorFlow's rule).
+Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype);
+
+// Indexing: one entry per subscript, already evaluated by the interpreter.
+struct Subscript {
+  enum Kind { Index, Range, NewAxis, Ellipsis } kind = Index;
+  int64_t index = 0;
+  std::optional<int64_t> start, stop, step;
+};
+// NumPy basic indexing (always a copy).
+Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs);
+// x with x[subs] replaced by value (broadcast to the selection's shape, same dtype): a new tensor.
+Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value);
+// Gather along axis with i32/i64 indices in [-n, n) (negative ones count from the end).
+Tensor take(const Tensor& x, const Tensor& indices, int axis);
+
+// Creation. makeShape turns a user's dims list into a Shape, failing on a negative dimension or
+// a rank above rt::kMaxRank ("zeros: negative dimension in shape [2, -1]").
+Shape makeShape(const char* op, const std::vector<int64_t>& dims);
+Tensor full(const Shape& shape, double value, DType dtype);
+Tensor eye(int64_t n, int64_t m, DType dtype);
+Tensor arange(double start, double stop, double step, DType dtype);
+Tensor linspace(double start, double stop, int64_t num, DType dtype);
+
+// Random numbers from one global Philox stream: seed(s) sets the key and restarts the counter.
+// Before any seed() call the seed is 0, so runs are reproducible by default.
+void seed(uint64_t s);
+struct RandomState {
+  uint64_t key = 0;
+  uint64_t counter = 0;  // next Philox block
+};
+RandomState randomState();
+void setRandomState(RandomState s);
+Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype);
+Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype);
+
+}  // namespace weft::ops

@@ -1,0 +1,127 @@
+// Reductions (sum, mean, max, min, prod, any, all) and argmax/argmin.
+#include "../../stdlib/runtime/arg_reduce.h"
+#include "../../stdlib/runtime/binary.h"
+#include "../../stdlib/runtime/reduce.h"
+#include "check.h"
+#include "ops.h"
+
+namespace weft::ops {
+namespace {
+
+// The dtype the reduction runs in (its input is cast to it first) and returns.
+DType reduceDtype(ReduceOp op, DType t) {
+  const std::string nm = name(op);
+  switch (op) {
+    case ReduceOp::Sum:
+      return t == DType::Bool ? DType::I32 : t;  // sum of bools counts the true values
+    case ReduceOp::Mean:
+      if (t == DType::I64) return DType::F64;
+      return rt::isFloat(t) ? t : DType::F32;
+    case ReduceOp::Prod:
+      if (t == DType::Bool) fail("prod is not defined for bool tensors");
+      return t;
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+      return t;
+    case ReduceOp::Any:
+    case ReduceOp::All:
+      if (t != DType::Bool) fail(nm + " takes a bool tensor, got " + dtypeStr(t) + " (compare first, e.g. x != 0)");
+      return t;
+  }
+  return t;
+}
+
+template <class Red>
+void runReduce(const Tensor& x, const bool* reduced, Tensor& out) {
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    constexpr bool logical = std::is_same_v<Red, rt::AnyR> || std::is_same_v<Red, rt::AllR>;
+    constexpr bool arith = std::is_same_v<Red, rt::SumR> || std::is_same_v<Red, rt::ProdR>;
+    // Only the dtype combinations reduceDtype() lets through are instantiated.
+    if constexpr (std::is_same_v<T, bool> ? !arith : !logical)
+      rt::reduceKernel<Red>(x.data<T>(), x.shape(), reduced, out.data<T>());
+  });
+}
+
+}  // namespace
+
+Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims) {
+  const char* nm = name(op);
+  const Shape& s = x.shape();
+  bool reduced[rt::kMaxRank] = {};
+  if (axes.empty()) {
+    for (int d = 0; d < s.rank(); ++d) reduced[d] = true;
+  } else {
+    for (int a : axes) {
+      int d = normalizeAxis(nm, a, s);
+      if (reduced[d]) fail(std::string(nm) + ": axis " + std::to_string(a) + " is repeated");
+      reduced[d] = true;
+    }
+  }
+  DType dt = reduceDtype(op, x.dtype());
+  Shape outShape;
+  int64_t count = 1, outN = 1;
+  for (int d = 0; d < s.rank(); ++d) {
+    if (reduced[d]) {
+      count *= s[d];
+      if (keepdims) outShape.push_back(1);
+    } else {
+      outShape.push_back(s[d]);
+      outN *= s[d];
+    }
+  }
+  if ((op == ReduceOp::Max || op == ReduceOp::Min) && count == 0 && outN > 0)
+    fail(std::string(nm) + " of an empty tensor: shape " + s.str() + " has no elements along the reduced axes");
+  if (x.isAbstract()) return Tensor::abstract(dt, outShape);
+
+  Tensor in = cast(x, dt);
+  Tensor out = Tensor::empty(dt, outShape);
+  switch (op) {
+#define WEFT_CASE(F, Id, N, A, Red) \
+  case ReduceOp::Id: runReduce<rt::Red>(in, reduced, out); break;
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_CASE)
+#undef WEFT_CASE
+  }
+  if (op == ReduceOp::Mean) {
+    // Divide (not multiply by 1/count) to match NumPy; an empty mean is 0/0 = nan as in NumPy.
+    rt::dispatch(dt, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_floating_point_v<T>) {
+        T* p = out.data<T>();
+        const T c = T(count);
+        for (int64_t i = 0; i < outN; ++i) p[i] /= c;
+      }
+    });
+  }
+  return out;
+}
+
+Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims) {
+  const char* nm = isMax ? "argmax" : "argmin";
+  const Shape& s = x.shape();
+  int d = normalizeAxis(nm, axis, s);
+  Shape outShape;
+  int64_t O = 1, I = 1;
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i == d) {
+      if (keepdims) outShape.push_back(1);
+      continue;
+    }
+    outShape.push_back(s[i]);
+    (i < d ? O : I) *= s[i];
+  }
+  const int64_t R = s[d];
+  if (R == 0 && O * I > 0) fail(std::string(nm) + " of an empty axis: axis " + std::to_string(axis) + " of shape " + s.str());
+  if (R > int64_t(INT32_MAX)) fail(std::string(nm) + ": axis " + std::to_string(axis) + " of shape " + s.str() + " is too long for i32 indices");
+  if (x.isAbstract()) return Tensor::abstract(DType::I32, outShape);
+  Tensor out = Tensor::empty(DType::I32, outShape);
+  if (O * I == 0) return out;
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if (isMax) rt::argReduceKernel<true>(x.data<T>(), out.data<int32_t>(), O, R, I);
+    else rt::argReduceKernel<false>(x.data<T>(), out.data<int32_t>(), O, R, I);
+  });
+  return out;
+}
+
+}  // namespace weft::ops

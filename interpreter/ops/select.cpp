@@ -1,0 +1,92 @@
+// Ops that pick between values: where, clip, one_hot, broadcast_to.
+#include "../../stdlib/runtime/binary.h"
+#include "../../stdlib/runtime/copy.h"
+#include "../../stdlib/runtime/layout_ops.h"
+#include "check.h"
+#include "ops.h"
+
+namespace weft::ops {
+namespace {
+
+Shape broadcast3(const char* op, const Shape& a, const Shape& b, const Shape& c) {
+  Shape ab, abc;
+  if (!rt::broadcastShapes(a, b, ab) || !rt::broadcastShapes(ab, c, abc))
+    fail(std::string(op) + ": cannot broadcast shapes " + a.str() + ", " + b.str() + " and " +
+         c.str());
+  return abc;
+}
+
+void checkSameDtype(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype())
+    fail("dtype mismatch: " + dtypeStr(a.dtype()) + " and " + dtypeStr(b.dtype()) + " (in " + op +
+         "; use cast() to convert one of them)");
+}
+
+}  // namespace
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  if (cond.dtype() != DType::Bool)
+    fail("where: the condition must be a bool tensor, got " + dtypeStr(cond.dtype()));
+  checkSameDtype("where", a, b);
+  Shape s = broadcast3("where", cond.shape(), a.shape(), b.shape());
+  if (anyAbstract(cond, a, b)) return Tensor::abstract(a.dtype(), s);
+  Tensor out = Tensor::empty(a.dtype(), s);
+  rt::dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    rt::ternaryKernel<rt::Where>(cond.data<bool>(), cond.shape(), a.data<T>(), a.shape(),
+                                 b.data<T>(), b.shape(), out.data<T>(), s);
+  });
+  return out;
+}
+
+Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi) {
+  checkSameDtype("clip", x, lo);
+  checkSameDtype("clip", x, hi);
+  if (x.dtype() == DType::Bool) fail("clip is not defined for bool tensors");
+  Shape s = broadcast3("clip", x.shape(), lo.shape(), hi.shape());
+  if (anyAbstract(x, lo, hi)) return Tensor::abstract(x.dtype(), s);
+  Tensor out = Tensor::empty(x.dtype(), s);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>)
+      rt::ternaryKernel<rt::Clip>(x.data<T>(), x.shape(), lo.data<T>(), lo.shape(), hi.data<T>(),
+                                  hi.shape(), out.data<T>(), s);
+  });
+  return out;
+}
+
+Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype) {
+  checkIntIndices("one_hot", indices);
+  if (depth < 0) fail("one_hot: depth must be non-negative, got " + std::to_string(depth));
+  checkRank("one_hot", indices.rank() + 1);
+  Shape s = indices.shape();
+  s.push_back(depth);
+  if (indices.isAbstract()) return Tensor::abstract(dtype, s);
+  Tensor out = Tensor::empty(dtype, s);
+  rt::dispatch(indices.dtype(), [&](auto itag) {
+    using I = decltype(itag);
+    rt::dispatch(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>)
+        rt::oneHotKernel(indices.data<I>(), indices.numel(), depth, out.data<T>());
+    });
+  });
+  return out;
+}
+
+Tensor broadcastTo(const Tensor& x, const Shape& shape) {
+  checkShape("broadcast_to", shape);
+  Shape s;
+  if (!rt::broadcastShapes(x.shape(), shape, s) || s != shape)
+    fail("cannot broadcast shape " + x.shape().str() + " to " + shape.str());
+  if (x.isAbstract()) return Tensor::abstract(x.dtype(), shape);
+  if (x.shape() == shape) return x;
+  Tensor out = Tensor::empty(x.dtype(), shape);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    rt::broadcastToKernel(x.data<T>(), x.shape(), out.data<T>(), shape);
+  });
+  return out;
+}
+
+}  // namespace weft::ops

@@ -1,0 +1,108 @@
+// Ops that only change how the same elements are laid out: reshape, squeeze and expand_dims
+// share storage (no copy); transpose copies.
+#include "../../stdlib/runtime/copy.h"
+#include "check.h"
+#include "ops.h"
+
+namespace weft::ops {
+
+Tensor reshape(const Tensor& x, const std::vector<int64_t>& dims) {
+  checkRank("reshape", int(dims.size()));
+  Shape s;
+  int infer = -1;
+  int64_t known = 1;
+  bool zero = false;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = dims[i];
+    if (d == -1) {
+      if (infer >= 0) fail("reshape: only one dimension can be -1");
+      infer = int(i);
+      s.push_back(1);
+      continue;
+    }
+    if (d < 0) fail("reshape: invalid dimension " + std::to_string(d));
+    s.push_back(d);
+    if (d == 0) zero = true;
+    else if (known > (int64_t(1) << 62) / d) known = -1;  // overflow: certainly the wrong size
+    else if (known >= 0) known *= d;
+  }
+  if (zero) known = 0;
+  const int64_t n = x.numel();
+  auto wrong = [&]() -> std::string {
+    std::string target = "[";
+    for (size_t i = 0; i < dims.size(); ++i) target += (i ? ", " : "") + std::to_string(dims[i]);
+    return "cannot reshape " + x.shape().str() + " (" + std::to_string(n) + " elements) to " +
+           target + "]";
+  };
+  if (infer >= 0) {
+    if (known <= 0 || n % known != 0) fail(wrong());
+    s[infer] = n / known;
+  } else if (known != n) {
+    fail(wrong());
+  }
+  return x.reshaped(s);
+}
+
+Tensor transpose(const Tensor& x, const std::vector<int>& permIn) {
+  const Shape& s = x.shape();
+  const int r = s.rank();
+  int perm[rt::kMaxRank];
+  if (permIn.empty()) {
+    for (int i = 0; i < r; ++i) perm[i] = r - 1 - i;
+  } else {
+    if (int(permIn.size()) != r)
+      fail("transpose: the permutation has " + std::to_string(permIn.size()) +
+           " axes but the shape " + s.str() + " has " + std::to_string(r));
+    bool seen[rt::kMaxRank] = {};
+    for (int i = 0; i < r; ++i) {
+      int d = normalizeAxis("transpose", permIn[i], s);
+      if (seen[d]) fail("transpose: axis " + std::to_string(permIn[i]) + " is repeated in the permutation");
+      seen[d] = true;
+      perm[i] = d;
+    }
+  }
+  Shape out;
+  bool identity = true;
+  for (int i = 0; i < r; ++i) {
+    out.push_back(s[perm[i]]);
+    if (perm[i] != i) identity = false;
+  }
+  if (x.isAbstract()) return Tensor::abstract(x.dtype(), out);
+  if (identity) return x;
+  Tensor result = Tensor::empty(x.dtype(), out);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    rt::permuteKernel(x.data<T>(), s, perm, result.data<T>());
+  });
+  return result;
+}
+
+Tensor squeeze(const Tensor& x, const std::vector<int>& axes) {
+  const Shape& s = x.shape();
+  bool drop[rt::kMaxRank] = {};
+  if (axes.empty()) {
+    for (int d = 0; d < s.rank(); ++d) drop[d] = s[d] == 1;
+  } else {
+    for (int a : axes) {
+      int d = normalizeAxis("squeeze", a, s);
+      if (s[d] != 1)
+        fail("squeeze: axis " + std::to_string(a) + " of shape " + s.str() + " has size " +
+             std::to_string(s[d]) + ", not 1");
+      drop[d] = true;
+    }
+  }
+  Shape out;
+  for (int d = 0; d < s.rank(); ++d)
+    if (!drop[d]) out.push_back(s[d]);
+  return x.reshaped(out);
+}
+
+Tensor expandDims(const Tensor& x, int axis) {
+  checkRank("expand_dims", x.rank() + 1);
+  int d = normalizeAxis("expand_dims", axis, x.rank() + 1, x.shape());
+  Shape out = x.shape();
+  out.insert(d, 1);
+  return x.reshaped(out);
+}
+
+}  // namespace weft::ops

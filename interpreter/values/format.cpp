@@ -1,0 +1,185 @@
+#include "format.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "../eval/env.h"
+#include "objects.h"
+
+namespace weft {
+namespace {
+
+// Python's repr layout for a shortest digit string: fixed between 1e-4 and 1e16, else scientific.
+std::string layoutDigits(bool negative, const std::string& digits, int exp10) {
+  std::string out = negative ? "-" : "";
+  int n = int(digits.size());
+  if (exp10 >= -4 && exp10 < 16) {
+    if (exp10 < 0) {
+      out += "0." + std::string(size_t(-exp10 - 1), '0') + digits;
+    } else if (exp10 + 1 >= n) {
+      out += digits + std::string(size_t(exp10 + 1 - n), '0') + ".0";
+    } else {
+      out += digits.substr(0, size_t(exp10 + 1)) + "." + digits.substr(size_t(exp10 + 1));
+    }
+    return out;
+  }
+  out += digits.substr(0, 1);
+  if (n > 1) out += "." + digits.substr(1);
+  char buf[16];
+  snprintf(buf, sizeof buf, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
+  return out + buf;
+}
+
+template <class F>
+std::string shortest(F v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string s(buf, res.ptr);  // "-1.2345e+08"
+  bool neg = s[0] == '-';
+  if (neg) s.erase(0, 1);
+  size_t e = s.find('e');
+  std::string mant = s.substr(0, e);
+  int exp10 = std::stoi(s.substr(e + 1));
+  std::string digits;
+  for (char c : mant)
+    if (c != '.') digits += c;
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  return layoutDigits(neg, digits, exp10);
+}
+
+std::string scalarText(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::F32: return formatFloat(t.data<float>()[i], DType::F32);
+    case DType::F64: return formatFloat(t.data<double>()[i], DType::F64);
+    case DType::I32: return std::to_string(t.data<int32_t>()[i]);
+    case DType::I64: return std::to_string(t.data<int64_t>()[i]);
+    case DType::Bool: return t.data<bool>()[i] ? "true" : "false";
+  }
+  return "?";
+}
+
+constexpr int64_t kSummaryThreshold = 1000;  // as NumPy: past this, show 3 items at each edge
+constexpr int64_t kEdgeItems = 3;
+
+void formatAxis(const Tensor& t, int axis, int64_t offset, bool summarize, std::string& out) {
+  const Shape& s = t.shape();
+  int64_t stride = 1;
+  for (int i = axis + 1; i < s.rank(); ++i) stride *= s[i];
+  out += '[';
+  int64_t n = s[axis];
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
+      out += ", ...";
+      i = n - kEdgeItems - 1;
+      continue;
+    }
+    if (i) out += ", ";
+    if (axis + 1 == s.rank())
+      out += scalarText(t, offset + i);
+    else
+      formatAxis(t, axis + 1, offset + i * stride, summarize, out);
+  }
+  out += ']';
+}
+
+std::string quote(const std::string& s) {
+  // Python picks single quotes unless the text has one and no double quote.
+  char q = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
+  std::string out(1, q);
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == q) out += std::string("\\") + q;
+    else out += c;
+  }
+  return out + q;
+}
+
+std::string joinItems(const std::vector<Value>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ", ";
+    out += toRepr(items[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string formatFloat(double v, DType dtype) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  return dtype == DType::F32 ? shortest(float(v)) : shortest(v);
+}
+
+std::string formatTensor(const Tensor& t) {
+  if (t.isAbstract()) return "<" + std::string(rt::dtypeName(t.dtype())) + t.shape().str() + ">";
+  if (t.rank() == 0) return scalarText(t, 0);
+  std::string out;
+  formatAxis(t, 0, 0, t.numel() > kSummaryThreshold, out);
+  return out;
+}
+
+std::string toStr(const Value& v) {
+  if (v.is(Kind::Str)) return v.as<StrObj>()->text;
+  // Printing a variable prints its current value (reading it in an expression reads its value).
+  if (v.is(Kind::Variable)) return formatTensor(v.as<VariableObj>()->value);
+  return toRepr(v);
+}
+
+std::string toRepr(const Value& v) {
+  switch (v.kind()) {
+    case Kind::None: return "none";
+    case Kind::Tensor: return formatTensor(v.tensor());
+    case Kind::Str: return quote(v.as<StrObj>()->text);
+    case Kind::List: return "[" + joinItems(v.as<ListObj>()->items) + "]";
+    case Kind::Tuple: {
+      const auto& items = v.as<TupleObj>()->items;
+      return "(" + joinItems(items) + (items.size() == 1 ? ",)" : ")");
+    }
+    case Kind::Dict: {
+      std::string out = "{";
+      bool first = true;
+      for (const auto& [k, val] : v.as<DictObj>()->entries) {
+        if (!first) out += ", ";
+        first = false;
+        out += toRepr(k) + ": " + toRepr(val);
+      }
+      return out + "}";
+    }
+    case Kind::Function: return "<fn " + v.as<FunctionObj>()->name + ">";
+    case Kind::Builtin: return "<builtin " + v.as<BuiltinObj>()->name + ">";
+    case Kind::ModuleType: return "<module type " + v.as<ModuleTypeObj>()->name + ">";
+    case Kind::Module: {
+      auto* m = v.as<ModuleObj>();
+      return "<" + m->typeName + " '" + m->name + "'>";
+    }
+    case Kind::Variable: {
+      auto* var = v.as<VariableObj>();
+      std::string out = "<Variable '" + var->name + "' path=" + var->path() + " shape=" +
+                        var->value.shape().str() + " dtype=" + rt::dtypeName(var->value.dtype());
+      if (!var->trainable) out += " trainable=false";
+      // Small values are shown in full, as tf.Variable does; large ones would drown the listing.
+      if (!var->value.isAbstract() && var->value.numel() <= 10) out += " value=" + formatTensor(var->value);
+      return out + ">";
+    }
+    case Kind::Namespace: return "<namespace " + v.as<NamespaceObj>()->name + ">";
+    case Kind::DType: return rt::dtypeName(v.dtypeValue());
+    case Kind::Opaque: return v.as<OpaqueObj>()->repr();
+  }
+  return "?";
+}
+
+std::string typeNameOf(const Value& v) {
+  switch (v.kind()) {
+    case Kind::Tensor: return std::string(rt::dtypeName(v.tensor().dtype())) + v.tensor().shape().str();
+    case Kind::Module: return v.as<ModuleObj>()->typeName;
+    case Kind::Opaque: return v.as<OpaqueObj>()->typeName();
+    case Kind::Function:
+    case Kind::Builtin: return "function";
+    default: return kindName(v.kind());
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,18 @@
+// How values print (SPEC §2): floats as Python's repr at their dtype's precision, tensors as
+// nested lists, containers as Python prints them.
+#pragma once
+#include <string>
+
+#include "value.h"
+
+namespace weft {
+
+std::string formatFloat(double v, DType dtype);  // shortest round-trip text, Python's layout
+std::string formatTensor(const Tensor& t);
+// `print` text: a string is its text.
+std::string toStr(const Value& v);
+// Inside containers and in the REPL: a string is quoted.
+std::string toRepr(const Value& v);
+std::string typeNameOf(const Value& v);  // "f32[2, 3]", "list", "Dense", ...
+
+}  // namespace weft

@@ -1,0 +1,90 @@
+#include "objects.h"
+
+#include "../../grammar/diagnostics.h"
+
+namespace weft {
+namespace {
+
+// Dict keys are strings or integer/bool scalars, compared by value.
+bool keyEquals(const Value& a, const Value& b) {
+  if (a.kind() != b.kind()) return false;
+  if (a.is(Kind::Str)) return a.as<StrObj>()->text == b.as<StrObj>()->text;
+  if (a.isTensor()) return a.tensor().asInt() == b.tensor().asInt() && a.tensor().dtype() == b.tensor().dtype();
+  if (a.isNone()) return true;
+  return a.sameObject(b);
+}
+
+void checkKey(const Value& key) {
+  if (key.is(Kind::Str) || key.isNone() || key.is(Kind::Module) || key.is(Kind::Variable)) return;
+  if (key.isTensor() && key.tensor().rank() == 0 && !rt::isFloat(key.tensor().dtype())) return;
+  throw WeftError("a dict key must be a string or an integer scalar, not " + std::string(kindName(key.kind())));
+}
+
+}  // namespace
+
+const char* kindName(Kind k) {
+  switch (k) {
+    case Kind::None: return "none";
+    case Kind::Tensor: return "tensor";
+    case Kind::Str: return "str";
+    case Kind::List: return "list";
+    case Kind::Tuple: return "tuple";
+    case Kind::Dict: return "dict";
+    case Kind::Function: return "function";
+    case Kind::Builtin: return "builtin function";
+    case Kind::ModuleType: return "module type";
+    case Kind::Module: return "module";
+    case Kind::Variable: return "Variable";
+    case Kind::Namespace: return "namespace";
+    case Kind::DType: return "dtype";
+    case Kind::Opaque: return "object";
+  }
+  return "value";
+}
+
+Value* DictObj::find(const Value& key) {
+  for (auto& [k, v] : entries)
+    if (keyEquals(k, key)) return &v;
+  return nullptr;
+}
+
+void DictObj::set(const Value& key, Value v) {
+  if (Value* slot = find(key)) {
+    *slot = std::move(v);
+    return;
+  }
+  checkKey(key);
+  entries.emplace_back(key, std::move(v));
+}
+
+std::string VariableObj::path() const {
+  if (!owner) return name;
+  std::string p = keyInOwner;
+  for (const ModuleObj* m = owner; m->parent; m = m->parent) p = m->keyInParent + "." + p;
+  return p;
+}
+
+int64_t RangeObj::size() const {
+  if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
+  return start > stop ? (start - stop - step - 1) / -step : 0;
+}
+
+std::string RangeObj::repr() const {
+  std::string s = "range(" + std::to_string(start) + ", " + std::to_string(stop);
+  if (step != 1) s += ", " + std::to_string(step);
+  return s + ")";
+}
+
+bool RangeObj::equals(const OpaqueObj& o) const {
+  auto* r = dynamic_cast<const RangeObj*>(&o);
+  return r && r->start == start && r->stop == stop && r->step == step;
+}
+
+Value makeStr(std::string s) { return Value(std::make_shared<StrObj>(std::move(s))); }
+Value makeList(std::vector<Value> items) { return Value(std::make_shared<ListObj>(std::move(items))); }
+Value makeTuple(std::vector<Value> items) { return Value(std::make_shared<TupleObj>(std::move(items))); }
+Value makeBuiltin(std::string name, NativeFn fn, Value self) {
+  return Value(std::make_shared<BuiltinObj>(std::move(name), std::move(fn), std::move(self)));
+}
+
+}  // namespace weft

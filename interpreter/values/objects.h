@@ -1,0 +1,145 @@
+// The heap objects behind Value: strings, containers, functions, modules, variables.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../../grammar/ast/stmt.h"
+#include "../../grammar/diagnostics.h"
+#include "value.h"
+
+namespace weft {
+
+class Env;
+class Interpreter;
+
+struct StrObj : Object {
+  explicit StrObj(std::string s) : Object(Kind::Str), text(std::move(s)) {}
+  std::string text;
+};
+
+struct ListObj : Object {
+  ListObj() : Object(Kind::List) {}
+  explicit ListObj(std::vector<Value> v) : Object(Kind::List), items(std::move(v)) {}
+  std::vector<Value> items;
+};
+
+struct TupleObj : Object {
+  explicit TupleObj(std::vector<Value> v) : Object(Kind::Tuple), items(std::move(v)) {}
+  std::vector<Value> items;
+};
+
+// Insertion-ordered; keys are strings or integer scalars, compared by value.
+struct DictObj : Object {
+  DictObj() : Object(Kind::Dict) {}
+  std::vector<std::pair<Value, Value>> entries;
+  Value* find(const Value& key);
+  void set(const Value& key, Value v);
+};
+
+// Arguments of a call, already evaluated.
+struct Args {
+  std::vector<Value> pos;
+  std::vector<std::pair<Symbol, Value>> kw;
+  Value self;  // the receiver of a bound builtin method
+  SourceRange site;
+};
+
+using NativeFn = std::function<Value(Interpreter&, Args&)>;
+
+struct BuiltinObj : Object {
+  BuiltinObj(std::string n, NativeFn f, Value self = {})
+      : Object(Kind::Builtin), name(std::move(n)), fn(std::move(f)), self(std::move(self)) {}
+  std::string name;
+  NativeFn fn;
+  Value self;
+};
+
+struct ModuleObj;
+
+// A closure: a `fn` declaration or a lambda with the scope it was created in.
+struct FunctionObj : Object {
+  FunctionObj() : Object(Kind::Function) {}
+  std::string name;  // "add", "DemoModule.addprint", "<lambda>"
+  const std::vector<ast::Param>* params = nullptr;
+  std::vector<Value> defaults;  // evaluated at definition, one per param (none where absent)
+  std::vector<bool> hasDefault;
+  const ast::Block* body = nullptr;        // a `fn`
+  const ast::Expr* lambdaBody = nullptr;   // a lambda
+  const ast::TypeExpr* returnType = nullptr;
+  std::shared_ptr<Env> closure;
+  bool graph = false;  // declared with @function
+  int calls = 0;       // variables may be created only on a graph function's first call
+  SourceRange range;
+};
+
+// `module Name(...) { ... }`: calling it constructs an instance.
+struct ModuleTypeObj : Object {
+  ModuleTypeObj() : Object(Kind::ModuleType) {}
+  std::string name;
+  const ast::ModuleDecl* decl = nullptr;
+  std::vector<Value> defaults;
+  std::vector<bool> hasDefault;
+  std::shared_ptr<Env> closure;
+};
+
+struct ModuleObj : Object {
+  ModuleObj() : Object(Kind::Module) {}
+  std::string typeName;  // "DemoModule"
+  std::string name;      // "demo_module"
+  std::shared_ptr<Env> attrs;
+  bool built = false;
+  bool trainable = true;
+  // Where this module hangs below the module that adopted it first (for object paths).
+  ModuleObj* parent = nullptr;
+  std::string keyInParent;  // "d1", "blocks.0", or a layer name inside a Sequential
+};
+
+struct VariableObj : Object {
+  VariableObj() : Object(Kind::Variable) {}
+  Tensor value;
+  std::string name;  // "demo_module/x"
+  bool trainable = true;
+  ModuleObj* owner = nullptr;  // the module whose attribute it became first
+  std::string keyInOwner;      // "x", "kernels.0"
+  bool named = false;          // an explicit name= was given
+  std::string path() const;    // object path from the outermost owner
+};
+
+// An imported file, or a builtin namespace such as `random`.
+struct NamespaceObj : Object {
+  NamespaceObj(std::string n, std::shared_ptr<Env> e) : Object(Kind::Namespace), name(std::move(n)), env(std::move(e)) {}
+  std::string name;
+  std::shared_ptr<Env> env;
+};
+
+// Native objects added by later subsystems (meshes, layouts, specs, optimizers) implement this.
+struct OpaqueObj : Object {
+  OpaqueObj() : Object(Kind::Opaque) {}
+  virtual std::string typeName() const = 0;
+  virtual std::string repr() const = 0;
+  virtual std::optional<Value> getAttr(Interpreter&, Symbol) { return std::nullopt; }
+  virtual bool equals(const OpaqueObj& o) const { return this == &o; }
+  // `with obj { ... }`: a context such as a layout map scope.
+  virtual bool isContext() const { return false; }
+  virtual void enter(Interpreter&) {}
+  virtual void exit(Interpreter&) {}
+};
+
+// `range(start, stop, step)`: iterated lazily so that long loops allocate nothing up front.
+struct RangeObj : OpaqueObj {
+  RangeObj(int64_t a, int64_t b, int64_t s) : start(a), stop(b), step(s) {}
+  int64_t start, stop, step;
+  int64_t size() const;
+  std::string typeName() const override { return "range"; }
+  std::string repr() const override;
+  bool equals(const OpaqueObj& o) const override;
+};
+
+Value makeStr(std::string s);
+Value makeList(std::vector<Value> items);
+Value makeTuple(std::vector<Value> items);
+Value makeBuiltin(std::string name, NativeFn fn, Value self = {});
+
+}  // namespace weft

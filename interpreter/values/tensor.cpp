@@ -1,0 +1,104 @@
+#include "tensor.h"
+
+#include <cstdlib>
+#include <new>
+
+#include "../../grammar/diagnostics.h"
+
+namespace weft {
+namespace {
+
+int64_t gLiveBytes = 0;
+
+std::string humanBytes(int64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, ++u;
+  char buf[64];
+  snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace
+
+MemoryLimits& memoryLimits() {
+  static MemoryLimits limits;
+  return limits;
+}
+
+int64_t liveTensorBytes() { return gLiveBytes; }
+
+Storage::Storage(int64_t bytes) : bytes_(bytes) {
+  const MemoryLimits& lim = memoryLimits();
+  if (bytes < 0 || bytes > lim.maxTensorBytes)
+    throw WeftError("tensor of " + humanBytes(bytes) + " is larger than the limit of " +
+                    humanBytes(lim.maxTensorBytes) + " for one tensor");
+  if (gLiveBytes + bytes > lim.maxLiveBytes)
+    throw WeftError("allocating " + humanBytes(bytes) + " would exceed the limit of " +
+                    humanBytes(lim.maxLiveBytes) + " for all live tensors (" + humanBytes(gLiveBytes) +
+                    " in use)");
+  size_t rounded = (size_t(bytes) + 63) / 64 * 64;
+  data_ = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!data_) throw WeftError("out of memory allocating a tensor of " + humanBytes(bytes));
+  gLiveBytes += bytes;
+}
+
+Storage::~Storage() {
+  gLiveBytes -= bytes_;
+  std::free(data_);
+}
+
+Tensor Tensor::empty(DType dtype, const Shape& shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  // Guard the product against overflow before allocating.
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw WeftError("negative dimension in shape " + shape.str());
+    if (d != 0 && n > (int64_t(1) << 62) / d)
+      throw WeftError("tensor of shape " + shape.str() + " is too large to allocate");
+    n *= d;
+  }
+  if (n > (int64_t(1) << 60) / int64_t(rt::dtypeSize(dtype)))
+    throw WeftError("tensor of shape " + shape.str() + " is too large to allocate");
+  t.storage_ = std::make_shared<Storage>(n * int64_t(rt::dtypeSize(dtype)));
+  return t;
+}
+
+Tensor Tensor::zeros(DType dtype, const Shape& shape) {
+  Tensor t = empty(dtype, shape);
+  std::memset(t.raw(), 0, size_t(t.bytes()));
+  return t;
+}
+
+Tensor Tensor::abstract(DType dtype, const Shape& shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  return t;
+}
+
+Tensor Tensor::reshaped(const Shape& shape) const {
+  Tensor t = *this;
+  t.shape_ = shape;
+  return t;
+}
+
+Tensor Tensor::clone() const {
+  if (isAbstract()) return *this;
+  Tensor t = empty(dtype_, shape_);
+  std::memcpy(t.raw(), raw(), size_t(bytes()));
+  return t;
+}
+
+double Tensor::asDouble(int64_t i) const {
+  return rt::dispatch(dtype_, [&](auto tag) -> double { return double(data<decltype(tag)>()[i]); });
+}
+
+int64_t Tensor::asInt(int64_t i) const {
+  return rt::dispatch(dtype_, [&](auto tag) -> int64_t { return int64_t(data<decltype(tag)>()[i]); });
+}
+
+}  // namespace weft

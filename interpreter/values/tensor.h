@@ -1,0 +1,79 @@
+// The interpreter's tensor: a dtype, a shape and shared, immutable, row-major storage.
+// A tensor without storage is abstract: it has a shape and dtype only (memory plans, tracing).
+#pragma once
+#include <cstring>
+#include <memory>
+
+#include "../../stdlib/runtime/dtype.h"
+#include "../../stdlib/runtime/shape.h"
+
+namespace weft {
+
+using rt::DType;
+using rt::Shape;
+
+// Limits on tensor memory; exceeding one is a user error, not a crash (docs/robustness.md).
+struct MemoryLimits {
+  int64_t maxTensorBytes = int64_t(8) << 30;  // one tensor
+  int64_t maxLiveBytes = int64_t(16) << 30;   // all live tensors together
+};
+MemoryLimits& memoryLimits();
+int64_t liveTensorBytes();
+
+// A 64-byte aligned buffer that counts itself in the live-bytes total.
+class Storage {
+ public:
+  explicit Storage(int64_t bytes);  // throws WeftError past the limits
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  void* data() const { return data_; }
+  int64_t bytes() const { return bytes_; }
+
+ private:
+  void* data_;
+  int64_t bytes_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Allocates uninitialised storage for dtype and shape (throws WeftError when too large).
+  static Tensor empty(DType dtype, const Shape& shape);
+  static Tensor zeros(DType dtype, const Shape& shape);
+  // A shape-only tensor that holds no data.
+  static Tensor abstract(DType dtype, const Shape& shape);
+  template <class T>
+  static Tensor scalar(T v) {
+    Tensor t = empty(rt::DTypeOf<T>::value, Shape{});
+    *t.data<T>() = v;
+    return t;
+  }
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return shape_.rank(); }
+  int64_t numel() const { return shape_.numel(); }
+  int64_t bytes() const { return numel() * int64_t(rt::dtypeSize(dtype_)); }
+  bool isAbstract() const { return storage_ == nullptr; }
+
+  template <class T>
+  T* data() const { return static_cast<T*>(storage_->data()); }
+  void* raw() const { return storage_->data(); }
+
+  // The same data under another shape of equal size (no copy).
+  Tensor reshaped(const Shape& shape) const;
+  // A deep copy, so that the result can be written.
+  Tensor clone() const;
+  // Element i converted to double / int64 (any dtype); for scalars, printing and indices.
+  double asDouble(int64_t i = 0) const;
+  int64_t asInt(int64_t i = 0) const;
+  bool sharesStorage(const Tensor& o) const { return storage_ == o.storage_; }
+
+ private:
+  DType dtype_ = DType::F32;
+  Shape shape_;
+  std::shared_ptr<Storage> storage_;
+};
+
+}  // namespace weft

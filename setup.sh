@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs Weft's build dependencies from Debian's packages (when missing) and builds it in build/.
+# Usage: ./setup.sh [extra cmake arguments]
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(g++ cmake ninja-build antlr4 libantlr4-runtime-dev libeigen3-dev libyaml-cpp-dev doctest-dev
+          libedit-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+mkdir -p build
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" > build/configure.log 2>&1 ||
+  { cat build/configure.log; exit 1; }
+cmake --build build

@@ -1,0 +1,121 @@
+// Binary elementwise functors and broadcasting kernels. A functor's `f(a, b)` returns the result
+// type (bool for comparisons, a float for true division of integers). The kernels split the
+// broadcast into contiguous rows and specialise the row loop on the stride pattern (both
+// contiguous, one side a scalar) so that the compiler vectorises it.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "scalar_math.h"
+#include "strided.h"
+
+namespace weft::rt {
+
+template <class T>
+using TrueDivType = std::conditional_t<std::is_floating_point_v<T>, T,
+                                       std::conditional_t<(sizeof(T) >= 8), double, float>>;
+
+struct Add { template <class T> static T f(T a, T b) { return wrapAdd(a, b); } };
+struct Sub { template <class T> static T f(T a, T b) { return wrapSub(a, b); } };
+struct Mul { template <class T> static T f(T a, T b) { return wrapMul(a, b); } };
+// True division: integers divide as floats (i32 -> f32, i64 -> f64), x / 0 is inf or nan.
+struct Div {
+  template <class T>
+  static TrueDivType<T> f(T a, T b) { return TrueDivType<T>(a) / TrueDivType<T>(b); }
+};
+struct FloorDiv { template <class T> static T f(T a, T b) { return floorDiv(a, b); } };
+struct Mod { template <class T> static T f(T a, T b) { return floorMod(a, b); } };
+struct Pow {
+  template <class T>
+  static T f(T a, T b) {
+    if constexpr (std::is_integral_v<T>) return intPow(a, b);
+    else return std::pow(a, b);
+  }
+};
+// NaN-propagating, as NumPy's maximum/minimum.
+struct Maximum { template <class T> static T f(T a, T b) { return (a > b || a != a) ? a : b; } };
+struct Minimum { template <class T> static T f(T a, T b) { return (a < b || a != a) ? a : b; } };
+struct Eq { template <class T> static bool f(T a, T b) { return a == b; } };
+struct Ne { template <class T> static bool f(T a, T b) { return a != b; } };
+struct Lt { template <class T> static bool f(T a, T b) { return a < b; } };
+struct Le { template <class T> static bool f(T a, T b) { return a <= b; } };
+struct Gt { template <class T> static bool f(T a, T b) { return a > b; } };
+struct Ge { template <class T> static bool f(T a, T b) { return a >= b; } };
+struct And { template <class T> static bool f(T a, T b) { return a && b; } };
+struct Or { template <class T> static bool f(T a, T b) { return a || b; } };
+
+template <class F, class T>
+using BinaryResult = decltype(F::f(T{}, T{}));
+
+// One row: n outputs from a and b advancing by sa and sb (each 0 or 1 in the fast cases).
+template <class F, class T, class R>
+inline void binaryRow(const T* a, int64_t sa, const T* b, int64_t sb, R* out, int64_t n) {
+  if (sa == 1 && sb == 1) {
+    for (int64_t i = 0; i < n; ++i) out[i] = F::f(a[i], b[i]);
+  } else if (sa == 1 && sb == 0) {
+    const T bv = *b;
+    for (int64_t i = 0; i < n; ++i) out[i] = F::f(a[i], bv);
+  } else if (sa == 0 && sb == 1) {
+    const T av = *a;
+    for (int64_t i = 0; i < n; ++i) out[i] = F::f(av, b[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = F::f(a[i * sa], b[i * sb]);
+  }
+}
+
+// out (contiguous, shape `outShape`) = F(a broadcast, b broadcast). Shapes must broadcast.
+template <class F, class T, class R>
+void binaryKernel(const T* a, const Shape& as, const T* b, const Shape& bs, R* out,
+                  const Shape& outShape) {
+  int64_t n = outShape.numel();
+  if (as == bs) return binaryRow<F>(a, 1, b, 1, out, n);
+  if (bs.numel() == 1) return binaryRow<F>(a, 1, b, 0, out, n);
+  if (as.numel() == 1) return binaryRow<F>(a, 0, b, 1, out, n);
+  int64_t sa[kMaxRank], sb[kMaxRank];
+  broadcastStrides(as, outShape, sa);
+  broadcastStrides(bs, outShape, sb);
+  const int64_t* strides[2] = {sa, sb};
+  auto L = makeLoop<2>(outShape, strides);
+  int64_t inner = L.inner(), ia = L.innerStride(0), ib = L.innerStride(1);
+  forEachRow(L, [&](const int64_t* off, int64_t o) {
+    binaryRow<F>(a + off[0], ia, b + off[1], ib, out + o, inner);
+  });
+}
+
+// where(cond, a, b) and clip(x, lo, hi) as ternary functors.
+struct Where { template <class T> static T f(bool c, T a, T b) { return c ? a : b; } };
+// NumPy's minimum(maximum(x, lo), hi) (hi wins when lo > hi); NaN in x stays NaN.
+struct Clip {
+  template <class T>
+  static T f(T x, T lo, T hi) {
+    T v = x < lo ? lo : x;
+    return v > hi ? hi : v;
+  }
+};
+
+// out = F(a, b, c) with all three broadcast to outShape.
+template <class F, class A, class B, class C, class R>
+void ternaryKernel(const A* a, const Shape& as, const B* b, const Shape& bs, const C* c,
+                   const Shape& cs, R* out, const Shape& outShape) {
+  int64_t s[3][kMaxRank];
+  broadcastStrides(as, outShape, s[0]);
+  broadcastStrides(bs, outShape, s[1]);
+  broadcastStrides(cs, outShape, s[2]);
+  const int64_t* strides[3] = {s[0], s[1], s[2]};
+  auto L = makeLoop<3>(outShape, strides);
+  int64_t inner = L.inner(), i0 = L.innerStride(0), i1 = L.innerStride(1), i2 = L.innerStride(2);
+  forEachRow(L, [&](const int64_t* off, int64_t o) {
+    const A* pa = a + off[0];
+    const B* pb = b + off[1];
+    const C* pc = c + off[2];
+    R* po = out + o;
+    if (i0 == 1 && i1 == 1 && i2 == 1) {
+      for (int64_t i = 0; i < inner; ++i) po[i] = F::f(pa[i], pb[i], pc[i]);
+    } else {
+      for (int64_t i = 0; i < inner; ++i) po[i] = F::f(pa[i * i0], pb[i * i1], pc[i * i2]);
+    }
+  });
+}
+
+}  // namespace weft::rt

@@ -1,0 +1,172 @@
+// Reductions. The input's dimensions are collapsed into alternating kept/reduced blocks; each
+// reduced block is one [outer, reduce, inner] pass: inner == 1 reduces contiguous rows with
+// Eigen's vectorised redux, otherwise whole rows are combined elementwise (vectorised too).
+// Several reduced blocks run as successive passes (all reducers are associative).
+#pragma once
+#include <Eigen/Core>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include "scalar_math.h"
+#include "shape.h"
+
+namespace weft::rt {
+
+template <class T>
+using ArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+struct SumR {
+  template <class T> static T init() { return T(0); }
+  template <class T> static T combine(T a, T b) { return wrapAdd(a, b); }
+  template <class T> static T row(const T* x, int64_t n) {
+    if constexpr (std::is_floating_point_v<T>) return ArrayMap<T>(x, n).sum();
+    T s = 0;
+    for (int64_t i = 0; i < n; ++i) s = wrapAdd(s, x[i]);
+    return s;
+  }
+};
+struct ProdR {
+  template <class T> static T init() { return T(1); }
+  template <class T> static T combine(T a, T b) { return wrapMul(a, b); }
+  template <class T> static T row(const T* x, int64_t n) {
+    if constexpr (std::is_floating_point_v<T>) return ArrayMap<T>(x, n).prod();
+    T s = 1;
+    for (int64_t i = 0; i < n; ++i) s = wrapMul(s, x[i]);
+    return s;
+  }
+};
+// Max/Min propagate NaN as NumPy does; callers rule out empty reductions.
+struct MaxR {
+  template <class T> static T init() { return std::numeric_limits<T>::lowest(); }
+  template <class T> static T combine(T a, T b) { return (a > b || a != a) ? a : b; }
+  template <class T> static T row(const T* x, int64_t n) {
+    if constexpr (std::is_floating_point_v<T>) return ArrayMap<T>(x, n).template maxCoeff<Eigen::PropagateNaN>();
+    T s = x[0];
+    for (int64_t i = 1; i < n; ++i) s = combine(s, x[i]);
+    return s;
+  }
+};
+struct MinR {
+  template <class T> static T init() {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::max();
+  }
+  template <class T> static T combine(T a, T b) { return (a < b || a != a) ? a : b; }
+  template <class T> static T row(const T* x, int64_t n) {
+    if constexpr (std::is_floating_point_v<T>) return ArrayMap<T>(x, n).template minCoeff<Eigen::PropagateNaN>();
+    T s = x[0];
+    for (int64_t i = 1; i < n; ++i) s = combine(s, x[i]);
+    return s;
+  }
+};
+struct AnyR {
+  template <class T> static T init() { return false; }
+  template <class T> static T combine(T a, T b) { return a || b; }
+  template <class T> static T row(const T* x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      if (x[i]) return true;
+    return false;
+  }
+};
+struct AllR {
+  template <class T> static T init() { return true; }
+  template <class T> static T combine(T a, T b) { return a && b; }
+  template <class T> static T row(const T* x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      if (!x[i]) return false;
+    return true;
+  }
+};
+
+// out[o, i] = reduce over r of in[o, r, i].
+template <class Red, class T>
+void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I) {
+  if (I == 1) {
+    if (R == 0) {
+      for (int64_t o = 0; o < O; ++o) out[o] = Red::template init<T>();
+      return;
+    }
+    for (int64_t o = 0; o < O; ++o) out[o] = Red::row(in + o * R, R);
+    return;
+  }
+  for (int64_t o = 0; o < O; ++o) {
+    T* dst = out + o * I;
+    const T* src = in + o * R * I;
+    if (R == 0) {
+      for (int64_t i = 0; i < I; ++i) dst[i] = Red::template init<T>();
+      continue;
+    }
+    std::memcpy(dst, src, size_t(I) * sizeof(T));
+    for (int64_t r = 1; r < R; ++r) {
+      const T* row = src + r * I;
+      for (int64_t i = 0; i < I; ++i) dst[i] = Red::combine(dst[i], row[i]);
+    }
+  }
+}
+
+// Reduces `in` (shape `shape`) over the dimensions with reduced[d] set into contiguous `out`
+// (the kept dimensions in order). Reductions with no elements give the reducer's identity.
+template <class Red, class T>
+void reduceKernel(const T* in, const Shape& shape, const bool* reduced, T* out) {
+  // Collapse into alternating blocks, skipping size-1 dimensions.
+  int nb = 0;
+  int64_t dims[kMaxRank];
+  bool red[kMaxRank];
+  for (int d = 0; d < shape.rank(); ++d) {
+    if (shape[d] == 1) continue;
+    if (nb > 0 && red[nb - 1] == reduced[d]) {
+      dims[nb - 1] *= shape[d];
+    } else {
+      dims[nb] = shape[d];
+      red[nb++] = reduced[d];
+    }
+  }
+  int64_t total = shape.numel();
+  if (nb == 0 || (nb == 1 && !red[0]) || total == 0) {
+    // Nothing to combine (every reduction has one element), or no elements at all.
+    int64_t outN = 1;
+    for (int d = 0; d < shape.rank(); ++d)
+      if (!reduced[d]) outN *= shape[d];
+    if (total == 0) {
+      for (int64_t i = 0; i < outN; ++i) out[i] = Red::template init<T>();
+    } else {
+      std::memcpy(out, in, size_t(outN) * sizeof(T));
+    }
+    return;
+  }
+  // Reduce the innermost reduced block first; intermediate results go to scratch buffers.
+  std::unique_ptr<T[]> scratch[2];
+  const T* src = in;
+  int pass = 0;
+  while (true) {
+    int b = nb - 1;
+    while (!red[b]) --b;
+    int64_t O = 1, I = 1;
+    for (int i = 0; i < b; ++i) O *= dims[i];
+    for (int i = b + 1; i < nb; ++i) I *= dims[i];
+    bool last = true;
+    for (int i = 0; i < b; ++i)
+      if (red[i]) last = false;
+    T* dst = out;
+    if (!last) {
+      scratch[pass % 2].reset(new T[size_t(O * I)]);
+      dst = scratch[pass % 2].get();
+    }
+    reduceORI<Red>(src, dst, O, dims[b], I);
+    if (last) return;
+    // Drop block b and merge its neighbours if both are kept.
+    for (int i = b; i + 1 < nb; ++i) dims[i] = dims[i + 1], red[i] = red[i + 1];
+    --nb;
+    if (b > 0 && b < nb && !red[b - 1] && !red[b]) {
+      dims[b - 1] *= dims[b];
+      for (int i = b; i + 1 < nb; ++i) dims[i] = dims[i + 1], red[i] = red[i + 1];
+      --nb;
+    }
+    src = dst;
+    ++pass;
+  }
+}
+
+}  // namespace weft::rt

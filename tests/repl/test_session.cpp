@@ -1,0 +1,91 @@
+// The session in process: completion (what Tab offers), :vars, and how values are shown.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "interpreter/repl/describe.h"
+#include "interpreter/repl/session.h"
+
+using weft::repl::Session;
+
+namespace {
+
+struct Fixture {
+  std::ostringstream out, err;
+  Session s{out, err};
+
+  std::vector<std::string> complete(const std::string& line) { return s.complete(line, line.size()).candidates; }
+  bool offers(const std::string& line, const std::string& cand) {
+    auto c = complete(line);
+    return std::find(c.begin(), c.end(), cand) != c.end();
+  }
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(Fixture, "completion: names in scope, builtins and the prelude") {
+  s.handle("learning_rate = 0.1\nlearner = 2");
+  CHECK(complete("lea") == std::vector<std::string>{"learner", "learning_rate"});
+  CHECK(offers("y = 2 * learning_r", "learning_rate"));
+  CHECK(offers("on", "ones"));
+  CHECK(offers("softm", "softmax"));  // written in Weft, in the prelude
+  CHECK(complete("").empty());        // Tab on nothing offers nothing rather than everything
+  CHECK(complete("1.5").empty());
+}
+
+TEST_CASE_FIXTURE(Fixture, "completion: attributes after a dotted prefix") {
+  s.handle("module Inner() {\n  kernel = Variable(ones([2, 3]))\n}\nmodule Outer() {\n  inner = Inner()\n  "
+           "fn forward(x) { return x }\n}\nm = Outer()\nt = ones([2])\nxs = [1]\nd = {'a': 1}");
+  REQUIRE(err.str() == "");
+  CHECK(offers("m.", "inner"));
+  CHECK(offers("m.", "forward"));
+  CHECK(offers("m.", "trainable_variables"));
+  CHECK(offers("m.inner.", "kernel"));
+  CHECK(complete("m.inner.kernel.sh") == std::vector<std::string>{"shape"});
+  CHECK(offers("m.inner.kernel.", "assign_add"));
+  CHECK(offers("t.", "ndim"));
+  CHECK(offers("xs.", "append"));
+  CHECK(offers("d.", "items"));
+  CHECK(complete("m.nothing.").empty());
+  CHECK(complete("m.forward.").empty());  // a function has no attributes to offer
+  // The replaced word starts after the dot.
+  auto c = s.complete("y = m.inn", 9);
+  CHECK(c.start == 6);
+}
+
+TEST_CASE_FIXTURE(Fixture, "completion never calls user code") {
+  s.handle("module Loud() {\n  fn call(x) { print('called'); return x }\n}\nl = Loud()");
+  complete("l.");
+  complete("l.call.");
+  complete("l.variables.");
+  CHECK(out.str().find("called") == std::string::npos);
+}
+
+TEST_CASE_FIXTURE(Fixture, "completion: commands and file names for :load") {
+  CHECK(complete(":ty") == std::vector<std::string>{":type"});
+  CHECK(offers(":", ":help"));
+  CHECK(s.complete(":load ex", 8).fileNames);
+  s.handle("learner = 1");
+  CHECK(offers(":type lea", "learner"));
+}
+
+TEST_CASE_FIXTURE(Fixture, ":vars lists the session's own names with a short description") {
+  s.handle(":vars");
+  CHECK(out.str() == "(no variables yet)\n");
+  out.str("");
+  s.handle("a = 1\nbig = zeros([100, 100])\nfn f(x) { return x }\nwords = ['x']");
+  s.handle(":vars");
+  CHECK(out.str() == "a      i32[] 1\nbig    f32[100, 100]\nf      function <fn f>\nwords  list ['x']\n");
+}
+
+TEST_CASE("describe: echo text and durations") {
+  using namespace weft::repl;
+  CHECK(echoText(weft::Value(weft::Tensor::scalar<float>(6.0f))) == "f32[] 6.0");
+  CHECK(echoText(weft::makeStr("hi")) == "'hi'");
+  CHECK(formatDuration(812e-9) == "812 ns");
+  CHECK(formatDuration(1.234e-6) == "1.23 µs");
+  CHECK(formatDuration(45.6e-3) == "45.6 ms");
+  CHECK(formatDuration(2.0) == "2.00 s");
+  CHECK(formatDuration(999.7e-9) == "1.00 µs");
+}

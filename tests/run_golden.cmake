@@ -1,0 +1,30 @@
+# Runs `WEFT run NAME.model` in DIR. Its stdout must equal DIR/NAME.out (when present) and its
+# stderr DIR/NAME.err (when present; else it must be empty). With a .err file the exit status
+# must be 1, else 0.
+execute_process(COMMAND ${WEFT} run ${NAME}.model
+                WORKING_DIRECTORY ${DIR}
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status
+                TIMEOUT 120)
+set(expected_out "")
+set(expected_err "")
+set(expected_status 0)
+if(EXISTS ${DIR}/${NAME}.out)
+  file(READ ${DIR}/${NAME}.out expected_out)
+endif()
+if(EXISTS ${DIR}/${NAME}.err)
+  file(READ ${DIR}/${NAME}.err expected_err)
+  set(expected_status 1)
+endif()
+set(problems "")
+if(NOT status STREQUAL "${expected_status}")
+  string(APPEND problems "exit status ${status}, expected ${expected_status}\n")
+endif()
+if(EXISTS ${DIR}/${NAME}.out AND NOT out STREQUAL expected_out)
+  string(APPEND problems "stdout differs from ${NAME}.out\n--- expected\n${expected_out}--- actual\n${out}")
+endif()
+if(NOT err STREQUAL expected_err)
+  string(APPEND problems "stderr differs\n--- expected\n${expected_err}--- actual\n${err}")
+endif()
+if(problems)
+  message(FATAL_ERROR "${NAME}: ${problems}")
+endif()
