@@ -9,8 +9,8 @@
 // needs full context; see parser.cpp for the two-stage SLL/LL strategy.
 grammar Weft;
 
-// Every parse-tree node reserves room for four children up front: growing the vector one
-// child at a time costs up to three allocations per node, a real share of the parse time.
+// Every parse-tree node reserves room for two children up front, saving the reallocations of
+// growing its child vector one by one (allocation is most of what a parse costs).
 options { contextSuperClass = WeftContext; }
 @parser::context {
 class WeftContext : public antlr4::ParserRuleContext {
@@ -80,12 +80,14 @@ exprList : expr (COMMA expr)* COMMA? ;
 
 // Alternatives from the tightest binding to the loosest, as in Python. `**` binds tighter than
 // a unary operator on its left (-2**2 is -4) and takes one on its right (2**-1).
+// A name or literal is a token directly under primaryExpr, not a rule of its own, and the
+// rules here carry no labels: both save work per token on large files (see ast_builder.cpp).
 expr
-  : atom trailer*                                          # primaryExpr
+  : (NAME | MESH | ON | MODULE | LAYOUT_MAP | INT | FLOAT | STRING | TRUE | FALSE | NONE | group) trailer*  # primaryExpr
   | <assoc=right> expr POW expr                            # powerExpr
-  | op=(MINUS | PLUS) expr                                 # unaryExpr
-  | expr op=(STAR | SLASH | DSLASH | PERCENT | AT) expr    # mulExpr
-  | expr op=(PLUS | MINUS) expr                            # addExpr
+  | (MINUS | PLUS) expr                                    # unaryExpr
+  | expr (STAR | SLASH | DSLASH | PERCENT | AT) expr       # mulExpr
+  | expr (PLUS | MINUS) expr                               # addExpr
   | expr compOp expr                                       # compareExpr
   | NOT expr                                               # notExpr
   | expr AND expr                                          # andExpr
@@ -97,24 +99,18 @@ expr
 compOp : EQ | NE | LT | LE | GT | GE | IN | NOT IN ;
 
 // Calls, indexing and attributes are a loop, not left recursion: `a.b.c(d)[e]` is flat.
-// (Names are inlined as token sets in these hot rules: a parse-tree node less per name.)
-postfix : atom trailer* ;
-trailer : LPAREN argList? RPAREN | LBRACK subscriptList RBRACK | DOT attr=(NAME | MESH | ON | MODULE | LAYOUT_MAP) ;
+postfix : (NAME | MESH | ON | MODULE | LAYOUT_MAP | INT | FLOAT | STRING | TRUE | FALSE | NONE | group) trailer* ;
+trailer : LPAREN argList? RPAREN | LBRACK subscriptList RBRACK | DOT (NAME | MESH | ON | MODULE | LAYOUT_MAP) ;
 
 argList : argument (COMMA argument)* COMMA? ;
-argument : key=(NAME | MESH | ON | MODULE | LAYOUT_MAP) ASSIGN expr | expr ;
+argument : (NAME | MESH | ON | MODULE | LAYOUT_MAP) ASSIGN expr | expr ;
 
 subscriptList : subscript (COMMA subscript)* COMMA? ;
-subscript
-  : ELLIPSIS
-  | lower=expr (COLON upper=expr? (COLON step=expr?)?)?
-  | COLON upper=expr? (COLON step=expr?)?
-  ;
+subscript : ELLIPSIS | expr (COLON expr? (COLON expr?)?)? | COLON expr? (COLON expr?)? ;
 
 // `( )` is the empty tuple, `(e)` a parenthesised expression, `(e,)` and `(a, b)` tuples.
-atom
-  : INT | FLOAT | STRING | TRUE | FALSE | NONE | NAME | MESH | ON | MODULE | LAYOUT_MAP
-  | LPAREN (expr (COMMA expr)* COMMA?)? RPAREN
+group
+  : LPAREN (expr (COMMA expr)* COMMA?)? RPAREN
   | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK
   | LBRACE (dictEntry (entrySep dictEntry)* entrySep?)? RBRACE
   ;

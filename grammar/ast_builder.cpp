@@ -2,18 +2,45 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
+#include <typeinfo>
 #include <unordered_set>
 
+#include "tree/ErrorNodeImpl.h"
 #include "lexing.h"
+#include "tree/TerminalNodeImpl.h"
 
 namespace weft::syntax {
 
 using antlr4::Token;
+using antlr4::tree::ParseTree;
 using P = gen::WeftParser;
 using namespace weft::ast;
 
 namespace {
+
+// Exact-type test for a rule context. typeid compares type_info addresses first; dynamic_cast
+// walks the class hierarchy comparing mangled names at every level.
+template <class T>
+T* as(ParseTree* t) {
+  return t && typeid(*t) == typeid(T) ? static_cast<T*>(t) : nullptr;
+}
+
+// The child as a rule context, or null for a token (terminal and error nodes derive from
+// ParseTree through a virtual base, so tokens are never cast: they are read from the list).
+antlr4::ParserRuleContext* ruleAt(ParseTree* t) {
+  if (!t || typeid(*t) == typeid(antlr4::tree::TerminalNodeImpl) || typeid(*t) == typeid(antlr4::tree::ErrorNodeImpl))
+    return nullptr;
+  return static_cast<antlr4::ParserRuleContext*>(t);
+}
+
+P::ExprContext* exprAt(ParseTree* t) {
+  antlr4::ParserRuleContext* r = ruleAt(t);
+  return r && r->getRuleIndex() == P::RuleExpr ? static_cast<P::ExprContext*>(r) : nullptr;
+}
+
+ParseTree* childAt(antlr4::ParserRuleContext* ctx, size_t i) {
+  return i < ctx->children.size() ? ctx->children[i] : nullptr;
+}
 
 const char* describe(const Expr& e) {
   switch (e.kind) {
@@ -61,10 +88,11 @@ CompareOp compareOp(size_t token) {
 enum class Chain { None, Arith, Compare, And, Or };
 
 Chain chainKind(P::ExprContext* ctx) {
-  if (dynamic_cast<P::AddExprContext*>(ctx) || dynamic_cast<P::MulExprContext*>(ctx)) return Chain::Arith;
-  if (dynamic_cast<P::CompareExprContext*>(ctx)) return Chain::Compare;
-  if (dynamic_cast<P::AndExprContext*>(ctx)) return Chain::And;
-  if (dynamic_cast<P::OrExprContext*>(ctx)) return Chain::Or;
+  const std::type_info& t = typeid(*ctx);
+  if (t == typeid(P::AddExprContext) || t == typeid(P::MulExprContext)) return Chain::Arith;
+  if (t == typeid(P::CompareExprContext)) return Chain::Compare;
+  if (t == typeid(P::AndExprContext)) return Chain::And;
+  if (t == typeid(P::OrExprContext)) return Chain::Or;
   return Chain::None;
 }
 
@@ -80,6 +108,11 @@ SourceRange AstBuilder::range(const Token* first, const Token* last) const {
 }
 
 SourceRange AstBuilder::range(const Token* t) const { return range(t, t); }
+
+const Token* AstBuilder::tokenAfter(const Token* t) const {
+  size_t i = t->getTokenIndex() + 1;
+  return i < tokens_.size() ? &tokens_[i] : t;
+}
 
 SourceRange AstBuilder::range(antlr4::ParserRuleContext* ctx) const {
   return ctx ? range(ctx->start, ctx->stop) : SourceRange{};
@@ -104,7 +137,7 @@ void AstBuilder::checkTarget(const Expr& e, const char* what) {
   }
 }
 
-std::string AstBuilder::decodeString(Token* t) {
+std::string AstBuilder::decodeString(const Token* t) {
   std::vector<LiteralError> problems;
   std::string value = decodeStringLiteral(t->getText(), tokenBegin(t), problems);
   for (auto& p : problems) errors_.add(p.at, {p.at.line, p.at.col + 1}, std::move(p.message));
@@ -120,23 +153,24 @@ void AstBuilder::transformProgram(P::ProgramContext& ctx, const std::vector<size
     if (!s->start || !s->stop) continue;
     size_t first = s->start->getTokenIndex(), last = s->stop->getTokenIndex();
     auto err = std::lower_bound(errorTokens.begin(), errorTokens.end(), first);
-    if (err != errorTokens.end() && *err <= last + 1) continue;  // the error may be at the next token
+    if (err != errorTokens.end() && *err <= last) continue;
     if (StmtPtr stmt = transformStatement(*s)) out.body.push_back(std::move(stmt));
   }
 }
 
+void AstBuilder::transformTopLevel(P::StatementContext& ctx, Program& out) {
+  if (StmtPtr stmt = transformStatement(ctx)) out.body.push_back(std::move(stmt));
+}
+
 StmtPtr AstBuilder::transformStatement(P::StatementContext& ctx) {
-  if (ctx.children.empty()) return nullptr;
-  if (auto* term = dynamic_cast<antlr4::tree::TerminalNode*>(ctx.children[0])) {
-    Token* t = term->getSymbol();
-    switch (t->getType()) {
-      case P::PASS: return node<Pass>(range(t));
-      case P::BREAK: return node<Break>(range(t));
-      case P::CONTINUE: return node<Continue>(range(t));
-      default: return nullptr;
-    }
+  if (!ctx.start) return nullptr;
+  switch (ctx.start->getType()) {
+    case P::PASS: return node<Pass>(range(ctx.start));
+    case P::BREAK: return node<Break>(range(ctx.start));
+    case P::CONTINUE: return node<Continue>(range(ctx.start));
+    default: break;
   }
-  auto* rc = dynamic_cast<antlr4::ParserRuleContext*>(ctx.children[0]);
+  antlr4::ParserRuleContext* rc = ruleAt(childAt(&ctx, 0));
   if (!rc) return nullptr;
   switch (rc->getRuleIndex()) {
     case P::RuleExprStmt: return transformExprStmt(static_cast<P::ExprStmtContext&>(*rc));
@@ -159,14 +193,20 @@ StmtPtr AstBuilder::transformStatement(P::StatementContext& ctx) {
 Block AstBuilder::transformBlock(P::BlockContext* ctx) {
   Block body;
   if (!ctx) return body;
-  for (P::StatementContext* s : ctx->statement())
-    if (StmtPtr stmt = transformStatement(*s)) body.push_back(std::move(stmt));
+  for (ParseTree* child : ctx->children)
+    if (auto* s = as<P::StatementContext>(child))
+      if (StmtPtr stmt = transformStatement(*s)) body.push_back(std::move(stmt));
   return body;
 }
 
 StmtPtr AstBuilder::transformExprStmt(P::ExprStmtContext& ctx) {
-  std::vector<P::ExprListContext*> lists = ctx.exprList();
-  if (P::AugOpContext* aug = ctx.augOp()) {
+  std::vector<P::ExprListContext*> lists;  // targets and value, in order
+  P::AugOpContext* aug = nullptr;
+  for (ParseTree* child : ctx.children) {
+    if (auto* list = as<P::ExprListContext>(child)) lists.push_back(list);
+    else if (auto* op = as<P::AugOpContext>(child)) aug = op;
+  }
+  if (aug) {
     auto n = node<AugAssign>(range(&ctx));
     n->target = transformExprList(lists.empty() ? nullptr : lists[0]);
     n->op = binaryOp(aug->start->getType());
@@ -411,23 +451,24 @@ std::optional<int64_t> AstBuilder::transformTypeDim(P::TypeDimContext& ctx) {
 
 ExprPtr AstBuilder::transformExprList(P::ExprListContext* ctx) {
   if (!ctx) return missing(nullptr);
-  std::vector<P::ExprContext*> items = ctx->expr();
-  if (items.size() == 1 && ctx->COMMA().empty()) return transformExpr(items[0]);
+  if (ctx->children.size() == 1) return transformExpr(exprAt(ctx->children[0]));  // no comma
   auto t = node<TupleExpr>(range(ctx));
-  for (P::ExprContext* e : items) t->items.push_back(transformExpr(e));
+  for (ParseTree* child : ctx->children)
+    if (P::ExprContext* e = exprAt(child)) t->items.push_back(transformExpr(e));
   return t;
 }
 
 ExprPtr AstBuilder::transformExpr(P::ExprContext* ctx) {
   if (!ctx) return missing(nullptr);
-  if (auto* p = dynamic_cast<P::PrimaryExprContext*>(ctx)) return transformPostfix(p);
+  const std::type_info& type = typeid(*ctx);
+  if (type == typeid(P::PrimaryExprContext)) return transformPostfix(ctx);
   if (chainKind(ctx) != Chain::None) return transformChain(ctx);
-  if (auto* p = dynamic_cast<P::PowerExprContext*>(ctx)) return transformPower(*p);
-  if (auto* u = dynamic_cast<P::UnaryExprContext*>(ctx))
-    return transformUnary(*u, u->op->getType() == P::MINUS ? UnaryOp::Neg : UnaryOp::Pos, u->expr());
-  if (auto* n = dynamic_cast<P::NotExprContext*>(ctx)) return transformUnary(*n, UnaryOp::Not, n->expr());
-  if (auto* c = dynamic_cast<P::CondExprContext*>(ctx)) return transformCond(*c);
-  if (auto* l = dynamic_cast<P::LambdaExprContext*>(ctx)) return transformLambda(*l);
+  if (type == typeid(P::PowerExprContext)) return transformPower(static_cast<P::PowerExprContext&>(*ctx));
+  if (type == typeid(P::UnaryExprContext))
+    return transformUnary(*ctx, ctx->start->getType() == P::MINUS ? UnaryOp::Neg : UnaryOp::Pos);
+  if (type == typeid(P::NotExprContext)) return transformUnary(*ctx, UnaryOp::Not);
+  if (type == typeid(P::CondExprContext)) return transformCond(static_cast<P::CondExprContext&>(*ctx));
+  if (type == typeid(P::LambdaExprContext)) return transformLambda(static_cast<P::LambdaExprContext&>(*ctx));
   return missing(ctx);
 }
 
@@ -436,40 +477,37 @@ ExprPtr AstBuilder::transformExpr(P::ExprContext* ctx) {
 // on the spine merge into one Compare node (`a < b < c`); a parenthesised one is not on it.
 ExprPtr AstBuilder::transformChain(P::ExprContext* ctx) {
   std::vector<std::pair<P::ExprContext*, Chain>> spine;
-  for (Chain k; (k = chainKind(ctx)) != Chain::None; ctx = ctx->getRuleContext<P::ExprContext>(0)) {
-    spine.emplace_back(ctx, k);
-    if (!ctx->getRuleContext<P::ExprContext>(0)) return missing(ctx);
-  }
+  for (Chain k; ctx && (k = chainKind(ctx)) != Chain::None; ctx = exprAt(childAt(ctx, 0))) spine.emplace_back(ctx, k);
   ExprPtr acc = transformExpr(ctx);
   bool openCompare = false;
   for (auto it = spine.rbegin(); it != spine.rend(); ++it) {
     auto [c, kind] = *it;
-    ExprPtr rhs = transformExpr(c->getRuleContext<P::ExprContext>(1));
+    ExprPtr rhs = transformExpr(exprAt(c->children.back()));
     SourceRange r = range(c);
     if (kind == Chain::Compare) {
-      CompareOp op = compareOp(static_cast<P::CompareExprContext*>(c)->compOp()->start->getType());
+      auto* op = as<P::CompOpContext>(childAt(c, 1));
       if (!openCompare) {
         auto cmp = node<Compare>(r);
         cmp->operands.push_back(std::move(acc));
         acc = std::move(cmp);
       }
       auto& cmp = static_cast<Compare&>(*acc);
-      cmp.range = r;
+      cmp.range = std::move(r);
       cmp.operands.push_back(std::move(rhs));
-      cmp.ops.push_back(op);
+      cmp.ops.push_back(compareOp(op ? op->start->getType() : P::EQ));
       openCompare = true;
       continue;
     }
     openCompare = false;
     if (kind == Chain::Arith) {
-      auto b = node<Binary>(r);
-      auto* add = dynamic_cast<P::AddExprContext*>(c);
-      b->op = binaryOp(add ? add->op->getType() : static_cast<P::MulExprContext*>(c)->op->getType());
+      auto b = node<Binary>(std::move(r));
+      antlr4::ParserRuleContext* left = ruleAt(childAt(c, 0));
+      b->op = binaryOp(left && left->stop ? tokenAfter(left->stop)->getType() : P::PLUS);  // the operator follows it
       b->lhs = std::move(acc);
       b->rhs = std::move(rhs);
       acc = std::move(b);
     } else {
-      auto l = node<Logical>(r);
+      auto l = node<Logical>(std::move(r));
       l->isAnd = kind == Chain::And;
       l->lhs = std::move(acc);
       l->rhs = std::move(rhs);
@@ -482,62 +520,62 @@ ExprPtr AstBuilder::transformChain(P::ExprContext* ctx) {
 ExprPtr AstBuilder::transformPower(P::PowerExprContext& ctx) {
   auto b = node<Binary>(range(&ctx));
   b->op = BinaryOp::Pow;
-  b->lhs = transformExpr(ctx.expr(0));
-  b->rhs = transformExpr(ctx.expr(1));
+  b->lhs = transformExpr(exprAt(childAt(&ctx, 0)));
+  b->rhs = transformExpr(exprAt(ctx.children.back()));
   return b;
 }
 
-ExprPtr AstBuilder::transformUnary(P::ExprContext& ctx, UnaryOp op, P::ExprContext* operand) {
+ExprPtr AstBuilder::transformUnary(P::ExprContext& ctx, UnaryOp op) {
   auto u = node<Unary>(range(&ctx));
   u->op = op;
-  u->operand = transformExpr(operand);
+  u->operand = transformExpr(exprAt(ctx.children.back()));
   return u;
 }
 
-ExprPtr AstBuilder::transformCond(P::CondExprContext& ctx) {
+ExprPtr AstBuilder::transformCond(P::CondExprContext& ctx) {  // then IF condition ELSE else
   auto c = node<Conditional>(range(&ctx));
-  c->thenValue = transformExpr(ctx.expr(0));
-  c->condition = transformExpr(ctx.expr(1));
-  c->elseValue = transformExpr(ctx.expr(2));
+  c->thenValue = transformExpr(exprAt(childAt(&ctx, 0)));
+  c->condition = transformExpr(exprAt(childAt(&ctx, 2)));
+  c->elseValue = transformExpr(exprAt(childAt(&ctx, 4)));
   return c;
 }
 
 ExprPtr AstBuilder::transformLambda(P::LambdaExprContext& ctx) {
   auto l = node<Lambda>(range(&ctx));
-  l->params = transformParamList(ctx.paramList());
-  l->body = transformExpr(ctx.expr());
+  l->params = transformParamList(as<P::ParamListContext>(childAt(&ctx, 2)));
+  l->body = transformExpr(exprAt(ctx.children.back()));
   return l;
 }
 
-// `atom trailer*`, from a postfix or a primaryExpr: a loop, however long the chain.
+// `(token | group) trailer*`, from a postfix or a primaryExpr: a loop, however long the chain.
 ExprPtr AstBuilder::transformPostfix(antlr4::ParserRuleContext* ctx) {
-  auto* atom = ctx && !ctx->children.empty() ? dynamic_cast<P::AtomContext*>(ctx->children[0]) : nullptr;
-  if (!atom) return missing(ctx);
-  ExprPtr acc = transformAtom(*atom);
+  if (!ctx || ctx->children.empty()) return missing(ctx);
+  auto* group = as<P::GroupContext>(ctx->children[0]);
+  ExprPtr acc = group ? transformGroup(*group) : transformLiteral(ctx->start);
   for (size_t i = 1; i < ctx->children.size(); ++i) {
-    auto* tr = dynamic_cast<P::TrailerContext*>(ctx->children[i]);
+    auto* tr = as<P::TrailerContext>(ctx->children[i]);
     if (!tr) continue;
     SourceRange r = range(ctx->start, tr->stop);
     switch (tr->start->getType()) {
       case P::LPAREN: {
-        auto call = node<Call>(r);
+        auto call = node<Call>(std::move(r));
         call->callee = std::move(acc);
-        call->args = transformArgList(tr->argList());
+        call->args = transformArgList(as<P::ArgListContext>(childAt(tr, 1)));
         acc = std::move(call);
         break;
       }
       case P::LBRACK: {
-        auto index = node<Index>(r);
+        auto index = node<Index>(std::move(r));
         index->object = std::move(acc);
-        index->items = transformSubscriptList(tr->subscriptList());
+        index->items = transformSubscriptList(as<P::SubscriptListContext>(childAt(tr, 1)));
         acc = std::move(index);
         break;
       }
-      default: {
-        auto attr = node<Attribute>(r);
+      default: {  // DOT name
+        auto attr = node<Attribute>(std::move(r));
         attr->object = std::move(acc);
-        attr->name = tr->attr ? intern(tr->attr->getText()) : 0;
-        attr->nameRange = range(tr->attr);
+        attr->name = intern(tr->stop->getText());
+        attr->nameRange = range(tr->stop);
         acc = std::move(attr);
       }
     }
@@ -549,14 +587,16 @@ std::vector<Argument> AstBuilder::transformArgList(P::ArgListContext* ctx) {
   std::vector<Argument> args;
   if (!ctx) return args;
   std::unordered_set<Symbol> keywords;
-  for (P::ArgumentContext* a : ctx->argument()) {
+  for (ParseTree* child : ctx->children) {
+    auto* a = as<P::ArgumentContext>(child);
+    if (!a) continue;
     Argument arg;
     arg.range = range(a);
-    arg.value = transformExpr(a->expr());
-    if (a->key) {
-      arg.keyword = intern(a->key->getText());
+    arg.value = transformExpr(exprAt(a->children.back()));
+    if (a->children.size() == 3) {  // name ASSIGN expr
+      arg.keyword = intern(a->start->getText());
       if (!keywords.insert(*arg.keyword).second)
-        error(range(a->key), "keyword argument '" + symbolName(*arg.keyword) + "' is given twice");
+        error(range(a->start), "keyword argument '" + symbolName(*arg.keyword) + "' is given twice");
     } else if (!keywords.empty()) {
       error(arg.range, "positional argument follows keyword argument");
     }
@@ -568,53 +608,55 @@ std::vector<Argument> AstBuilder::transformArgList(P::ArgListContext* ctx) {
 std::vector<ExprPtr> AstBuilder::transformSubscriptList(P::SubscriptListContext* ctx) {
   std::vector<ExprPtr> items;
   if (ctx)
-    for (P::SubscriptContext* s : ctx->subscript()) items.push_back(transformSubscript(*s));
+    for (ParseTree* child : ctx->children)
+      if (auto* s = as<P::SubscriptContext>(child)) items.push_back(transformSubscript(*s));
   return items;
 }
 
+// ELLIPSIS, an expression, or a slice `lower? : upper? (: step?)?`: the colons say which
+// part each expression is.
 ExprPtr AstBuilder::transformSubscript(P::SubscriptContext& ctx) {
-  if (ctx.ELLIPSIS()) return node<EllipsisExpr>(range(&ctx));
-  if (ctx.COLON().empty()) return transformExpr(ctx.lower);
+  if (ctx.start->getType() == P::ELLIPSIS) return node<EllipsisExpr>(range(&ctx));
+  if (ctx.children.size() == 1 && exprAt(ctx.children[0])) return transformExpr(exprAt(ctx.children[0]));
   auto s = node<Slice>(range(&ctx));
-  if (ctx.lower) s->lower = transformExpr(ctx.lower);
-  if (ctx.upper) s->upper = transformExpr(ctx.upper);
-  if (ctx.step) s->step = transformExpr(ctx.step);
+  ExprPtr* part[] = {&s->lower, &s->upper, &s->step};
+  size_t slot = 0;
+  for (ParseTree* child : ctx.children) {
+    if (P::ExprContext* e = exprAt(child)) *part[std::min<size_t>(slot, 2)] = transformExpr(e);
+    else ++slot;  // a colon
+  }
   return s;
 }
 
-ExprPtr AstBuilder::transformAtom(P::AtomContext& ctx) {
-  switch (ctx.start->getType()) {
-    case P::LPAREN: {
-      std::vector<P::ExprContext*> items = ctx.expr();
-      if (items.size() == 1 && ctx.COMMA().empty()) return transformExpr(items[0]);  // just parentheses
-      auto t = node<TupleExpr>(range(&ctx));
-      for (P::ExprContext* e : items) t->items.push_back(transformExpr(e));
-      return t;
-    }
-    case P::LBRACK: {
-      auto l = node<ListExpr>(range(&ctx));
-      for (P::ExprContext* e : ctx.expr()) l->items.push_back(transformExpr(e));
-      return l;
-    }
-    case P::LBRACE: {
-      auto d = node<DictExpr>(range(&ctx));
-      for (P::DictEntryContext* e : ctx.dictEntry())
-        d->entries.emplace_back(transformExpr(e->expr(0)), transformExpr(e->expr(1)));
-      return d;
-    }
-    case P::NAME: case P::MESH: case P::ON: case P::MODULE: case P::LAYOUT_MAP: {
-      auto n = node<Name>(range(ctx.start));
-      n->name = intern(ctx.start->getText());
-      return n;
-    }
-    default:
-      return transformLiteral(ctx.start);
+// `( )` empty tuple, `(e)` just parentheses, `(e,)` and `(a, b)` tuples, `[...]` lists, `{...}`.
+ExprPtr AstBuilder::transformGroup(P::GroupContext& ctx) {
+  size_t open = ctx.start->getType();
+  if (open == P::LBRACE) {
+    auto d = node<DictExpr>(range(&ctx));
+    for (ParseTree* child : ctx.children)
+      if (auto* e = as<P::DictEntryContext>(child))
+        d->entries.emplace_back(transformExpr(exprAt(childAt(e, 0))), transformExpr(exprAt(e->children.back())));
+    return d;
   }
+  std::vector<P::ExprContext*> items;
+  for (ParseTree* child : ctx.children)
+    if (P::ExprContext* e = exprAt(child)) items.push_back(e);
+  bool comma = ctx.children.size() > items.size() + 2;
+  if (open == P::LPAREN && items.size() == 1 && !comma) return transformExpr(items[0]);
+  ExprPtr seq = open == P::LPAREN ? ExprPtr(node<TupleExpr>(range(&ctx))) : ExprPtr(node<ListExpr>(range(&ctx)));
+  auto& out = open == P::LPAREN ? static_cast<TupleExpr&>(*seq).items : static_cast<ListExpr&>(*seq).items;
+  for (P::ExprContext* e : items) out.push_back(transformExpr(e));
+  return seq;
 }
 
-ExprPtr AstBuilder::transformLiteral(Token* t) {
+ExprPtr AstBuilder::transformLiteral(const Token* t) {
   SourceRange r = range(t);
   switch (t->getType()) {
+    case P::NAME: case P::MESH: case P::ON: case P::MODULE: case P::LAYOUT_MAP: {
+      auto n = node<Name>(std::move(r));
+      n->name = intern(t->getText());
+      return n;
+    }
     case P::INT: {
       auto n = node<IntLit>(r);
       std::string text = t->getText();
@@ -635,17 +677,17 @@ ExprPtr AstBuilder::transformLiteral(Token* t) {
       return n;
     }
     case P::STRING: {
-      auto n = node<StringLit>(r);
+      auto n = node<StringLit>(std::move(r));
       n->value = decodeString(t);
       return n;
     }
     case P::TRUE: case P::FALSE: {
-      auto n = node<BoolLit>(r);
+      auto n = node<BoolLit>(std::move(r));
       n->value = t->getType() == P::TRUE;
       return n;
     }
     default:
-      return node<NoneLit>(r);
+      return node<NoneLit>(std::move(r));
   }
 }
 

@@ -236,9 +236,7 @@ uint32_t punctuation(std::u32string_view s, size_t i, size_t& end) {
 
 }  // namespace
 
-std::vector<RawToken> lexTokens(std::u32string_view s) {
-  std::vector<RawToken> out;
-  out.reserve(s.size() / 3 + 1);
+void lexTokens(std::u32string_view s, const std::function<void(const RawToken&)>& emit) {
   uint32_t line = 1, col = 0;
   size_t i = 0;
   while (i < s.size()) {
@@ -268,14 +266,13 @@ std::vector<RawToken> lexTokens(std::u32string_view s) {
     } else {
       type = punctuation(s, i, end);
     }
-    if (type) out.push_back({type, static_cast<uint32_t>(end - i), i, line, col});
+    if (type) emit({type, static_cast<uint32_t>(end - i), i, line, col});
     for (; i < end; ++i) {
       if (s[i] == U'\n') ++line, col = 0;
       else ++col;
     }
   }
-  out.push_back({antlr4::Token::EOF, 0, s.size(), line, col});
-  return out;
+  emit({antlr4::Token::EOF, 0, s.size(), line, col});
 }
 
 }  // namespace weft::syntax

@@ -1,6 +1,7 @@
 // Internal to grammar/: the character level, without ANTLR types — UTF-8 decoding, the lexer,
 // string literal escapes, and character descriptions for error messages.
 #pragma once
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,7 +36,7 @@ struct RawToken {
 // lexer runtime is several times slower (a hash lookup and a lock per character); a unit test
 // checks it against the generated WeftLexer. Whitespace, comments and line continuations are
 // skipped; anything else unknown is one ERROR_CHAR token. The last token is EOF.
-std::vector<RawToken> lexTokens(std::u32string_view text);
+void lexTokens(std::u32string_view text, const std::function<void(const RawToken&)>& emit);
 
 struct LiteralError {
   SourcePos at;

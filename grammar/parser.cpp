@@ -80,28 +80,40 @@ class CachedPredictionSimulator : public antlr4::atn::ParserATNSimulator {
   }
 };
 
-// Returns null when the parse was abandoned (too many errors).
-gen::WeftParser::ProgramContext* parseTokens(gen::WeftParser& parser, ErrorListener& listener) {
-  parser.removeErrorListeners();
-  auto* original = parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
-  auto* sim = new CachedPredictionSimulator(&parser, original->atn, original->decisionToDFA,
-                                            original->getSharedContextCache());
-  parser.setInterpreter(sim);  // deletes the original; the parser deletes sim
-  sim->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+// Stage 1: SLL prediction, no error recovery, one top-level statement at a time. Each
+// statement's parse tree is turned into AST and freed at once: a whole-file parse tree takes
+// about 100 bytes per source character, and allocating and freeing it cost more than parsing.
+// Returns false at the first syntax error.
+bool parseFast(gen::WeftParser& parser, antlr4::TokenStream& stream, AstBuilder& builder, ast::Program& out) {
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
   parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
   try {
-    return parser.program();
+    while (stream.LA(1) != antlr4::Token::EOF) {
+      builder.transformTopLevel(*parser.statement(), out);
+      parser.getTreeTracker().reset();
+    }
+    return true;
   } catch (const antlr4::ParseCancellationException&) {
+    return false;
   }
+}
+
+// Stage 2, only for a file with syntax errors: the whole program again, with full LL
+// prediction and ANTLR's error recovery, every error going to the listener.
+void parseWithRecovery(gen::WeftParser& parser, ErrorListener& listener, AstBuilder& builder, ast::Program& out) {
   parser.reset();  // also rewinds the token stream
-  sim->setPredictionMode(antlr4::atn::PredictionMode::LL);
+  parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
   parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
   parser.addErrorListener(&listener);
+  gen::WeftParser::ProgramContext* tree;
   try {
-    return parser.program();
+    tree = parser.program();
   } catch (const TooManyErrors&) {
-    return nullptr;
+    return;
   }
+  std::vector<size_t> errorTokens = listener.errorTokens();
+  std::sort(errorTokens.begin(), errorTokens.end());
+  builder.transformProgram(*tree, errorTokens, out);
 }
 
 }  // namespace
@@ -233,7 +245,9 @@ std::unique_ptr<ast::Program> parseProgram(std::shared_ptr<const SourceFile> fil
 
   std::vector<BadByte> badBytes;
   Utf32InputStream input(decodeUtf8(file->text, badBytes), file->path);
-  for (const BadByte& b : badBytes) {
+  for (size_t i = 0; i < badBytes.size(); ++i) {
+    const BadByte& b = badBytes[i];
+    if (i > 0 && badBytes[i - 1].at.line == b.at.line && badBytes[i - 1].at.col + 1 == b.at.col) continue;  // a run
     static const char* hex = "0123456789abcdef";
     errors.add(b.at, b.at, std::string("invalid UTF-8 byte 0x") + hex[b.byte >> 4] + hex[b.byte & 15]);
   }
@@ -243,16 +257,23 @@ std::unique_ptr<ast::Program> parseProgram(std::shared_ptr<const SourceFile> fil
   static std::mutex parsing;
   std::lock_guard<std::mutex> lock(parsing);
   checkTokens(tokens, errors);
-  if (checkBrackets(tokens, errors, parseLimits())) {
-    checkBlockHeaders(tokens, errors);
-    tokens = filterNewlines(std::move(tokens));
+  bool parseable = checkBrackets(tokens, errors, parseLimits());
+  checkBlockHeaders(tokens, errors);  // its errors are worth reporting even if parsing cannot go on
+  if (parseable) {
+    filterNewlines(tokens);
     TokenArrayStream stream(tokens, source);
     gen::WeftParser parser(&stream);
-    ErrorListener listener(errors);
-    if (auto* tree = parseTokens(parser, listener)) {
-      std::vector<size_t> errorTokens = listener.errorTokens();
-      std::sort(errorTokens.begin(), errorTokens.end());
-      AstBuilder(file, errors).transformProgram(*tree, errorTokens, *program);
+    parser.removeErrorListeners();
+    auto* original = parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
+    parser.setInterpreter(new CachedPredictionSimulator(&parser, original->atn, original->decisionToDFA,
+                                                        original->getSharedContextCache()));  // deletes original
+    AstBuilder builder(file, tokens, errors);
+    size_t before = errors.size();
+    if (!parseFast(parser, stream, builder, *program)) {
+      program->body.clear();
+      errors.truncate(before);  // the builder's errors come again from the second parse
+      ErrorListener listener(errors);
+      parseWithRecovery(parser, listener, builder, *program);
     }
   }
   errors.flushTo(diags);

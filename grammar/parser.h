@@ -29,7 +29,7 @@ struct ParseLimits {
   size_t maxSourceBytes = 64 << 20;
   // Left-nested operations in one expression (`1 + 1 + ...`, `a.b.c...`): each makes the AST one
   // level deeper, and evaluating or freeing it recurses that deep.
-  int maxChainLength = 50000;
+  int maxChainLength = 20000;
 };
 ParseLimits& parseLimits();
 

@@ -10,14 +10,14 @@ namespace weft::syntax {
 using antlr4::Token;
 using gen::WeftParser;
 
-void SyntaxErrors::add(SourcePos begin, SourcePos end, std::string message) {
+void SyntaxErrors::add(SourcePos begin, SourcePos end, std::string message, bool guardsLine) {
   if (full()) {
     if (!truncated_) firstDropped_ = begin;
     truncated_ = true;
     return;
   }
-  lines_.insert(begin.line);
-  entries_.push_back({begin, end, std::move(message)});
+  if (guardsLine) lines_.insert(begin.line);
+  entries_.push_back({begin, end, std::move(message), guardsLine});
 }
 
 void SyntaxErrors::addParserError(const Token* t, std::string message, size_t statement) {
@@ -25,6 +25,15 @@ void SyntaxErrors::addParserError(const Token* t, std::string message, size_t st
   bool cascade = lines_.count(b.line) || (statement != SIZE_MAX && statement == lastStatement_);
   lastStatement_ = statement;
   if (!cascade) add(b, tokenEnd(t), std::move(message));
+}
+
+void SyntaxErrors::truncate(size_t n) {
+  if (n >= entries_.size()) return;
+  entries_.resize(n);
+  lines_.clear();
+  for (const Entry& e : entries_)
+    if (e.guardsLine) lines_.insert(e.begin.line);
+  truncated_ = false;
 }
 
 void SyntaxErrors::flushTo(Diagnostics& diags) {
@@ -119,6 +128,22 @@ std::string listExpected(const antlr4::misc::IntervalSet& set, const antlr4::dfa
   return out;
 }
 
+// Whether the token before `bad` needs an expression after it (`f(1, *)`, `x = )`), even if
+// the parser, having taken the comma as a trailing one, expects a closer instead.
+bool expectsOperand(antlr4::Parser& parser, const Token* bad) {
+  size_t i = bad->getTokenIndex();
+  if (i == 0 || i == INVALID_INDEX) return false;
+  size_t prev = parser.getTokenStream()->get(i - 1)->getType();
+  switch (prev) {
+    case WeftParser::ASSIGN: case WeftParser::PLUS_EQ: case WeftParser::MINUS_EQ: case WeftParser::STAR_EQ:
+    case WeftParser::SLASH_EQ: case WeftParser::DSLASH_EQ: case WeftParser::PERCENT_EQ: case WeftParser::POW_EQ:
+    case WeftParser::AT_EQ: case WeftParser::LPAREN: case WeftParser::LBRACK: case WeftParser::COLON:
+      return true;
+    default:
+      return isContinuation(prev);
+  }
+}
+
 bool endsWithExpression(antlr4::ParserRuleContext* statement) {
   if (statement->children.empty()) return false;
   auto* first = dynamic_cast<antlr4::ParserRuleContext*>(statement->children[0]);
@@ -148,11 +173,14 @@ std::string parserMessage(antlr4::Parser& parser, const Token* bad, const std::s
   }
   if (rule == WeftParser::RuleBlock && !canStartStatement(type))
     return "expected '}' to close the block opened at " + position(ctx->start);
-  if (!atStatement && has(expected, WeftParser::INT) && !canStartExpr(type)) return "expected an expression";
+  if (!canStartExpr(type) && !atStatement && (has(expected, WeftParser::INT) || expectsOperand(parser, bad)))
+    return "expected an expression";
   if (rule == WeftParser::RuleStatement && has(expected, WeftParser::NEWLINE))
     return "unexpected " + found + "; expected " +
            (endsWithExpression(ctx) ? "an operator or " : "") + "the end of the statement";
   if (atStatement) return "unexpected " + found;
+  bool inList = has(expected, WeftParser::RPAREN) || has(expected, WeftParser::RBRACK) || has(expected, WeftParser::RBRACE);
+  if (inList && canStartExpr(type) && !has(expected, type)) return "unexpected " + found + "; is a ',' missing before it?";
   std::string names = listExpected(expected, parser.getVocabulary());
   if (names.empty()) return "unexpected " + found;
   if (antlrMsg.rfind("missing ", 0) == 0) return "expected " + names + " before " + found;
@@ -173,9 +201,11 @@ void ErrorListener::syntaxError(antlr4::Recognizer* recognizer, Token* offending
                                 const std::string& msg, std::exception_ptr) {
   auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
   if (!parser || !offending) return;  // the lexer cannot fail: ERROR_CHAR takes any character
+  size_t statement = statementStart(parser->getContext());
   errorTokens_.push_back(offending->getTokenIndex());
+  if (statement != SIZE_MAX) errorTokens_.push_back(statement);
   if (errors_.full()) throw TooManyErrors{};
-  errors_.addParserError(offending, parserMessage(*parser, offending, msg), statementStart(parser->getContext()));
+  errors_.addParserError(offending, parserMessage(*parser, offending, msg), statement);
 }
 
 }  // namespace weft::syntax
@@ -210,7 +240,7 @@ void strayCharacter(TokenList& tokens, size_t i, SyntaxErrors& errors) {
     t.setType(WeftParser::NOT);
     return;
   }
-  std::string what = "unexpected character " + describeChar(c);
+  std::string what = c == 0 ? "unexpected NUL character (U+0000)" : "unexpected character " + describeChar(c);
   if (c == U'?') what += "; a conditional expression is written `a if condition else b`";
   else if (c == U'\\') what += ": outside a string, a backslash must end the line";
   else if (c == U'\u201C' || c == U'\u201D' || c == U'\u2018' || c == U'\u2019') what += "; strings use plain quotes \" or '";
@@ -226,7 +256,10 @@ void checkTokens(TokenList& tokens, SyntaxErrors& errors) {
     WeftToken& t = tokens[i];
     switch (t.getType()) {
       case WeftParser::ERROR_CHAR:
-        strayCharacter(tokens, i, errors);
+        if (i > 0 && tokens[i - 1].getType() == kDropped && tokens[i - 1].getStopIndex() + 1 == t.getStartIndex())
+          t.setType(kDropped);  // one error for a run of stray characters
+        else
+          strayCharacter(tokens, i, errors);
         break;
       case WeftParser::UNTERMINATED_STRING:
         errors.add(tokenBegin(&t), tokenBegin(&t), "unterminated string");
@@ -237,7 +270,7 @@ void checkTokens(TokenList& tokens, SyntaxErrors& errors) {
         errors.add(&t, "unterminated string");
         t.setText("\"\"");
         t.setType(WeftParser::STRING);
-        for (size_t k = i + 1; k + 1 < tokens.size(); ++k) tokens[k].setType(kDropped);
+        for (size_t k = i + 1; k + 2 < tokens.size(); ++k) tokens[k].setType(kDropped);  // keep NEWLINE, EOF
         break;
       case WeftParser::NAME:
         if (isNameToken(typeAt(tokens, i + 1)) && typeAt(tokens, i + 2) == WeftParser::LPAREN && t.getText() == "def") {
@@ -288,7 +321,8 @@ bool checkHeader(TokenList& tokens, size_t i, SyntaxErrors& errors) {
   size_t kw = tokens[i].getType();
   bool condition = kw == WeftParser::IF || kw == WeftParser::ELIF || kw == WeftParser::WHILE;
   int depth = 0;
-  for (size_t j = i + 1; j < tokens.size(); ++j) {
+  size_t end = std::min(tokens.size(), i + 256);  // a header is short; bounds the work on junk
+  for (size_t j = i + 1; j < end; ++j) {
     WeftToken& t = tokens[j];
     size_t type = t.getType();
     if (type == WeftParser::LPAREN || type == WeftParser::LBRACK) ++depth;
@@ -313,8 +347,7 @@ bool checkHeader(TokenList& tokens, size_t i, SyntaxErrors& errors) {
 }  // namespace
 
 void checkBlockHeaders(TokenList& tokens, SyntaxErrors& errors) {
-  TokenList out;
-  out.reserve(tokens.size());
+  TokenList out;  // only filled once a repair needs to insert a token
   int depth = 0;
   std::vector<int> closeAt;  // depths at which a repaired colon block ends with its line
   size_t prev = Token::INVALID_TYPE;
@@ -325,17 +358,16 @@ void checkBlockHeaders(TokenList& tokens, SyntaxErrors& errors) {
     if (type == WeftParser::RPAREN || type == WeftParser::RBRACK || type == WeftParser::RBRACE) --depth;
     bool lineEnd = type == WeftParser::NEWLINE || type == WeftParser::SEMI || type == Token::EOF;
     while (lineEnd && !closeAt.empty() && closeAt.back() == depth) {
-      WeftToken close(WeftParser::RBRACE, tokens[i].getStartIndex(), 0, tokenBegin(&tokens[i]),
-                      static_cast<WeftTokenSource*>(tokens[i].getTokenSource()));
-      close.setText("}");
-      out.push_back(close);
+      if (out.empty()) out.assign(tokens.begin(), tokens.begin() + static_cast<ptrdiff_t>(i));
+      out.push_back(syntheticToken(tokens[i], WeftParser::NEWLINE, ""));  // see lexAll
+      out.push_back(syntheticToken(tokens[i], WeftParser::RBRACE, "}"));
       closeAt.pop_back();
       --depth;
     }
     prev = type;
-    out.push_back(tokens[i]);
+    if (!out.empty()) out.push_back(tokens[i]);
   }
-  tokens = std::move(out);
+  if (!out.empty()) tokens = std::move(out);
 }
 
 }  // namespace weft::syntax

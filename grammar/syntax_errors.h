@@ -22,18 +22,22 @@ namespace weft::syntax {
 class SyntaxErrors {
  public:
   explicit SyntaxErrors(std::shared_ptr<const SourceFile> file) : file_(std::move(file)) {}
-  void add(SourcePos begin, SourcePos end, std::string message);
+  // `guardsLine`: parser errors on the same line are then taken as cascades and dropped.
+  void add(SourcePos begin, SourcePos end, std::string message, bool guardsLine = true);
   void add(const antlr4::Token* t, std::string message) { add(tokenBegin(t), tokenEnd(t), std::move(message)); }
   // An error found by the parser inside the statement whose first token has index `statement`.
   void addParserError(const antlr4::Token* t, std::string message, size_t statement);
   bool full() const { return entries_.size() >= kMaxErrors; }
   bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+  void truncate(size_t n);  // forgets the errors added after size() was n
   void flushTo(Diagnostics& diags);
 
  private:
   struct Entry {
     SourcePos begin, end;
     std::string message;
+    bool guardsLine;
   };
   static constexpr size_t kMaxErrors = 100;
   std::shared_ptr<const SourceFile> file_;
@@ -53,7 +57,8 @@ class ErrorListener : public antlr4::BaseErrorListener {
   explicit ErrorListener(SyntaxErrors& errors) : errors_(errors) {}
   void syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line, size_t col,
                    const std::string& msg, std::exception_ptr e) override;
-  // Indexes of the tokens errors were reported at: statements around them are not built.
+  // Indexes of the tokens errors were reported at, and of the first tokens of the statements
+  // being parsed then: statements around them are not built.
   const std::vector<size_t>& errorTokens() const { return errorTokens_; }
 
  private:
@@ -67,7 +72,6 @@ void checkTokens(TokenList& tokens, SyntaxErrors& errors);
 
 // Statement headers: `if x = 1 {` (an assignment in a condition becomes `==`) and Python's
 // `if x:` (the colon becomes a brace and the block is closed at the end of the line).
-// Expects balanced brackets.
 void checkBlockHeaders(TokenList& tokens, SyntaxErrors& errors);
 
 }  // namespace weft::syntax

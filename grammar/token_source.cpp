@@ -51,7 +51,7 @@ void removeDropped(TokenList& tokens) {
 // ---- the stream the parser reads ------------------------------------------------------------
 
 TokenArrayStream::TokenArrayStream(TokenList& tokens, WeftTokenSource& source) : tokens_(tokens), source_(source) {
-  for (size_t i = 0; i < tokens_.size(); ++i) tokens_[i].setIndex(i);
+  source_.setTokens(tokens_.data());
 }
 
 Token* TokenArrayStream::LT(ssize_t k) {
@@ -109,18 +109,39 @@ SourcePos tokenEnd(const Token* t) {
   return {b.line, b.col + static_cast<uint32_t>(stop - start)};
 }
 
+WeftToken syntheticToken(const WeftToken& anchor, size_t type, const char* text) {
+  WeftToken t(type, anchor.getStartIndex(), 0, tokenBegin(&anchor), static_cast<WeftTokenSource*>(anchor.getTokenSource()));
+  t.setText(text);
+  return t;
+}
+
 TokenList lexAll(Utf32InputStream& input, WeftTokenSource& source) {
-  std::vector<RawToken> raw = lexTokens(input.text());
   TokenList tokens;
-  tokens.reserve(raw.size() + raw.size() / 8);
-  for (const RawToken& r : raw) tokens.emplace_back(r.type, r.start, r.length, SourcePos{r.line, r.col + 1}, &source);
+  tokens.reserve(input.text().size() / 4 + 16);
+  lexTokens(input.text(), [&](const RawToken& r) {
+    tokens.emplace_back(r.type, r.start, r.length, SourcePos{r.line, r.col + 1}, &source);
+    if (r.type == WeftLexer::RBRACE) {  // room for the NEWLINE ending a statement
+      tokens.insert(tokens.end() - 1, syntheticToken(tokens.back(), WeftLexer::NEWLINE, ""));
+    } else if (r.type == Token::EOF) {  // the same, placed at the end of the last line for messages
+      WeftToken nl = syntheticToken(tokens.back(), WeftLexer::NEWLINE, "");
+      if (tokens.size() > 1) {
+        const WeftToken& last = tokens[tokens.size() - 2];
+        SourcePos end = tokenEnd(&last);
+        nl = WeftToken(WeftLexer::NEWLINE, last.getStartIndex() + last.length(), 0,
+                       last.getType() == WeftLexer::NEWLINE ? tokenBegin(&last) : SourcePos{end.line, end.col + 1}, &source);
+        nl.setText("");
+      }
+      tokens.insert(tokens.end() - 1, nl);
+    }
+  });
   return tokens;
 }
 
 std::string compareWithAntlrLexer(std::string_view text) {
   std::vector<BadByte> bad;
   Utf32InputStream input(decodeUtf8(text, bad), "<test>");
-  std::vector<RawToken> mine = lexTokens(input.text());
+  std::vector<RawToken> mine;
+  lexTokens(input.text(), [&](const RawToken& r) { mine.push_back(r); });
   WeftLexer lexer(&input);
   lexer.removeErrorListeners();
   for (size_t i = 0;; ++i) {
@@ -175,33 +196,29 @@ size_t nextSignificant(const TokenList& tokens, size_t i) {
   return i < tokens.size() ? tokens[i].getType() : Token::EOF;
 }
 
-WeftToken newlineAt(const WeftToken& anchor) {
-  WeftToken t(WeftLexer::NEWLINE, anchor.getStartIndex(), 0, tokenBegin(&anchor),
-              static_cast<WeftTokenSource*>(anchor.getTokenSource()));
-  t.setText("");
-  return t;
-}
-
 }  // namespace
 
-TokenList filterNewlines(TokenList in) {
-  TokenList out;
-  out.reserve(in.size() + in.size() / 4);
+void filterNewlines(TokenList& tokens) {
   std::vector<size_t> open;  // types of the open brackets
   size_t prev = Token::INVALID_TYPE;  // the last kept token's type
-  for (size_t i = 0; i < in.size(); ++i) {
-    WeftToken& t = in[i];
+  size_t kept = 0;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    WeftToken& t = tokens[i];
     size_t type = t.getType();
     switch (type) {
       case WeftLexer::NEWLINE:
       case WeftLexer::SEMI: {
         bool inParens = !open.empty() && open.back() != WeftLexer::LBRACE;
+        if (t.length() == 0) {  // the placeholder before '}' or EOF: a statement may end here
+          if (prev == Token::INVALID_TYPE || prev == WeftLexer::NEWLINE || prev == WeftLexer::LBRACE) continue;
+          break;
+        }
         if (inParens && type == WeftLexer::NEWLINE) continue;
         if (inParens) break;  // a ';' inside ( ): the parser reports it
         if (prev == Token::INVALID_TYPE || prev == WeftLexer::NEWLINE || prev == WeftLexer::LBRACE) continue;
         if (type == WeftLexer::NEWLINE && isContinuation(prev)) continue;
         if (prev == WeftLexer::RBRACE) {  // `}` NEWLINE `else`: the else belongs to the if above
-          size_t next = nextSignificant(in, i);
+          size_t next = nextSignificant(tokens, i);
           if (next == WeftLexer::ELSE || next == WeftLexer::ELIF) continue;
         }
         t.setType(WeftLexer::NEWLINE);
@@ -210,23 +227,17 @@ TokenList filterNewlines(TokenList in) {
       case WeftLexer::LPAREN: case WeftLexer::LBRACK: case WeftLexer::LBRACE:
         open.push_back(type);
         break;
-      case WeftLexer::RPAREN: case WeftLexer::RBRACK:
+      case WeftLexer::RPAREN: case WeftLexer::RBRACK: case WeftLexer::RBRACE:
         if (!open.empty()) open.pop_back();
-        break;
-      case WeftLexer::RBRACE:
-        if (prev != WeftLexer::NEWLINE && prev != WeftLexer::LBRACE) out.push_back(newlineAt(t));
-        if (!open.empty()) open.pop_back();
-        break;
-      case Token::EOF:
-        if (prev != Token::INVALID_TYPE && prev != WeftLexer::NEWLINE) out.push_back(newlineAt(t));
         break;
       default:
         break;
     }
     prev = t.getType();
-    out.push_back(t);
+    if (kept != i) tokens[kept] = t;
+    ++kept;
   }
-  return out;
+  tokens.erase(tokens.begin() + static_cast<ptrdiff_t>(kept), tokens.end());
 }
 
 }  // namespace weft::syntax
@@ -243,13 +254,27 @@ namespace {
 // separator). `chain` counts left-nested operations, which make the AST deep.
 struct Frame {
   const Token* open = nullptr;
+  size_t index = 0;    // of `open` in the token list
   bool block = false;  // a '{' opening a block rather than a dict
   int tight = 0, nots = 0, low = 0, chain = 0;
 };
 
+// A closer to insert before tokens[before], so that parsing can go on after an unclosed bracket.
+struct Repair {
+  size_t before;
+  size_t type;
+};
+
+enum class Scan { Ok, Repair, Fatal };
+
 size_t openerOf(size_t closer) {
   return closer == WeftLexer::RPAREN ? WeftLexer::LPAREN
        : closer == WeftLexer::RBRACK ? WeftLexer::LBRACK : WeftLexer::LBRACE;
+}
+
+size_t closerOf(size_t opener) {
+  return opener == WeftLexer::LPAREN ? WeftLexer::RPAREN
+       : opener == WeftLexer::LBRACK ? WeftLexer::RBRACK : WeftLexer::RBRACE;
 }
 
 std::string at(const Token* t) {
@@ -257,27 +282,50 @@ std::string at(const Token* t) {
   return std::to_string(p.line) + ":" + std::to_string(p.col);
 }
 
-void reportUnclosed(const Frame& f, const Token* where, SyntaxErrors& errors) {
-  if (f.block)
-    errors.add(where, "expected '}' to close the block opened at " + at(f.open));
-  else
-    errors.add(f.open, "unclosed '" + f.open->getText() + "'");
+// Where to close an unclosed ( or [ opened at tokens[open], at the latest before `limit`: at
+// the end of the first line followed by one indented no deeper than the opener's line, since
+// continuation lines are usually indented more.
+size_t closingPoint(const TokenList& tokens, size_t open, size_t limit) {
+  size_t first = open;
+  while (first > 0 && tokens[first - 1].getLine() == tokens[open].getLine()) --first;
+  size_t indent = tokens[first].getCharPositionInLine();
+  for (size_t k = open + 1; k < limit; ++k) {
+    if (tokens[k].getType() != WeftLexer::NEWLINE) continue;
+    size_t next = k + 1;
+    while (next < limit && tokens[next].getType() == WeftLexer::NEWLINE) ++next;
+    if (next < limit && tokens[next].getCharPositionInLine() <= indent) return k;
+  }
+  return limit;
 }
 
-}  // namespace
+// Closes every frame above frames[keep]; `limit` is where the closers must come at the latest.
+void closeFrames(const TokenList& tokens, const std::vector<Frame>& frames, size_t keep, size_t limit,
+                 std::vector<Repair>& repairs) {
+  std::vector<std::pair<size_t, size_t>> inner;  // (opener index, closing point) of the frames placed
+  for (size_t k = frames.size() - 1; k > keep; --k) {
+    const Frame& f = frames[k];
+    size_t point = f.block ? limit : closingPoint(tokens, f.index, limit);
+    for (auto [open, closed] : inner)  // closing after an inner bracket opened: after it closes too
+      if (point > open) point = std::max(point, closed);
+    repairs.push_back({point, closerOf(f.open->getType())});
+    inner.emplace_back(f.index, point);
+  }
+}
 
-bool checkBrackets(TokenList& tokens, SyntaxErrors& errors, const ParseLimits& limits) {
+// One pass over the tokens. With `errors` null it only checks (after repairs); else it reports.
+Scan scanBrackets(TokenList& tokens, SyntaxErrors* errors, const ParseLimits& limits, std::vector<Repair>& repairs) {
   std::vector<Frame> frames(1);
   int depth = 0;  // open brackets plus pending right-nested operators, over all frames
-  bool ok = true;
+  Scan result = Scan::Ok;
   size_t prev = Token::INVALID_TYPE;
   const Token* lastReal = nullptr;  // for "missing '}' at end of file"
-  auto tooLong = [&](const Token* t) {
-    errors.add(t, "expression too long (more than " + std::to_string(limits.maxChainLength) +
-                      " operations in a row); split it into several statements");
-    return false;
+  auto report = [&](SourcePos b, SourcePos e, std::string message, bool atEnd = false) {
+    if (errors) errors->add(b, e, std::move(message), !atEnd);
+    result = std::max(result, errors ? Scan::Repair : Scan::Fatal);
   };
-  for (WeftToken& tok : tokens) {
+  auto reportAt = [&](const Token* t, std::string message) { report(tokenBegin(t), tokenEnd(t), std::move(message)); };
+  for (size_t index = 0; index < tokens.size(); ++index) {
+    WeftToken& tok = tokens[index];
     const Token* t = &tok;
     size_t type = t->getType();
     Frame* f = &frames.back();
@@ -285,33 +333,52 @@ bool checkBrackets(TokenList& tokens, SyntaxErrors& errors, const ParseLimits& l
     auto endNots = [&] { endTight(); depth -= f->nots; f->nots = 0; };
     auto endAll = [&] { endNots(); depth -= f->low; f->low = 0; f->chain = 0; };
     bool prefix = !isOperandEnd(prev);
+    bool tooLong = false;
     switch (type) {
       case WeftLexer::LPAREN: case WeftLexer::LBRACK: case WeftLexer::LBRACE: {
-        if (type != WeftLexer::LBRACE && !prefix && ++f->chain > limits.maxChainLength)  // a call, an index
-          return tooLong(t);
+        if (type != WeftLexer::LBRACE && !prefix) tooLong = ++f->chain > limits.maxChainLength;  // a call, an index
         Frame open;
         open.open = t;
+        open.index = index;
         open.block = type == WeftLexer::LBRACE && (!prefix || prev == WeftLexer::ELSE);
         frames.push_back(open);
         ++depth;
         break;
       }
       case WeftLexer::RPAREN: case WeftLexer::RBRACK: case WeftLexer::RBRACE: {
+        if (errors && errors->full()) return Scan::Fatal;  // a file of junk: stop early
         size_t i = frames.size();
         while (--i > 0 && frames[i].open->getType() != openerOf(type)) {
         }
-        if (i == 0) {  // matches nothing: drop it and go on
-          errors.add(t, "unexpected '" + t->getText() + "'");
-          tok.setType(kDropped);
-          continue;
+        if (i == 0) {  // matches no open bracket
+          const Frame& top = frames.back();
+          if (top.open && top.open->getType() != WeftLexer::LBRACE) {  // `(a ]`: take it as `)`
+            bool paren = top.open->getType() == WeftLexer::LPAREN;
+            reportAt(t, "unexpected '" + t->getText() + "'; the '" + top.open->getText() + "' at " + at(top.open) +
+                            " is closed with '" + (paren ? ")" : "]") + "'");
+            tok.setType(paren ? WeftLexer::RPAREN : WeftLexer::RBRACK);
+            tok.setText(paren ? ")" : "]");
+            i = frames.size() - 1;
+          } else {  // drop it and go on
+            reportAt(t, "unexpected '" + t->getText() + "'");
+            tok.setType(kDropped);
+            continue;
+          }
         }
-        for (size_t k = frames.size() - 1; k > i; --k) reportUnclosed(frames[k], t, errors);
-        ok = ok && i == frames.size() - 1;
+        for (size_t k = frames.size() - 1; k > i; --k) {
+          if (frames[k].block) reportAt(t, "expected '}' to close the block opened at " + at(frames[k].open));
+          else reportAt(frames[k].open, "unclosed '" + frames[k].open->getText() + "'");
+        }
+        closeFrames(tokens, frames, i, index, repairs);
         for (size_t k = frames.size(); k-- > i;) depth -= 1 + frames[k].tight + frames[k].nots + frames[k].low;
         frames.resize(i);
         break;
       }
-      case WeftLexer::NEWLINE: case WeftLexer::SEMI: case WeftLexer::COMMA: case WeftLexer::COLON:
+      case WeftLexer::NEWLINE:
+        if (f->open && f->open->getType() != WeftLexer::LBRACE) break;  // insignificant inside ( [
+        endAll();
+        break;
+      case WeftLexer::SEMI: case WeftLexer::COMMA: case WeftLexer::COLON:
       case WeftLexer::ASSIGN: case WeftLexer::ARROW: case WeftLexer::PLUS_EQ: case WeftLexer::MINUS_EQ:
       case WeftLexer::STAR_EQ: case WeftLexer::SLASH_EQ: case WeftLexer::DSLASH_EQ:
       case WeftLexer::PERCENT_EQ: case WeftLexer::POW_EQ: case WeftLexer::AT_EQ:
@@ -342,32 +409,68 @@ bool checkBrackets(TokenList& tokens, SyntaxErrors& errors, const ParseLimits& l
       case WeftLexer::DOT:
         ++f->chain;
         break;
+      case Token::EOF:  // close what is still open before the NEWLINE placeholder at the end
+        for (size_t k = frames.size() - 1; k > 0; --k) {
+          const Frame& open = frames[k];
+          SourcePos end = lastReal ? tokenEnd(lastReal) : SourcePos{1, 0};
+          if (open.block)
+            report({end.line, end.col + 1}, {end.line, end.col + 1},
+                   "missing '}' at end of file: the block opened at " + at(open.open) + " is not closed", true);
+          else
+            reportAt(open.open, "unclosed '" + open.open->getText() + "'");
+        }
+        closeFrames(tokens, frames, 0, index > 0 ? index - 1 : index, repairs);
+        frames.resize(1);
+        break;
       default:
         break;
     }
     if (depth > limits.maxNesting) {
       bool block = type == WeftLexer::LBRACE && frames.back().block;
-      errors.add(t, std::string(block ? "blocks" : "expression") + " nested too deeply (more than " +
-                        std::to_string(limits.maxNesting) + " levels)");
-      return false;
+      if (errors)
+        errors->add(t, std::string(block ? "blocks" : "expression") + " nested too deeply (more than " +
+                           std::to_string(limits.maxNesting) + " levels)");
+      return Scan::Fatal;
     }
-    if (frames.back().chain > limits.maxChainLength) return tooLong(t);
+    if (tooLong || frames.back().chain > limits.maxChainLength) {
+      if (errors)
+        errors->add(t, "expression too long (more than " + std::to_string(limits.maxChainLength) +
+                           " operations in a row); split it into several statements");
+      return Scan::Fatal;
+    }
     if (type != WeftLexer::NEWLINE && type != Token::EOF) lastReal = t;
     prev = type;
   }
-  for (size_t k = frames.size() - 1; k > 0; --k) {
-    const Frame& f = frames[k];
-    if (f.block) {
-      SourcePos end = tokenEnd(lastReal);
-      errors.add({end.line, end.col + 1}, {end.line, end.col + 1},
-                 "missing '}' at end of file: the block opened at " + at(f.open) + " is not closed");
-    } else {
-      reportUnclosed(f, nullptr, errors);
+  return result;
+}
+
+}  // namespace
+
+bool checkBrackets(TokenList& tokens, SyntaxErrors& errors, const ParseLimits& limits) {
+  std::vector<Repair> repairs;
+  Scan scan = scanBrackets(tokens, &errors, limits, repairs);
+  if (scan == Scan::Fatal) return false;
+  if (scan == Scan::Repair) {  // insert the missing closers, then check the result quietly
+    std::stable_sort(repairs.begin(), repairs.end(), [](const Repair& a, const Repair& b) { return a.before < b.before; });
+    TokenList repaired;
+    repaired.reserve(tokens.size() + 2 * repairs.size());
+    size_t next = 0;
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      for (; next < repairs.size() && repairs[next].before == i; ++next) {
+        static const char* text[] = {")", "]", "}"};
+        size_t type = repairs[next].type;
+        if (type == WeftLexer::RBRACE) repaired.push_back(syntheticToken(tokens[i], WeftLexer::NEWLINE, ""));
+        repaired.push_back(syntheticToken(tokens[i], type, text[type == WeftLexer::RPAREN ? 0 : type == WeftLexer::RBRACK ? 1 : 2]));
+      }
+      repaired.push_back(tokens[i]);
     }
-    ok = false;
+    tokens = std::move(repaired);
+    removeDropped(tokens);
+    std::vector<Repair> more;
+    return scanBrackets(tokens, nullptr, limits, more) == Scan::Ok;
   }
   removeDropped(tokens);
-  return ok;
+  return true;
 }
 
 }  // namespace weft::syntax

@@ -46,40 +46,45 @@ class WeftTokenSource : public antlr4::TokenSource {
   antlr4::CharStream* getInputStream() override { return &input_; }
   std::string getSourceName() override { return input_.getSourceName(); }
   antlr4::TokenFactory<antlr4::CommonToken>* getTokenFactory() override;
+  // The final token list: a token's index is its offset in it.
+  void setTokens(const class WeftToken* first) { first_ = first; }
+  const class WeftToken* firstToken() const { return first_; }
 
  private:
   Utf32InputStream& input_;
+  const WeftToken* first_ = nullptr;
 };
 
+// One token, 48 bytes, stored by value in a TokenList.
 class WeftToken final : public antlr4::Token {
  public:
   WeftToken(size_t type, size_t start, size_t length, SourcePos at, WeftTokenSource* source)
-      : source_(source), start_(start), type_(type), length_(static_cast<uint32_t>(length)), line_(at.line),
-        col_(at.col - 1) {}
+      : source_(source), start_(static_cast<uint32_t>(start)), type_(packType(type)),
+        length_(static_cast<uint32_t>(length)), line_(at.line), col_(at.col - 1) {}
   std::string getText() const override;
-  size_t getType() const override { return type_; }
+  size_t getType() const override { return type_ == kEof ? EOF : type_; }
   size_t getLine() const override { return line_; }
   size_t getCharPositionInLine() const override { return col_; }
   size_t getChannel() const override { return DEFAULT_CHANNEL; }
-  size_t getTokenIndex() const override { return index_; }
+  size_t getTokenIndex() const override {
+    return source_->firstToken() ? static_cast<size_t>(this - source_->firstToken()) : INVALID_INDEX;
+  }
   size_t getStartIndex() const override { return start_; }
-  size_t getStopIndex() const override { return start_ + length_ - 1; }
+  size_t getStopIndex() const override { return size_t(start_) + length_ - 1; }
   antlr4::TokenSource* getTokenSource() const override { return source_; }
   antlr4::CharStream* getInputStream() const override { return source_->getInputStream(); }
   std::string toString() const override { return getText(); }
 
   size_t length() const { return length_; }  // in code points; 0 for a token the passes made up
-  void setType(size_t type) { type_ = type; }
+  void setType(size_t type) { type_ = packType(type); }
   void setText(const char* literal) { text_ = literal; }  // a repair: `==` for `=`, `fn` for `def`
-  void setIndex(size_t index) { index_ = index; }
 
  private:
+  static constexpr uint32_t kEof = UINT32_MAX;
+  static uint32_t packType(size_t type) { return type == EOF ? kEof : static_cast<uint32_t>(type); }
   WeftTokenSource* source_;
   const char* text_ = nullptr;
-  size_t start_;
-  size_t index_ = INVALID_INDEX;
-  size_t type_;
-  uint32_t length_, line_, col_;
+  uint32_t start_, type_, length_, line_, col_;
 };
 
 using TokenList = std::vector<WeftToken>;
@@ -116,17 +121,25 @@ class TokenArrayStream : public antlr4::TokenStream {
 SourcePos tokenBegin(const antlr4::Token* t);
 SourcePos tokenEnd(const antlr4::Token* t);
 
-// Lexes the whole input (see lexTokens); the list ends with EOF.
+// Lexes the whole input (see lexTokens); the list ends with EOF. A zero-length NEWLINE is put
+// before each '}' and before EOF, so the newline filter only ever removes tokens and can work
+// in place; it keeps them where a statement needs its end.
 TokenList lexAll(Utf32InputStream& input, WeftTokenSource& source);
 
-// Checks bracket pairing and nesting depth. Stray closers are reported and removed. Returns
-// false when parsing cannot go on (an unclosed bracket, or nesting over the limits).
+// Checks bracket pairing and nesting depth. Errors are reported and repaired so parsing can go
+// on and find the errors further down: a stray closer is removed, `(a ]` becomes `(a )`, and a
+// missing closer is inserted where the indentation suggests (see closingPoint). Returns false
+// when parsing cannot go on: nesting over the limits, or a repair that did not work out.
 bool checkBrackets(TokenList& tokens, SyntaxErrors& errors, const ParseLimits& limits);
 
-// The newline filter: drops NEWLINE inside ( ) [ ] and after a trailing operator or comma,
-// collapses runs, turns ';' into NEWLINE, drops the NEWLINE between '}' and elif/else, inserts
-// NEWLINE before each '}' and at EOF, and numbers the tokens. Expects balanced brackets.
-TokenList filterNewlines(TokenList tokens);
+// The newline filter, in place: drops NEWLINE inside ( ) [ ] and after a trailing operator or
+// comma, collapses runs, turns ';' into NEWLINE, drops the NEWLINE between '}' and elif/else,
+// and keeps exactly one NEWLINE before each '}' and at EOF where a statement ends there.
+// Expects balanced brackets.
+void filterNewlines(TokenList& tokens);
+
+// A made-up zero-length token at the position of `anchor` (a NEWLINE placeholder, a '}').
+WeftToken syntheticToken(const WeftToken& anchor, size_t type, const char* text);
 
 // Token kinds the passes reason about.
 bool isOperandEnd(size_t type);       // a token an expression can end with

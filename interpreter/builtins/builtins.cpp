@@ -7,6 +7,7 @@ void registerBuiltins(Env& env) {
   registerTensorCreation(env);
   registerTensorMath(env);
   registerTensorShaping(env);
+  registerNnOps(env);
 }
 
 }  // namespace weft

@@ -11,5 +11,6 @@ void registerCoreBuiltins(Env& env);
 void registerTensorCreation(Env& env);
 void registerTensorMath(Env& env);
 void registerTensorShaping(Env& env);
+void registerNnOps(Env& env);  // conv2d, pooling, load_npy, save_npy
 
 }  // namespace weft

@@ -43,40 +43,43 @@ void Interpreter::loadPrelude() {
 }
 
 Value Interpreter::importModule(const std::string& spec, bool isPath, const SourceRange& at) {
-  std::string key;
+  std::string key;      // the canonical path: one cache entry per file
+  std::string display;  // the path as the user would write it, for messages
   std::shared_ptr<const SourceFile> file;
   const EmbeddedFile* builtin = isPath ? nullptr : findStdlib(spec);
   if (builtin) {
-    key = "<stdlib>/" + spec;
+    key = display = "<stdlib>/" + spec;
   } else {
     std::filesystem::path base = fileDirs_.empty() ? mainDir_ : fileDirs_.back();
     std::filesystem::path p = base / (isPath ? spec : spec + ".model");
     std::error_code ec;
     auto canon = std::filesystem::weakly_canonical(p, ec);
     key = ec ? p.string() : canon.string();
+    display = p.lexically_normal().string();
   }
   if (auto it = importCache_.find(key); it != importCache_.end()) return it->second;
   for (size_t i = 0; i < importStack_.size(); ++i) {
     if (importStack_[i] != key) continue;
     std::string chain;
-    for (size_t j = i; j < importStack_.size(); ++j) chain += importStack_[j] + " -> ";
-    throw WeftError(at, "import cycle: " + chain + key);
+    for (size_t j = i; j < importStack_.size(); ++j) chain += importDisplay_[j] + " -> ";
+    throw WeftError(at, "import cycle: " + chain + display);
   }
   if (builtin) {
-    file = std::make_shared<SourceFile>(key + ".model", builtin->text);
+    file = std::make_shared<SourceFile>(display + ".model", builtin->text);
   } else {
     std::ifstream in(key, std::ios::binary);
     if (!in || std::filesystem::is_directory(key))
-      throw WeftError(at, "cannot import '" + spec + "': no stdlib module of that name and no file " + key);
+      throw WeftError(at, "cannot import '" + spec + "': no stdlib module of that name and no file " + display);
     std::ostringstream buf;
     buf << in.rdbuf();
-    file = std::make_shared<SourceFile>(key, buf.str());
+    file = std::make_shared<SourceFile>(display, buf.str());
   }
   importStack_.push_back(key);
+  importDisplay_.push_back(display);
   struct Pop {
-    std::vector<std::string>& v;
-    ~Pop() { v.pop_back(); }
-  } pop{importStack_};
+    Interpreter& in;
+    ~Pop() { in.importStack_.pop_back(), in.importDisplay_.pop_back(); }
+  } pop{*this};
   Value ns = runModuleFile(file, spec);
   importCache_[key] = ns;
   return ns;

@@ -129,7 +129,8 @@ class Interpreter {
   bool preludeLoaded_ = false;
   std::vector<std::unique_ptr<ast::Program>> programs_;  // kept alive: functions point into them
   std::map<std::string, Value> importCache_;
-  std::vector<std::string> importStack_;  // for cycle errors
+  std::vector<std::string> importStack_;  // canonical paths of the files being imported
+  std::vector<std::string> importDisplay_;  // the same, as shown in messages
   std::filesystem::path mainDir_;
   std::vector<std::filesystem::path> fileDirs_;  // directory of the file being executed
   std::map<std::string, int> nameCounters_;

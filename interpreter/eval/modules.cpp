@@ -102,27 +102,31 @@ Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
 }
 
 Value Interpreter::callModule(ModuleObj& m, Args& args) {
-  Value* callFn = m.attrs->findLocal(intern("call"));
-  if (!callFn) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
+  // Copies, not pointers into the attribute table: build() adds attributes and may move it.
+  Value* found = m.attrs->findLocal(intern("call"));
+  if (!found) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
+  Value callFn = *found;
   if (!m.built) {
-    if (Value* build = m.attrs->findLocal(intern("build"))) {
+    if (Value* b = m.attrs->findLocal(intern("build"))) {
+      Value build = *b;
       if (args.pos.empty()) throw WeftError(args.site, "module '" + m.name + "' needs an input to build from");
       const Value& x = args.pos[0];
-      Args b;
-      b.site = args.site;
+      Args buildArgs;
+      buildArgs.site = args.site;
       if (x.isTensor() || x.is(Kind::Variable)) {
         const Tensor& t = x.isTensor() ? x.tensor() : x.as<VariableObj>()->value;
         std::vector<Value> dims;
         for (int64_t d : t.shape()) dims.push_back(Value(Tensor::scalar<int32_t>(int32_t(d))));
-        b.pos.push_back(makeList(std::move(dims)));
+        buildArgs.pos.push_back(makeList(std::move(dims)));
       } else {
-        b.pos.push_back(x);
+        buildArgs.pos.push_back(x);
       }
-      call(*build, b);
+      m.built = true;  // set first: a build() that calls the module must not build again
+      call(build, buildArgs);
     }
     m.built = true;
   }
-  return call(*callFn, args);
+  return call(callFn, args);
 }
 
 std::vector<Value> Interpreter::collectVariables(ModuleObj* root) {

@@ -77,8 +77,8 @@ void unifyDTypes(Value& a, Value& b, const char* opText) {
   auto adopt = [&](Value& weak, DType to) {
     DType from = weak.tensor().dtype();
     if (rt::isFloat(from) && !rt::isFloat(to))
-      throw WeftError(std::string("cannot combine a ") + rt::dtypeName(to) + " tensor with the float literal " +
-                      formatTensor(weak.tensor()) + " in '" + opText + "'; cast one of them");
+      throw WeftError("the float literal " + formatTensor(weak.tensor()) + " cannot join an operand of dtype " +
+                      rt::dtypeName(to) + " in '" + opText + "'; cast one of them");
     weak = Value(ops::cast(weak.tensor(), to), weak.weak() && !b.weak());
   };
   if (a.weak() && !b.weak()) return adopt(a, db);

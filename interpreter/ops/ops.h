@@ -3,8 +3,10 @@
 // input is abstract it returns Tensor::abstract with the inferred dtype and shape and runs no
 // kernel. The math lives in stdlib/runtime/ (shared with generated code).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "../values/tensor.h"
@@ -89,5 +91,14 @@ RandomState randomState();
 void setRandomState(RandomState s);
 Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype);
 Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype);
+
+// Convolution and pooling, NHWC (Keras' layout). padding is "valid" or "same" (TensorFlow's:
+// output ceil(in / stride), the odd padding element at the bottom/right); strides, dilation and
+// pool are (height, width). conv2d's kernel is HWIO [kh, kw, cin, cout]. Floats only.
+Tensor conv2d(const Tensor& x, const Tensor& w, std::array<int64_t, 2> strides, const std::string& padding,
+              std::array<int64_t, 2> dilation);
+// Max ignores the padding; the average divides by the number of elements inside the input.
+Tensor pool2d(bool isMax, const Tensor& x, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+              const std::string& padding);
 
 }  // namespace weft::ops

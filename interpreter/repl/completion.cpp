@@ -1,6 +1,7 @@
 #include "completion.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 
 #include "../eval/interpreter.h"
@@ -45,6 +46,25 @@ std::vector<std::string> withPrefix(std::vector<std::string> names, std::string_
   return out;
 }
 
+// Paths starting with `partial`; directories end in '/' so that Tab can go on into them.
+std::vector<std::string> fileNames(std::string_view partial) {
+  namespace fs = std::filesystem;
+  size_t slash = partial.rfind('/');
+  std::string dirPart(slash == std::string_view::npos ? "" : partial.substr(0, slash + 1));
+  std::string_view prefix = slash == std::string_view::npos ? partial : partial.substr(slash + 1);
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dirPart.empty() ? "." : dirPart, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (name[0] == '.' && (prefix.empty() || prefix[0] != '.')) continue;  // hidden files, as a shell
+    std::error_code dirEc;
+    out.push_back(dirPart + name + (it->is_directory(dirEc) ? "/" : ""));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 Completion completeLine(Interpreter& interp, const std::vector<std::string>& commandNames, std::string_view line,
@@ -63,7 +83,9 @@ Completion completeLine(Interpreter& interp, const std::vector<std::string>& com
       return c;
     }
     if (before.substr(lead, space - lead) == ":load") {
-      c.fileNames = true;
+      c.start = before.find_first_not_of(" \t", space);
+      if (c.start == std::string_view::npos) c.start = cursor;
+      c.candidates = fileNames(before.substr(c.start));
       return c;
     }
     // Other commands take an expression: complete it as one.

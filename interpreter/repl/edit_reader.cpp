@@ -4,6 +4,7 @@
 #include <editline/readline.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,8 @@ pthread_t gReaderThread;
 void onSigint(int) {
   if (!gAtPrompt) {
     Interpreter::requestInterrupt();
+    // The terminal echoed "^C"; the error that follows goes on a line of its own.
+    [[maybe_unused]] ssize_t n = write(STDERR_FILENO, "\n", 1);
     return;
   }
   if (!pthread_equal(pthread_self(), gReaderThread)) {
@@ -54,15 +57,12 @@ size_t byteOffset(std::string_view s, int chars) {
 }
 
 char** attemptCompletion(const char* text, int, int end) {
-  rl_attempted_completion_over = 1;  // never fall back to file names unless asked to
+  rl_attempted_completion_over = 1;  // never fall back to libedit's own file name completion
   std::string_view line(rl_line_buffer ? rl_line_buffer : "");
   size_t cursor = end <= 0 ? 0 : byteOffset(line, end);
   Completion c = gCompleter(line, cursor);
-  if (c.fileNames) {
-    rl_attempted_completion_over = 0;
-    return nullptr;
-  }
-  // libedit replaces its own word (`text`); adapt candidates computed for our word boundary.
+  // libedit replaces its own word (`text`), which may begin before ours (`{"k":x` gives `:x`) or
+  // after it (a path is cut at '/'): adapt the candidates to it.
   size_t theirStart = cursor >= std::strlen(text) ? cursor - std::strlen(text) : 0;
   gMatches.clear();
   for (std::string& cand : c.candidates) {

@@ -21,7 +21,6 @@ struct ReadResult {
 struct Completion {
   size_t start = 0;
   std::vector<std::string> candidates;
-  bool fileNames = false;  // offer file names instead (the argument of `:load`)
 };
 using Completer = std::function<Completion(std::string_view line, size_t cursor)>;
 

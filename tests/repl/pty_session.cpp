@@ -85,7 +85,7 @@ int PtySession::waitExit(double seconds) {
     int st = 0;
     pid_t r = waitpid(pid_, &st, WNOHANG);
     if (r == pid_) {
-      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);  // 1000+N: killed by signal N
       return status_;
     }
   }

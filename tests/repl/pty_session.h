@@ -21,7 +21,7 @@ class PtySession {
   void send(std::string_view keys);
   // Reads until `needle` appears after what earlier waits consumed; then consumes through it.
   bool waitFor(std::string_view needle, double seconds = 30);
-  // Waits for the process to end; its exit status, or -1 on timeout or a signal.
+  // Waits for the process to end; its exit status, 1000 + N when signal N ended it, -1 on timeout.
   int waitExit(double seconds = 30);
   // Everything the terminal showed so far (for failure messages).
   const std::string& output() const { return out_; }

@@ -19,6 +19,14 @@ struct Fixture {
 
 // Checks a wait, showing the whole terminal transcript when it fails.
 #define EXPECT_SHOWS(session, text) CHECK_MESSAGE((session).waitFor(text), "terminal so far:\n" << (session).output())
+// Ctrl-D only means end of input once libedit reads the terminal raw, which it does before it
+// draws the prompt: sent earlier, the terminal driver would take it as its own EOF and drop it.
+#define EXPECT_CTRL_D_EXITS(session)   \
+  do {                                 \
+    EXPECT_SHOWS(session, ">>> ");     \
+    (session).send("\x04");            \
+    CHECK_MESSAGE((session).waitExit() == 0, "terminal:\n" << (session).output()); \
+  } while (0)
 
 }  // namespace
 
@@ -33,9 +41,7 @@ TEST_CASE_FIXTURE(Fixture, "pty: prompt, echo with type, Ctrl-D exits with statu
   EXPECT_SHOWS(s, ">>> ");
   s.send("x * 2\r");
   EXPECT_SHOWS(s, "i32[] 6");
-  EXPECT_SHOWS(s, ">>> ");
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
 }
 
 TEST_CASE_FIXTURE(Fixture, "pty: `weft` with no arguments is the REPL") {
@@ -64,8 +70,7 @@ TEST_CASE_FIXTURE(Fixture, "pty: a multi-line module continues with '... '") {
   EXPECT_SHOWS(s, "3.0");
   s.send(":type c\r");
   EXPECT_SHOWS(s, "Counter");
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
 }
 
 TEST_CASE_FIXTURE(Fixture, "pty: an error leaves the session and its variables intact") {
@@ -82,8 +87,7 @@ TEST_CASE_FIXTURE(Fixture, "pty: an error leaves the session and its variables i
   EXPECT_SHOWS(s, ">>> ");
   s.send("kept + 2\r");
   EXPECT_SHOWS(s, "i32[] 42");
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
 }
 
 TEST_CASE_FIXTURE(Fixture, "pty: Tab completes names, attributes and commands") {
@@ -106,13 +110,12 @@ TEST_CASE_FIXTURE(Fixture, "pty: Tab completes names, attributes and commands") 
   EXPECT_SHOWS(s, "pe");
   s.send("\r");
   EXPECT_SHOWS(s, "[2, 3]");
-
+  EXPECT_SHOWS(s, ">>> ");  // keys sent before libedit reads again would reach the terminal driver
   s.send(":ty\t");
   EXPECT_SHOWS(s, "pe");
   s.send(" my_long_variable\r");
   EXPECT_SHOWS(s, "i32[]");
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
 }
 
 TEST_CASE_FIXTURE(Fixture, "pty: :load runs a file into the session") {
@@ -120,14 +123,15 @@ TEST_CASE_FIXTURE(Fixture, "pty: :load runs a file into the session") {
   std::ofstream(file) << "fn triple(x) { return x * 3 }\nloaded = triple(14)\n";
   PtySession s({"repl"}, home);
   EXPECT_SHOWS(s, ">>> ");
-  s.send(":load " + file + "\r");
+  s.send(":load " + home + "/de\t");  // file names complete after :load
+  EXPECT_SHOWS(s, "fs.model");
+  s.send("\r");
   EXPECT_SHOWS(s, ">>> ");
   s.send("loaded\r");
   EXPECT_SHOWS(s, "i32[] 42");
   s.send("triple(2.0)\r");
   EXPECT_SHOWS(s, "f32[] 6.0");
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
 }
 
 TEST_CASE_FIXTURE(Fixture, "pty: Ctrl-C interrupts a running loop and the session goes on") {
@@ -143,8 +147,7 @@ TEST_CASE_FIXTURE(Fixture, "pty: Ctrl-C interrupts a running loop and the sessio
   EXPECT_SHOWS(s, ">>> ");
   s.send("before + 1\r");
   EXPECT_SHOWS(s, "i32[] 8");
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
 }
 
 TEST_CASE_FIXTURE(Fixture, "pty: Ctrl-C at the prompt clears the line; Ctrl-C inside a block drops it") {
@@ -161,8 +164,7 @@ TEST_CASE_FIXTURE(Fixture, "pty: Ctrl-C at the prompt clears the line; Ctrl-C in
   s.send("1 + 2\r");
   EXPECT_SHOWS(s, "i32[] 3");
   CHECK(s.output().find("error") == std::string::npos);
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
 }
 
 TEST_CASE_FIXTURE(Fixture, "pty: history is kept in ~/.weft_history and recalled with Up") {
@@ -171,8 +173,7 @@ TEST_CASE_FIXTURE(Fixture, "pty: history is kept in ~/.weft_history and recalled
     EXPECT_SHOWS(s, ">>> ");
     s.send("40 + 2\r");
     EXPECT_SHOWS(s, "i32[] 42");
-    s.send("\x04");
-    CHECK(s.waitExit() == 0);
+    EXPECT_CTRL_D_EXITS(s);
   }
   std::ifstream hist(home + "/.weft_history");
   std::string text((std::istreambuf_iterator<char>(hist)), std::istreambuf_iterator<char>());
@@ -181,8 +182,7 @@ TEST_CASE_FIXTURE(Fixture, "pty: history is kept in ~/.weft_history and recalled
   EXPECT_SHOWS(s, ">>> ");
   s.send("\x1b[A\r");
   EXPECT_SHOWS(s, "i32[] 42");
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
 }
 
 TEST_CASE("pty: an unwritable home loses history but is no error") {
@@ -190,7 +190,6 @@ TEST_CASE("pty: an unwritable home loses history but is no error") {
   REQUIRE(s.waitFor(">>> "));
   s.send("1\r");
   EXPECT_SHOWS(s, "i32[] 1");
-  s.send("\x04");
-  CHECK(s.waitExit() == 0);
+  EXPECT_CTRL_D_EXITS(s);
   CHECK(s.output().find("error") == std::string::npos);
 }

@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "interpreter/repl/describe.h"
@@ -65,7 +67,14 @@ TEST_CASE_FIXTURE(Fixture, "completion never calls user code") {
 TEST_CASE_FIXTURE(Fixture, "completion: commands and file names for :load") {
   CHECK(complete(":ty") == std::vector<std::string>{":type"});
   CHECK(offers(":", ":help"));
-  CHECK(s.complete(":load ex", 8).fileNames);
+  std::string dir = std::filesystem::temp_directory_path().string() + "/weft-complete-test";
+  std::filesystem::create_directories(dir + "/models");
+  std::ofstream(dir + "/mnist.model") << "";
+  std::string line = ":load " + dir + "/m";
+  auto c = s.complete(line, line.size());
+  CHECK(c.start == 6);
+  CHECK(c.candidates == std::vector<std::string>{dir + "/mnist.model", dir + "/models/"});
+  std::filesystem::remove_all(dir);
   s.handle("learner = 1");
   CHECK(offers(":type lea", "learner"));
 }

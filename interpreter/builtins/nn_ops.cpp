@@ -1,0 +1,54 @@
+// conv2d, max_pool2d, avg_pool2d (Keras' argument conventions) and load_npy / save_npy.
+// Paths are relative to the working directory, as in NumPy.
+#include "../eval/interpreter.h"
+#include "../ops/ops.h"
+#include "../saved/npy.h"
+#include "args.h"
+#include "builtins.h"
+
+namespace weft {
+namespace {
+
+void def(Env& env, const char* name, NativeFn fn) { env.set(intern(name), makeBuiltin(name, std::move(fn))); }
+
+// An int n means (n, n); a list or tuple gives (height, width). Positivity is the op's check.
+std::array<int64_t, 2> pairArg(const ArgReader& r, int i, std::array<int64_t, 2> dflt) {
+  if (!r.has(i)) return dflt;
+  std::vector<int64_t> v = r.ints(i);
+  if (v.size() == 1) return {v[0], v[0]};
+  if (v.size() != 2) r.fail(i, "must be an integer or a pair of integers (height, width)");
+  return {v[0], v[1]};
+}
+
+std::string paddingArg(const ArgReader& r, int i) { return r.has(i) ? r.str(i) : "valid"; }
+
+NativeFn pooling(const char* name, bool isMax) {
+  return [name, isMax](Interpreter&, Args& a) {
+    ArgReader r(a, name, {"x", "pool_size?", "strides?", "padding?"});
+    auto pool = pairArg(r, 1, {2, 2});
+    return Value(ops::pool2d(isMax, r.tensor(0), pool, pairArg(r, 2, pool), paddingArg(r, 3)));
+  };
+}
+
+}  // namespace
+
+void registerNnOps(Env& env) {
+  def(env, "conv2d", [](Interpreter&, Args& a) {
+    ArgReader r(a, "conv2d", {"x", "kernel", "strides?", "padding?", "dilation?"});
+    return Value(ops::conv2d(r.tensor(0), r.tensor(1), pairArg(r, 2, {1, 1}), paddingArg(r, 3),
+                             pairArg(r, 4, {1, 1})));
+  });
+  def(env, "max_pool2d", pooling("max_pool2d", true));
+  def(env, "avg_pool2d", pooling("avg_pool2d", false));
+  def(env, "load_npy", [](Interpreter&, Args& a) {
+    ArgReader r(a, "load_npy", {"path"});
+    return Value(saved::readNpy(r.str(0)));
+  });
+  def(env, "save_npy", [](Interpreter&, Args& a) {
+    ArgReader r(a, "save_npy", {"path", "x"});
+    saved::writeNpy(r.str(0), r.tensor(1));
+    return Value();
+  });
+}
+
+}  // namespace weft

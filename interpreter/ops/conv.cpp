@@ -1,0 +1,105 @@
+// conv2d, max_pool2d and avg_pool2d: argument checks and shape rules here, the loops in
+// stdlib/runtime/conv.h and pool.h. Every message names the op and the shapes involved.
+#include "../../stdlib/runtime/conv.h"
+#include "../../stdlib/runtime/pool.h"
+#include "check.h"
+#include "ops.h"
+
+namespace weft::ops {
+namespace {
+
+using Pair = std::array<int64_t, 2>;
+
+std::string pairStr(Pair p) { return "(" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ")"; }
+std::string sizeStr(int64_t h, int64_t w) { return std::to_string(h) + "x" + std::to_string(w); }
+
+bool isSame(const std::string& op, const std::string& padding) {
+  if (padding == "same") return true;
+  if (padding != "valid") fail(op + ": padding must be \"valid\" or \"same\", got \"" + padding + "\"");
+  return false;
+}
+
+void checkPositive(const std::string& op, const char* what, Pair v) {
+  if (v[0] < 1 || v[1] < 1) fail(op + ": " + what + " must be positive, got " + pairStr(v));
+}
+
+// `shapes` is the parenthesised list of every operand's shape, appended to the messages.
+void checkInput(const std::string& op, const Tensor& x, const std::string& shapes) {
+  if (x.rank() != 4)
+    fail(op + ": the input must have rank 4 [batch, height, width, channels], got " + x.shape().str() +
+         (shapes.empty() ? "" : " " + shapes));
+  if (!rt::isFloat(x.dtype()))
+    fail(op + " is not defined for " + dtypeStr(x.dtype()) + " tensors (use cast() to convert to f32)");
+}
+
+// The window geometry for input shape xs and a kh x kw window, or a WeftError.
+rt::Window2D geometry(const std::string& op, const char* window, const Shape& xs, int64_t kh, int64_t kw,
+                      Pair strides, Pair dilation, const std::string& padding, const std::string& shapes) {
+  const bool same = isSame(op, padding);
+  rt::Window2D g;
+  g.n = xs[0], g.h = xs[1], g.w = xs[2], g.c = xs[3];
+  g.kh = kh, g.kw = kw, g.sh = strides[0], g.sw = strides[1], g.dh = dilation[0], g.dw = dilation[1];
+  rt::Window1D wy, wx;
+  auto sy = rt::windowSize(g.h, kh, g.sh, g.dh, same, wy);
+  auto sx = rt::windowSize(g.w, kw, g.sw, g.dw, same, wx);
+  if (sy == rt::WindowStatus::DilationOverflow || sx == rt::WindowStatus::DilationOverflow)
+    fail(op + ": dilation " + pairStr(dilation) + " is too large for a " + sizeStr(kh, kw) + " kernel");
+  if (sy == rt::WindowStatus::TooLarge || sx == rt::WindowStatus::TooLarge) {
+    std::string dilated = wy.extent != kh || wx.extent != kw ? ", dilated to " + sizeStr(wy.extent, wx.extent) : "";
+    fail(op + ": the " + window + " (" + sizeStr(kh, kw) + dilated + ") is larger than the input (" +
+         sizeStr(g.h, g.w) + ") with padding \"valid\" " + shapes);
+  }
+  g.padTop = wy.padBefore, g.padLeft = wx.padBefore, g.oh = wy.out, g.ow = wx.out;
+  return g;
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& x, const Tensor& w, Pair strides, const std::string& padding, Pair dilation) {
+  const std::string op = "conv2d";
+  const Shape &xs = x.shape(), &ws = w.shape();
+  const std::string shapes = "(" + xs.str() + " and " + ws.str() + ")";
+  checkInput(op, x, "(kernel " + ws.str() + ")");
+  if (w.rank() != 4)
+    fail("conv2d: the kernel must have rank 4 [height, width, in_channels, out_channels], got " + ws.str() +
+         " (input " + xs.str() + ")");
+  if (x.dtype() != w.dtype())
+    fail("dtype mismatch: " + dtypeStr(x.dtype()) + " and " + dtypeStr(w.dtype()) +
+         " (in conv2d; use cast() to convert one of them)");
+  if (xs[3] != ws[2])
+    fail("conv2d: input has " + std::to_string(xs[3]) + " channels but the kernel expects " + std::to_string(ws[2]) +
+         " " + shapes);
+  if (ws[0] < 1 || ws[1] < 1) fail("conv2d: the kernel's height and width must be positive " + shapes);
+  checkPositive(op, "strides", strides);
+  checkPositive(op, "dilation", dilation);
+  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, shapes);
+  Shape ys{g.n, g.oh, g.ow, ws[3]};
+  if (anyAbstract(x, w)) return Tensor::abstract(x.dtype(), ys);
+
+  Tensor y = Tensor::empty(x.dtype(), ys);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) rt::conv2d(x.data<T>(), w.data<T>(), y.data<T>(), g, ws[3]);
+  });
+  return y;
+}
+
+Tensor pool2d(bool isMax, const Tensor& x, Pair pool, Pair strides, const std::string& padding) {
+  const std::string op = isMax ? "max_pool2d" : "avg_pool2d";
+  checkInput(op, x, "");
+  checkPositive(op, "pool_size", pool);
+  checkPositive(op, "strides", strides);
+  rt::Window2D g = geometry(op, "pool window", x.shape(), pool[0], pool[1], strides, {1, 1}, padding,
+                            "(" + x.shape().str() + ")");
+  Shape ys{g.n, g.oh, g.ow, g.c};
+  if (x.isAbstract()) return Tensor::abstract(x.dtype(), ys);
+
+  Tensor y = Tensor::empty(x.dtype(), ys);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) rt::pool2d(isMax, x.data<T>(), y.data<T>(), g);
+  });
+  return y;
+}
+
+}  // namespace weft::ops
