@@ -60,8 +60,8 @@ def build(build_dir, want_weft):
     cache = (build_dir / "CMakeCache.txt").read_text()
     if "CMAKE_BUILD_TYPE:STRING=Release" not in cache:
         log(f"warning: {build_dir} is not a Release build; figures will not be representative")
-    r = subprocess.run(["cmake", "--build", build_dir, "--target", "bench_mlp_eigen", "bench_spawn"],
-                       capture_output=True, text=True)
+    r = subprocess.run(["cmake", "--build", build_dir, "--target", "bench_mlp_eigen",
+                        "bench_spawn"], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"cannot build the anchors:\n{r.stdout}{r.stderr}")
     if not want_weft:
@@ -333,6 +333,9 @@ def main():
     eigen, spawner = build_dir / "bench/bench_mlp_eigen", build_dir / "bench/bench_spawn"
     work = Path(tempfile.mkdtemp(prefix="weft-bench-"))
 
+    load = os.getloadavg()[0]
+    if load > 0.5 * os.cpu_count():
+        log(f"warning: load average {load:.1f} on {os.cpu_count()} CPUs; figures will be inflated")
     t_start = time.time()
     log("1/4 per-op overhead ...")
     perop = bench_perop(weft, work)
@@ -352,21 +355,24 @@ def main():
     w_check, py_check = med(check["weft"]), med(check["cpython"])
     w_mlp, e_mlp, t_mlp = med(mlp.get("weft")), med(mlp["eigen"]), med(mlp["torch"])
 
+    def wcol(samples, m):  # the median, and the best sample (the least disturbed by load)
+        best = f" (min {fmt(min(samples))})" if isinstance(samples, list) and samples else ""
+        return fmt(m) + best
+
     def ratio(a, b):
         return a / b if isinstance(a, float) and isinstance(b, float) else None
 
-    mlp_ratio = ratio(w_mlp, e_mlp)
-    rows = [
-        # workload, weft, anchors, ratio, target key, figure judged
-        ("per-op overhead (µs/op, 1000 adds f32[4])", fmt(w_perop), f"torch {fmt(t_perop)}",
-         fmt(ratio(w_perop, t_perop)), "perop", w_perop),
-        ("startup wall (ms, print(1))", fmt(w_wall), f"python -c 'import torch' {fmt(t_wall)}",
-         fmt(ratio(w_wall, t_wall)), "startup_wall", w_wall),
-        ("startup peak RSS (MB)", fmt(w_rss), f"python -c 'import torch' {fmt(t_rss)}",
-         fmt(ratio(w_rss, t_rss)), "startup_rss", w_rss),
-        (f"weft check, {CHECK_LINES} lines (ms)", fmt(w_check), f"CPython compile() {fmt(py_check)}",
-         fmt(ratio(w_check, py_check)), "check", w_check),
-        (f"MLP 784-512-512-10 fwd, batch {MLP_BATCH} (µs)", fmt(w_mlp),
+    mlp_ratio, py = ratio(w_mlp, e_mlp), "python -c 'import torch'"
+    rows = [  # workload, Weft, anchors, ratio, target key, the figure judged
+        ("per-op overhead (µs/op, 1000 adds f32[4])", wcol(perop.get("weft"), w_perop),
+         f"torch {fmt(t_perop)}", fmt(ratio(w_perop, t_perop)), "perop", w_perop),
+        ("startup wall (ms, print(1))", wcol(startup["weft_wall"], w_wall),
+         f"{py} {fmt(t_wall)}", fmt(ratio(w_wall, t_wall)), "startup_wall", w_wall),
+        ("startup peak RSS (MB)", fmt(w_rss),
+         f"{py} {fmt(t_rss)}", fmt(ratio(w_rss, t_rss)), "startup_rss", w_rss),
+        (f"weft check, {CHECK_LINES} lines (ms)", wcol(check["weft"], w_check),
+         f"CPython compile() {fmt(py_check)}", fmt(ratio(w_check, py_check)), "check", w_check),
+        (f"MLP 784-512-512-10 fwd, batch {MLP_BATCH} (µs)", wcol(mlp.get("weft"), w_mlp),
          f"Eigen {fmt(e_mlp)}, torch {fmt(t_mlp)}", fmt(mlp_ratio), "mlp", mlp_ratio),
     ]
     head = ("workload", "Weft median", "anchor median(s)", "Weft/anchor", "target", "result")
@@ -387,10 +393,12 @@ def main():
     for k, v in errors.items():
         print(f"error in {k}: {v}")
     misses = [r[0] for r in table[1:] if r[-1] == "MISS"]
-    print("\nall targets met" if not misses and not errors and weft else
-          "targets missed: " + "; ".join(misses) if misses else "some figures unavailable (n/a)")
-    print(f"(medians; {ROUNDS} interleaved rounds per workload; 1 thread; "
-          f"MLP ratio = Weft / Eigen; check wall includes process startup; "
+    if misses:
+        print("\ntargets missed: " + "; ".join(misses))
+    else:
+        print("\nall targets met" if weft and not errors else "\nsome figures unavailable (n/a)")
+    print(f"(medians, best sample in brackets; {ROUNDS} interleaved rounds per workload; "
+          f"1 thread; MLP ratio = Weft / Eigen; check wall includes process startup; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     if args.markdown:
         print("\n| " + " | ".join(head) + " |\n|" + "---|" * len(head))

@@ -1,12 +1,16 @@
 // The Weft grammar (SPEC §1, §3-§5, §7).
 //
 // The parser never sees raw newlines: token_source.cpp drops them inside ( ) and [ ] and after a
-// trailing operator or comma, collapses runs into one NEWLINE, turns ';' into NEWLINE, and inserts
-// one before every '}' and at the end of the file. So a simple statement always ends with exactly
-// one NEWLINE, and a block or dict literal is `{ item NEWLINE item NEWLINE }`.
+// trailing operator or comma, collapses runs into one NEWLINE, turns ';' into NEWLINE, and keeps
+// one before every '}' and at the end of the file where a statement ends there. So a simple
+// statement always ends with exactly one NEWLINE, and a block or dict literal is
+// `{ item NEWLINE item NEWLINE }`.
 //
-// The rules are kept LL-friendly (common prefixes factored out) so SLL prediction almost never
-// needs full context; see parser.cpp for the two-stage SLL/LL strategy.
+// The lexer rules at the end are the lexical specification; lexing.cpp implements them by hand
+// (ANTLR's C++ lexer is several times slower) and a unit test checks that both agree.
+//
+// The rules are kept LL-friendly (common prefixes factored out) so SLL prediction never needs
+// full context on valid input; see parser.cpp for the two-stage SLL/LL strategy.
 grammar Weft;
 
 // Every parse-tree node reserves room for two children up front, saving the reallocations of

@@ -5,8 +5,8 @@
 #include <typeinfo>
 #include <unordered_set>
 
-#include "tree/ErrorNodeImpl.h"
 #include "lexing.h"
+#include "tree/ErrorNodeImpl.h"
 #include "tree/TerminalNodeImpl.h"
 
 namespace weft::syntax {
@@ -494,7 +494,7 @@ ExprPtr AstBuilder::transformChain(P::ExprContext* ctx) {
       auto& cmp = static_cast<Compare&>(*acc);
       cmp.range = std::move(r);
       cmp.operands.push_back(std::move(rhs));
-      cmp.ops.push_back(compareOp(op ? op->start->getType() : P::EQ));
+      cmp.ops.push_back(compareOp(op ? op->start->getType() : size_t{P::EQ}));
       openCompare = true;
       continue;
     }
@@ -502,7 +502,7 @@ ExprPtr AstBuilder::transformChain(P::ExprContext* ctx) {
     if (kind == Chain::Arith) {
       auto b = node<Binary>(std::move(r));
       antlr4::ParserRuleContext* left = ruleAt(childAt(c, 0));
-      b->op = binaryOp(left && left->stop ? tokenAfter(left->stop)->getType() : P::PLUS);  // the operator follows it
+      b->op = binaryOp(left && left->stop ? tokenAfter(left->stop)->getType() : size_t{P::PLUS});  // the operator follows it
       b->lhs = std::move(acc);
       b->rhs = std::move(rhs);
       acc = std::move(b);

@@ -1,6 +1,5 @@
 #include "lexing.h"
 
-#include <cctype>
 #include <cstdio>
 
 #include "WeftLexer.h"

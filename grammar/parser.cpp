@@ -1,18 +1,18 @@
 // parseProgram: the pipeline from bytes to AST.
 //
-//   decode UTF-8 -> lex the whole file (lexing.cpp) -> token checks (friendly repairs) -> bracket and
-//   nesting checks -> statement-header checks -> newline filter -> ANTLR parse -> AST builder
+//   decode UTF-8 -> lex (lexing.cpp) -> token checks with friendly messages and repairs
+//   (syntax_errors.cpp) -> bracket and nesting checks -> newline filter (token_source.cpp)
+//   -> ANTLR parse -> AST (ast_builder.cpp)
 //
 // The parse is two-stage, as ANTLR recommends for speed: SLL prediction with a bail-out error
-// strategy first (fast, no full-context lookahead), and only if that fails a second parse
-// with full LL prediction and error recovery, which also reports the errors.
+// strategy first, statement by statement; only if that fails, a second parse of the whole file
+// with full LL prediction and error recovery, which reports the errors.
 #include "parser.h"
 
-#include <cctype>
 #include <mutex>
 
 #include "BailErrorStrategy.h"
-#include "DefaultErrorStrategy.h"
+#include "Exceptions.h"
 #include "WeftParser.h"
 #include "ast_builder.h"
 #include "atn/ParserATNSimulator.h"
@@ -20,7 +20,6 @@
 #include "dfa/DFA.h"
 #include "dfa/DFAState.h"
 #include "lexing.h"
-#include "Exceptions.h"
 #include "syntax_errors.h"
 #include "token_source.h"
 
@@ -103,7 +102,7 @@ bool parseFast(gen::WeftParser& parser, antlr4::TokenStream& stream, AstBuilder&
 void parseWithRecovery(gen::WeftParser& parser, ErrorListener& listener, AstBuilder& builder, ast::Program& out) {
   parser.reset();  // also rewinds the token stream
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
-  parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+  parser.setErrorHandler(std::make_shared<StatementRecovery>());
   parser.addErrorListener(&listener);
   gen::WeftParser::ProgramContext* tree;
   try {
@@ -118,115 +117,37 @@ void parseWithRecovery(gen::WeftParser& parser, ErrorListener& listener, AstBuil
 
 }  // namespace
 
-namespace {
-
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f'; }
-bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-// Operators and words after which a line continues (must match syntax::isContinuation).
-bool continuesLine(std::string_view tok) {
-  static constexpr std::string_view kOps[] = {"+", "-", "*", "/", "//", "%", "**", "@", "==", "!=", "<",
-                                              "<=", ">", ">=", ",", "=>", "and", "or", "not", "in"};
-  for (auto op : kOps)
-    if (tok == op) return true;
-  return false;
-}
-
-// Skips a string literal starting at text[i]. Returns the index after it, or npos when the
-// text ends inside it; `needsMore` says whether more lines could complete it (a triple-quoted
-// string, or a normal one whose line ends with a backslash).
-size_t skipString(std::string_view text, size_t i, bool& needsMore) {
-  char q = text[i];
-  bool triple = text.substr(i, 3) == std::string(3, q);
-  size_t j = i + (triple ? 3 : 1);
-  bool escapedNewline = false;
-  while (j < text.size()) {
-    char c = text[j];
-    if (c == '\\') {
-      escapedNewline = j + 1 >= text.size() || text[j + 1] == '\n' || text.substr(j + 1, 2) == "\r\n";
-      j += text.substr(j + 1, 2) == "\r\n" ? 3 : 2;
-      continue;
-    }
-    escapedNewline = false;
-    if (triple ? text.substr(j, 3) == std::string(3, q) : c == q) return j + (triple ? 3 : 1);
-    if (!triple && c == '\n') { needsMore = false; return std::string_view::npos; }
-    ++j;
-  }
-  needsMore = triple || escapedNewline;
-  return std::string_view::npos;
-}
-
-// Whether the last line holding code starts with a decorator, which needs the `fn` below it.
-bool endsWithDecorator(std::string_view text) {
-  size_t end = text.size();
-  while (end > 0) {
-    size_t start = text.rfind('\n', end - 1);
-    start = start == std::string_view::npos ? 0 : start + 1;
-    std::string_view line = text.substr(start, end - start);
-    size_t k = line.find_first_not_of(" \t\r\f");
-    if (k != std::string_view::npos && line[k] != '#') return line[k] == '@';
-    if (start == 0) break;
-    end = start - 1;
-  }
-  return false;
-}
-
-}  // namespace
-
+// Uses the real lexer, so it agrees with the parser on strings, comments and operators.
 bool inputIsIncomplete(std::string_view text) {
-  std::string brackets;
-  std::string_view last;  // the last significant token
-  for (size_t i = 0; i < text.size();) {
-    char c = text[i];
-    if (isSpace(c)) { ++i; continue; }
-    if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-      continue;
+  using L = gen::WeftParser;
+  std::vector<BadByte> bad;
+  std::u32string chars = decodeUtf8(text, bad);
+  std::vector<RawToken> tokens;
+  lexTokens(chars, [&](const RawToken& t) {
+    if (t.type != L::NEWLINE && t.type != antlr4::Token::EOF) tokens.push_back(t);
+  });
+  std::vector<size_t> open;
+  for (const RawToken& t : tokens) {
+    if (t.type == L::UNTERMINATED_TRIPLE) return true;  // the rest of the text is inside it
+    if (t.type == L::LPAREN || t.type == L::LBRACK || t.type == L::LBRACE) open.push_back(t.type);
+    if (t.type == L::RPAREN || t.type == L::RBRACK || t.type == L::RBRACE) {
+      size_t opener = t.type == L::RPAREN ? L::LPAREN : t.type == L::RBRACK ? L::LBRACK : L::LBRACE;
+      if (open.empty() || open.back() != opener) return false;  // wrong already: let the parser say so
+      open.pop_back();
     }
-    if (c == '\\') {
-      size_t j = text.find_first_not_of(" \t\r", i + 1);
-      if (j == std::string_view::npos) return true;  // a trailing backslash joins the next line
-      if (text[j] == '\n') { i = j + 1; continue; }
-      last = text.substr(i++, 1);  // a stray backslash: the parser will report it
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      bool needsMore = false;
-      size_t j = skipString(text, i, needsMore);
-      if (j == std::string_view::npos) return needsMore;
-      last = text.substr(i, j - i);
-      i = j;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') {
-      brackets.push_back(c);
-      last = text.substr(i++, 1);
-      continue;
-    }
-    if (c == ')' || c == ']' || c == '}') {
-      char open = c == ')' ? '(' : c == ']' ? '[' : '{';
-      if (brackets.empty() || brackets.back() != open) return false;  // the parser reports it
-      brackets.pop_back();
-      last = text.substr(i++, 1);
-      continue;
-    }
-    size_t j = i + 1;
-    if (isWordChar(c) || (c == '.' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1])))) {
-      while (j < text.size() && (isWordChar(text[j]) || text[j] == '.' ||
-                                 ((text[j] == '+' || text[j] == '-') && (text[j - 1] == 'e' || text[j - 1] == 'E') &&
-                                  std::isdigit(static_cast<unsigned char>(c)))))
-        ++j;
-    } else {
-      static constexpr std::string_view kLong[] = {"**=", "//=", "...", "**", "//", "==", "!=", "<=", ">=",
-                                                   "=>", "->", "+=", "-=", "*=", "/=", "%=", "@="};
-      for (auto op : kLong)
-        if (text.substr(i, op.size()) == op) { j = i + op.size(); break; }
-    }
-    last = text.substr(i, j - i);
-    i = j;
   }
-  if (!brackets.empty()) return true;
-  return continuesLine(last) || endsWithDecorator(text);
+  if (tokens.empty()) return false;
+  const RawToken& last = tokens.back();
+  switch (last.type) {
+    case L::UNTERMINATED_STRING:  // goes on only after a backslash-newline
+      return last.start + last.length == chars.size() && chars.back() == U'\n';
+    case L::ERROR_CHAR: return chars[last.start] == U'\\' && last.start + 1 == chars.size();  // trailing backslash
+    default: break;
+  }
+  if (!open.empty() || isContinuation(last.type)) return true;
+  size_t lineStart = tokens.size() - 1;  // a decorator line needs the `fn` below it
+  while (lineStart > 0 && tokens[lineStart - 1].line == last.line) --lineStart;
+  return tokens[lineStart].type == L::AT;
 }
 
 ParseLimits& parseLimits() {

@@ -119,6 +119,7 @@ std::string listExpected(const antlr4::misc::IntervalSet& set, const antlr4::dfa
       case WeftParser::STRING: names.push_back("a string"); break;
       case WeftParser::NEWLINE: names.push_back("end of line"); break;
       case Token::EOF: names.push_back("end of file"); break;
+      case WeftParser::NONE: names.push_back("'none'"); break;  // two spellings, so no literal name
       default: names.push_back(vocab.getLiteralName(type)); break;
     }
   }
@@ -171,6 +172,8 @@ std::string parserMessage(antlr4::Parser& parser, const Token* bad, const std::s
       return "the '{' that opens a block must be on the same line as its statement";
     return "expected '{' to open a block, found " + found;
   }
+  if (rule == WeftParser::RuleFnDecl && has(expected, WeftParser::FN) && has(expected, WeftParser::AT))
+    return "a decorator must be followed by a function (`fn name(...) { ... }`), found " + found;
   if (rule == WeftParser::RuleBlock && !canStartStatement(type))
     return "expected '}' to close the block opened at " + position(ctx->start);
   if (!canStartExpr(type) && !atStatement && (has(expected, WeftParser::INT) || expectsOperand(parser, bad)))
@@ -195,7 +198,35 @@ size_t statementStart(antlr4::ParserRuleContext* ctx) {
   return SIZE_MAX;
 }
 
+int bracketDelta(size_t type) {
+  switch (type) {
+    case WeftParser::LPAREN: case WeftParser::LBRACK: case WeftParser::LBRACE: return 1;
+    case WeftParser::RPAREN: case WeftParser::RBRACK: case WeftParser::RBRACE: return -1;
+    default: return 0;
+  }
+}
+
 }  // namespace
+
+void StatementRecovery::recover(antlr4::Parser* parser, std::exception_ptr) {
+  antlr4::TokenStream* in = parser->getTokenStream();
+  // As ANTLR does: failing twice at the same place and state, move on by one token.
+  if (lastErrorIndex == static_cast<int>(in->index()) && lastErrorStates.contains(parser->getState()))
+    parser->consume();
+  lastErrorIndex = static_cast<int>(in->index());
+  lastErrorStates.add(parser->getState());
+  // Brackets opened since the statement began; in a statement list, junk is skipped from here.
+  antlr4::ParserRuleContext* ctx = parser->getContext();
+  size_t from = in->index();
+  if (ctx && ctx->getRuleIndex() != WeftParser::RuleBlock && ctx->getRuleIndex() != WeftParser::RuleProgram)
+    from = std::min(from, statementStart(ctx));
+  int depth = 0;
+  for (size_t i = from; i < in->index(); ++i) depth += bracketDelta(in->get(i)->getType());
+  for (size_t t; (t = in->LA(1)) != Token::EOF; parser->consume()) {
+    if (depth <= 0 && (t == WeftParser::NEWLINE || t == WeftParser::RBRACE)) break;
+    depth += bracketDelta(t);
+  }
+}
 
 void ErrorListener::syntaxError(antlr4::Recognizer* recognizer, Token* offending, size_t, size_t,
                                 const std::string& msg, std::exception_ptr) {

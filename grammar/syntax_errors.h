@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "BaseErrorListener.h"
+#include "DefaultErrorStrategy.h"
 #include "diagnostics.h"
 #include "token_source.h"
 
@@ -64,6 +65,15 @@ class ErrorListener : public antlr4::BaseErrorListener {
  private:
   SyntaxErrors& errors_;
   std::vector<size_t> errorTokens_;
+};
+
+// ANTLR's recovery skips to a token that may follow the rule that failed, which inside a
+// statement is often the very next token, so the rest of the line yields a cascade of errors
+// (`f a == 1 {` would report `a`, then the `{`, then each `}` of the block). This skips to the
+// end of the statement instead: its NEWLINE at the same bracket depth, past the blocks it opens.
+class StatementRecovery : public antlr4::DefaultErrorStrategy {
+ public:
+  void recover(antlr4::Parser* parser, std::exception_ptr e) override;
 };
 
 // Stray characters (with hints for `&&`, `||`, `!`), unterminated strings, `def name(` and

@@ -39,7 +39,7 @@ antlr4::TokenFactory<antlr4::CommonToken>* WeftTokenSource::getTokenFactory() {
 
 std::string WeftToken::getText() const {
   if (text_) return text_;
-  if (type_ == Token::EOF) return "<EOF>";
+  if (getType() == Token::EOF) return "<EOF>";
   return source_->getInputStream()->getText({static_cast<ssize_t>(start_), static_cast<ssize_t>(start_ + length_) - 1});
 }
 
@@ -188,12 +188,12 @@ bool isContinuation(size_t type) {
 
 namespace {
 
-// The type of the first token after i that is not a separator.
+// The index of the first token after i that is not a separator.
 size_t nextSignificant(const TokenList& tokens, size_t i) {
   while (++i < tokens.size() &&
          (tokens[i].getType() == WeftLexer::NEWLINE || tokens[i].getType() == WeftLexer::SEMI)) {
   }
-  return i < tokens.size() ? tokens[i].getType() : Token::EOF;
+  return i;
 }
 
 }  // namespace
@@ -219,7 +219,11 @@ void filterNewlines(TokenList& tokens) {
         if (type == WeftLexer::NEWLINE && isContinuation(prev)) continue;
         if (prev == WeftLexer::RBRACE) {  // `}` NEWLINE `else`: the else belongs to the if above
           size_t next = nextSignificant(tokens, i);
-          if (next == WeftLexer::ELSE || next == WeftLexer::ELIF) continue;
+          size_t nextType = next < tokens.size() ? tokens[next].getType() : Token::EOF;
+          if (nextType == WeftLexer::ELSE || nextType == WeftLexer::ELIF) {
+            i = next - 1;  // drop the whole run of separators
+            continue;
+          }
         }
         t.setType(WeftLexer::NEWLINE);
         break;
@@ -294,6 +298,7 @@ size_t closingPoint(const TokenList& tokens, size_t open, size_t limit) {
     size_t next = k + 1;
     while (next < limit && tokens[next].getType() == WeftLexer::NEWLINE) ++next;
     if (next < limit && tokens[next].getCharPositionInLine() <= indent) return k;
+    k = next - 1;  // past the blank lines
   }
   return limit;
 }

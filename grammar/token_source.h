@@ -21,6 +21,7 @@
 namespace weft::syntax {
 
 class SyntaxErrors;
+class WeftToken;
 
 // Holds the decoded text; returns token text by re-encoding UTF-8 directly (ANTLR's default
 // goes through std::wstring_convert, which is slow and throws on bad input).
@@ -47,8 +48,8 @@ class WeftTokenSource : public antlr4::TokenSource {
   std::string getSourceName() override { return input_.getSourceName(); }
   antlr4::TokenFactory<antlr4::CommonToken>* getTokenFactory() override;
   // The final token list: a token's index is its offset in it.
-  void setTokens(const class WeftToken* first) { first_ = first; }
-  const class WeftToken* firstToken() const { return first_; }
+  void setTokens(const WeftToken* first) { first_ = first; }
+  const WeftToken* firstToken() const { return first_; }
 
  private:
   Utf32InputStream& input_;

@@ -1,5 +1,7 @@
 #include "builtins.h"
 
+#include "keras.h"
+
 namespace weft {
 
 void registerBuiltins(Env& env) {
@@ -7,6 +9,7 @@ void registerBuiltins(Env& env) {
   registerTensorCreation(env);
   registerTensorMath(env);
   registerTensorShaping(env);
+  registerKeras(env);
   registerNnOps(env);
 }
 

@@ -131,6 +131,15 @@ void registerCoreBuiltins(Env& env) {
     ArgReader r(a, "str", {"x"});
     return makeStr(toStr(r.get(0)));
   });
+  // The kind of a value as a string: "tensor", "str", "list", ..., or a module's type name.
+  def(env, "type", [](Interpreter&, Args& a) {
+    ArgReader r(a, "type", {"x"});
+    const Value& v = r.get(0);
+    if (v.is(Kind::Variable)) return makeStr("Variable");
+    if (v.is(Kind::Module)) return makeStr(v.as<ModuleObj>()->typeName);
+    if (v.is(Kind::Opaque)) return makeStr(v.as<OpaqueObj>()->typeName());
+    return makeStr(kindName(v.kind()));
+  });
   def(env, "repr", [](Interpreter&, Args& a) {
     ArgReader r(a, "repr", {"x"});
     return makeStr(toRepr(r.get(0)));

@@ -1,4 +1,6 @@
 // zeros, ones, full, eye, arange, linspace, tensor, seed and the `random` namespace.
+#include <cmath>
+
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
 #include "args.h"
@@ -80,6 +82,21 @@ void registerTensorCreation(Env& env) {
     double sd = r.number(2, 1);
     if (sd < 0) r.fail(2, "must not be negative");
     return Value(ops::randomNormal(r.shape(0), r.number(1, 0), sd, r.dtype(3, DType::F32)));
+  });
+  // Keras' truncated normal: values past two standard deviations are drawn again.
+  def(*random, "truncated_normal", [](Interpreter&, Args& a) {
+    ArgReader r(a, "random.truncated_normal", {"shape", "mean?", "stddev?", "dtype?"});
+    double mean = r.number(1, 0), sd = r.number(2, 1);
+    if (sd < 0) r.fail(2, "must not be negative");
+    DType dt = r.dtype(3, DType::F32);
+    if (!rt::isFloat(dt)) r.fail(3, "must be a float dtype");
+    Shape shape = r.shape(0);
+    Tensor z = ops::randomNormal(shape, 0, 1, DType::F64);
+    double* p = z.data<double>();
+    for (int64_t i = 0; i < z.numel(); ++i)
+      while (std::abs(p[i]) > 2) p[i] = ops::randomNormal(Shape{}, 0, 1, DType::F64).data<double>()[0];
+    for (int64_t i = 0; i < z.numel(); ++i) p[i] = mean + sd * p[i];
+    return Value(ops::cast(z, dt));
   });
   def(*random, "uniform", [](Interpreter&, Args& a) {
     ArgReader r(a, "random.uniform", {"shape", "minval?", "maxval?", "dtype?"});

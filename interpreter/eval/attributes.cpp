@@ -1,4 +1,5 @@
 // `obj.name` and `obj.name = v` for every kind of value.
+#include "../builtins/keras.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "interpreter.h"
@@ -83,8 +84,16 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
   if (n == "submodules") return makeList(in.collectSubmodules(&m));
   if (n == "trainable") return Value(Tensor::scalar<bool>(m.trainable));
   if (n == "built") return Value(Tensor::scalar<bool>(m.built));
+  if (n == "layers") return makeList(in.childModules(&m));
+  if (n == "input_shape") return m.inputShape;
+  if (n == "summary")
+    return makeBuiltin("summary", [](Interpreter& in, Args& a) {
+      if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "summary() takes no arguments");
+      in.out() << summaryTable(in, *a.self.as<ModuleObj>());
+      return Value();
+    }, self);
   std::vector<std::string> known = {"name", "variables", "trainable_variables", "non_trainable_variables",
-                                    "submodules", "trainable"};
+                                    "submodules", "trainable", "layers", "summary", "input_shape"};
   for (const auto& [k, v] : m.attrs->entries()) known.push_back(symbolName(k));
   std::string msg = "module '" + m.name + "' (" + m.typeName + ") has no attribute '" + n + "'";
   if (auto s = closestName(n, known)) msg += "; did you mean '" + *s + "'?";
@@ -163,6 +172,15 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
       throw WeftError(msg);
     }
     case Kind::Opaque:
+      if (auto* sym = dynamic_cast<SymbolicTensor*>(obj.object())) {
+        const std::string& n = symbolName(name);
+        if (n == "shape") {
+          Value dims = shapeList(sym->spec.shape());
+          if (sym->batchIsNone) dims.as<ListObj>()->items[0] = Value();
+          return dims;
+        }
+        if (n == "dtype") return Value::dtype(sym->spec.dtype());
+      }
       if (auto v = obj.as<OpaqueObj>()->getAttr(*this, name)) return *v;
       noAttribute(obj, name, {});
     default: noAttribute(obj, name, {});

@@ -82,7 +82,7 @@ Value Interpreter::call(const Value& callee, Args& args) {
 }
 
 Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
-  checkInterrupt();
+  checkInterrupt(args.site);
   if (callDepth_ >= limits_.maxCallDepth)
     throw WeftError(args.site, "maximum recursion depth (" + std::to_string(limits_.maxCallDepth) +
                                    ") exceeded in " + fn.name + "()");

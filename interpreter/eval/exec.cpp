@@ -129,7 +129,7 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
     case K::While: {
       auto& w = static_cast<const ast::While&>(s);
       while (located(*w.condition, eval(*w.condition, env))) {
-        checkInterrupt();
+        checkInterrupt(s.range);
         Flow f = execBlock(w.body, env, frame);
         if (f == Flow::Break) break;
         if (f == Flow::Return) return f;
@@ -140,8 +140,7 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
       auto& f = static_cast<const ast::For&>(s);
       Value iterable = eval(*f.iterable, env);
       Flow result = Flow::Normal;
-      auto body = [&](Value item) {
-        checkInterrupt();
+      auto body = [&](Value item) {  // forEach counts the step
         assignTo(*f.target, std::move(item), env);
         Flow fl = execBlock(f.body, env, frame);
         if (fl == Flow::Return) result = Flow::Return;

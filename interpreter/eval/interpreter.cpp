@@ -103,18 +103,23 @@ int Interpreter::checkFile(const std::string& path) {
     err_ << "error: cannot read '" << path << "'\n";
     return 1;
   }
-  return parseOrReport(file, globals_) ? 0 : 1;
+  try {
+    return parseOrReport(file, globals_) ? 0 : 1;
+  } catch (WeftError& e) {
+    reportError(e);
+    return 1;
+  }
 }
 
 int Interpreter::runSource(std::shared_ptr<const SourceFile> file, std::function<void(const Value&)> echo) {
-  const ast::Program* program = parseOrReport(file, globals_);
-  if (!program) return 1;
   fileDirs_.push_back(std::filesystem::path(file->path).parent_path());
   struct Pop {
     std::vector<std::filesystem::path>& v;
     ~Pop() { v.pop_back(); }
   } pop{fileDirs_};
   try {
+    const ast::Program* program = parseOrReport(file, globals_);
+    if (!program) return 1;
     Frame frame;
     for (const auto& s : program->body) {
       if (echo && s->kind == ast::StmtKind::Expr) {
@@ -136,7 +141,12 @@ int Interpreter::runSource(std::shared_ptr<const SourceFile> file, std::function
   return 0;
 }
 
-void Interpreter::forEach(const Value& iterable, const std::function<bool(Value)>& body) {
+void Interpreter::forEach(const Value& iterable, const std::function<bool(Value)>& fn) {
+  // Each item is a step, so that Ctrl-C and the limits also stop list(range(10**12)).
+  auto body = [&](Value v) {
+    checkInterrupt();
+    return fn(std::move(v));
+  };
   switch (iterable.kind()) {
     case Kind::List: {
       // Index each time: the body may append to the list it walks, as Python allows.

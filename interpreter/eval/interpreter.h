@@ -1,6 +1,7 @@
 // The eager evaluator: walks the AST, binding names in Envs and calling ops on tensors.
 // The same evaluator will trace graphs by running on symbolic tensors.
 #pragma once
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <functional>
@@ -17,8 +18,13 @@
 
 namespace weft {
 
+// docs/robustness.md. A step is a while-loop iteration, an item taken from an iterable (a
+// `for` iteration, list(range(n)), ...) or a call of a Weft function: the points where Ctrl-C
+// is checked, so that no loop runs past a limit.
 struct InterpreterLimits {
   int maxCallDepth = 1000;  // Weft-level recursion, as Python's default
+  int64_t maxSteps = 0;     // 0: no limit
+  double timeoutSeconds = 0;  // wall clock since the interpreter was created; 0: no limit
 };
 
 class Interpreter {
@@ -44,15 +50,20 @@ class Interpreter {
 
   std::ostream& out() { return out_; }
   std::ostream& err() { return err_; }
-  InterpreterLimits& limits() { return limits_; }
+  InterpreterLimits& limits() {
+    nextLimitCheck_ = 0;  // the caller may change them: recompute at the next step
+    return limits_;
+  }
   // Set from a signal handler (Ctrl-C): the running statement stops with an "interrupted" error
   // at the next loop iteration or call.
   static void requestInterrupt() { interruptRequested_ = true; }
-  void checkInterrupt() {
+  // Also counts a step against the step and time limits. `at` locates the error.
+  void checkInterrupt(const SourceRange& at = {}) {
     if (interruptRequested_) [[unlikely]] {
       interruptRequested_ = false;
-      throw WeftError("interrupted");
+      throw WeftError(at, "interrupted");
     }
+    if (++steps_ >= nextLimitCheck_) [[unlikely]] checkLimits(at);
   }
   const std::shared_ptr<Env>& globals() { return globals_; }
   // Names known in a scope chain, for completion and suggestions.
@@ -75,8 +86,14 @@ class Interpreter {
   void adopt(ModuleObj* owner, const std::string& key, const Value& v);
   std::vector<Value> collectVariables(ModuleObj* root);
   std::vector<Value> collectSubmodules(ModuleObj* root);
+  // The layers a module holds directly (Keras' `model.layers` of a subclassed model).
+  std::vector<Value> childModules(ModuleObj* m);
   void setTrainable(ModuleObj* root, bool trainable);
   bool insideGraphFunction() const { return graphDepth_ > 0; }
+  // Envs captured by closures and modules form reference cycles; they are cleared at exit.
+  void trackEnv(const std::shared_ptr<Env>& env) { capturedEnvs_.push_back(env); }
+  // Keras' learning phase: true while training, so that Dropout is active only then.
+  bool& learningPhase() { return learningPhase_; }
 
  private:
   enum class Flow { Normal, Break, Continue, Return };
@@ -109,6 +126,9 @@ class Interpreter {
                                   Args& args, std::shared_ptr<Env> parent);
   Value constructModule(ModuleTypeObj& type, Args& args);
   Value callModule(ModuleObj& m, Args& args);
+  // A module called on Keras symbolic tensors: runs on shapes alone and records the call.
+  Value callModuleSymbolic(ModuleObj& m, Args& args);
+  void buildModule(ModuleObj& m, const Value& input, const SourceRange& site);
 
   // Imports and the prelude (imports.cpp)
   Value importModule(const std::string& spec, bool isPath, const SourceRange& at);
@@ -117,8 +137,6 @@ class Interpreter {
   // Parses and checks names against what `scope` can see; prints errors and returns null on any.
   const ast::Program* parseOrReport(std::shared_ptr<const SourceFile> file, const std::shared_ptr<Env>& scope);
   void reportError(const WeftError& e);
-  // Envs captured by closures and modules form reference cycles; they are cleared at exit.
-  void trackEnv(const std::shared_ptr<Env>& env) { capturedEnvs_.push_back(env); }
 
   std::ostream& out_;
   std::ostream& err_;
@@ -136,8 +154,14 @@ class Interpreter {
   std::map<std::string, int> nameCounters_;
   std::vector<std::weak_ptr<Env>> capturedEnvs_;
   static inline volatile std::sig_atomic_t interruptRequested_ = false;
+  bool learningPhase_ = false;
   int callDepth_ = 0;
   int graphDepth_ = 0;
+  // Step and time limits (limits.cpp): checkLimits runs when steps_ reaches nextLimitCheck_.
+  void checkLimits(const SourceRange& at);
+  int64_t steps_ = 0;
+  int64_t nextLimitCheck_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace weft

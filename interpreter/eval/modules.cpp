@@ -3,6 +3,7 @@
 
 #include "../values/format.h"
 #include "interpreter.h"
+#include "operators.h"
 
 namespace weft {
 namespace {
@@ -38,6 +39,7 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
       if (var->owner) return;
       var->owner = owner;
       var->keyInOwner = key;
+      if (!owner->trainable) var->trainable = false;  // created under a frozen layer, as in Keras
       if (!var->named) var->name = owner->name + "/" + key;
       return;
     }
@@ -66,22 +68,23 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
 Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
   auto m = std::make_shared<ModuleObj>();
   m->typeName = type.name;
-  // `name=` is accepted by every module, as by every Keras layer, unless it declares its own.
-  bool declaresName = false;
-  for (const auto& p : type.decl->params) declaresName |= symbolName(p.name) == "name";
-  std::string explicitName;
-  if (!declaresName) {
+  // Every module accepts Keras' layer keywords `name=`, `input_shape=` and `trainable=`,
+  // unless it declares a parameter of that name itself.
+  Value nameArg, inputShapeArg, trainableArg;
+  for (auto [key, slot] : {std::pair{"name", &nameArg}, {"input_shape", &inputShapeArg}, {"trainable", &trainableArg}}) {
+    bool declared = false;
+    for (const auto& p : type.decl->params) declared |= symbolName(p.name) == key;
+    if (declared) continue;
     for (auto it = args.kw.begin(); it != args.kw.end(); ++it) {
-      if (symbolName(it->first) != "name") continue;
-      if (!it->second.isNone()) {
-        if (!it->second.is(Kind::Str)) throw WeftError(args.site, type.name + "(): name must be a string");
-        explicitName = it->second.as<StrObj>()->text;
-      }
+      if (symbolName(it->first) != key) continue;
+      *slot = std::move(it->second);
       args.kw.erase(it);
       break;
     }
   }
-  m->name = explicitName.empty() ? uniqueModuleName(type.name) : explicitName;
+  if (!nameArg.isNone() && !nameArg.is(Kind::Str)) throw WeftError(args.site, type.name + "(): name must be a string");
+  m->name = nameArg.isNone() ? uniqueModuleName(type.name) : nameArg.as<StrObj>()->text;
+  m->inputShape = inputShapeArg;
   std::shared_ptr<Env> params =
       bindParams(type.name, type.decl->params, type.defaults, type.hasDefault, args, type.closure);
   params->set(intern("self"), Value(m));
@@ -98,35 +101,49 @@ Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
     throw;
   }
   for (const auto& [k, v] : m->attrs->entries()) adopt(m.get(), symbolName(k), v);
+  if (!trainableArg.isNone()) setTrainable(m.get(), truthy(trainableArg));
   return Value(m);
 }
 
-Value Interpreter::callModule(ModuleObj& m, Args& args) {
+void Interpreter::buildModule(ModuleObj& m, const Value& input, const SourceRange& site) {
   // Copies, not pointers into the attribute table: build() adds attributes and may move it.
+  Value* b = m.attrs->findLocal(intern("build"));
+  if (!b) {
+    m.built = true;
+    return;
+  }
+  Value build = *b;
+  Args buildArgs;
+  buildArgs.site = site;
+  if (isTensorLike(input) || input.is(Kind::Opaque)) {
+    // Keras passes the input shape with None for the batch dimension of a symbolic input.
+    auto* sym = dynamic_cast<SymbolicTensor*>(input.object());
+    const Tensor& t = sym ? sym->spec : tensorOf(input, "input");
+    std::vector<Value> dims;
+    for (int i = 0; i < t.rank(); ++i)
+      dims.push_back(i == 0 && sym && sym->batchIsNone ? Value()
+                                                       : Value(Tensor::scalar<int32_t>(int32_t(t.shape()[i]))));
+    buildArgs.pos.push_back(makeList(std::move(dims)));
+  } else {
+    buildArgs.pos.push_back(input);
+  }
+  m.built = true;  // set first: a build() that calls the module must not build again
+  call(build, buildArgs);
+}
+
+Value Interpreter::callModule(ModuleObj& m, Args& args) {
+  for (const Value& a : args.pos)
+    if (dynamic_cast<SymbolicTensor*>(a.object())) return callModuleSymbolic(m, args);
   Value* found = m.attrs->findLocal(intern("call"));
   if (!found) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
   Value callFn = *found;
   if (!m.built) {
-    if (Value* b = m.attrs->findLocal(intern("build"))) {
-      Value build = *b;
-      if (args.pos.empty()) throw WeftError(args.site, "module '" + m.name + "' needs an input to build from");
-      const Value& x = args.pos[0];
-      Args buildArgs;
-      buildArgs.site = args.site;
-      if (x.isTensor() || x.is(Kind::Variable)) {
-        const Tensor& t = x.isTensor() ? x.tensor() : x.as<VariableObj>()->value;
-        std::vector<Value> dims;
-        for (int64_t d : t.shape()) dims.push_back(Value(Tensor::scalar<int32_t>(int32_t(d))));
-        buildArgs.pos.push_back(makeList(std::move(dims)));
-      } else {
-        buildArgs.pos.push_back(x);
-      }
-      m.built = true;  // set first: a build() that calls the module must not build again
-      call(build, buildArgs);
-    }
-    m.built = true;
+    if (args.pos.empty()) throw WeftError(args.site, "module '" + m.name + "' needs an input to build from");
+    buildModule(m, args.pos[0], args.site);
   }
-  return call(callFn, args);
+  Value out = call(callFn, args);
+  if (isTensorLike(out)) m.outputShape = tensorOf(out, "output").shape();
+  return out;
 }
 
 std::vector<Value> Interpreter::collectVariables(ModuleObj* root) {
@@ -179,6 +196,24 @@ std::vector<Value> Interpreter::collectSubmodules(ModuleObj* root) {
     }
   };
   for (const auto& [k, item] : root->attrs->entries()) walk(item);
+  return out;
+}
+
+std::vector<Value> Interpreter::childModules(ModuleObj* m) {
+  std::vector<Value> out;
+  std::set<const Object*> seen{m};
+  std::function<void(const Value&)> walk = [&](const Value& v) {
+    if (v.is(Kind::Module)) {
+      if (seen.insert(v.object()).second) out.push_back(v);
+    } else if (v.is(Kind::List)) {
+      for (const auto& item : v.as<ListObj>()->items) walk(item);
+    } else if (v.is(Kind::Tuple)) {
+      for (const auto& item : v.as<TupleObj>()->items) walk(item);
+    } else if (v.is(Kind::Dict)) {
+      for (const auto& [k, item] : v.as<DictObj>()->entries) walk(item);
+    }
+  };
+  for (const auto& [k, item] : m->attrs->entries()) walk(item);
   return out;
 }
 

@@ -73,6 +73,13 @@ Tensor conv2d(const Tensor& x, const Tensor& w, Pair strides, const std::string&
   checkPositive(op, "strides", strides);
   checkPositive(op, "dilation", dilation);
   rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, shapes);
+  // The kernel copies the input into a zero-padded buffer: a huge dilation under "same" must
+  // not become a huge allocation.
+  const rt::Window1D wy{g.oh, g.padTop, (g.kh - 1) * g.dh + 1}, wx{g.ow, g.padLeft, (g.kw - 1) * g.dw + 1};
+  const double padded = double(g.n) * double(rt::paddedSize(g.h, wy, g.sh)) * double(rt::paddedSize(g.w, wx, g.sw)) *
+                        double(g.c) * double(rt::dtypeSize(x.dtype()));
+  if (padded > double(memoryLimits().maxTensorBytes))
+    fail("conv2d: padding the input for a " + sizeStr(wy.extent, wx.extent) + " window needs too much memory " + shapes);
   Shape ys{g.n, g.oh, g.ow, ws[3]};
   if (anyAbstract(x, w)) return Tensor::abstract(x.dtype(), ys);
 

@@ -60,7 +60,12 @@ char** attemptCompletion(const char* text, int, int end) {
   rl_attempted_completion_over = 1;  // never fall back to libedit's own file name completion
   std::string_view line(rl_line_buffer ? rl_line_buffer : "");
   size_t cursor = end <= 0 ? 0 : byteOffset(line, end);
-  Completion c = gCompleter(line, cursor);
+  Completion c;
+  try {
+    c = gCompleter(line, cursor);
+  } catch (...) {  // an exception must not unwind through libedit's C frames
+    return nullptr;
+  }
   // libedit replaces its own word (`text`), which may begin before ours (`{"k":x` gives `:x`) or
   // after it (a path is cut at '/'): adapt the candidates to it.
   size_t theirStart = cursor >= std::strlen(text) ? cursor - std::strlen(text) : 0;

@@ -80,6 +80,19 @@ bool RangeObj::equals(const OpaqueObj& o) const {
   return r && r->start == start && r->stop == stop && r->step == step;
 }
 
+std::string SymbolicTensor::shapeText() const {
+  std::string s = "(";
+  for (int i = 0; i < spec.rank(); ++i) {
+    if (i) s += ", ";
+    s += (i == 0 && batchIsNone) ? "None" : std::to_string(spec.shape()[i]);
+  }
+  return s + (spec.rank() == 1 ? ",)" : ")");
+}
+
+std::string SymbolicTensor::repr() const {
+  return std::string("<KerasTensor shape=") + shapeText() + " dtype=" + rt::dtypeName(spec.dtype()) + ">";
+}
+
 Value makeStr(std::string s) { return Value(std::make_shared<StrObj>(std::move(s))); }
 Value makeList(std::vector<Value> items) { return Value(std::make_shared<ListObj>(std::move(items))); }
 Value makeTuple(std::vector<Value> items) { return Value(std::make_shared<TupleObj>(std::move(items))); }

@@ -94,7 +94,12 @@ struct ModuleObj : Object {
   // Where this module hangs below the module that adopted it first (for object paths).
   ModuleObj* parent = nullptr;
   std::string keyInParent;  // "d1", "blocks.0", or a layer name inside a Sequential
+  // Keras' layer keywords: `input_shape=[...]` (none when not given), and the shape of the
+  // last output, for summary() (its batch dimension shows as None).
+  Value inputShape;
+  std::optional<Shape> outputShape;
 };
+
 
 struct VariableObj : Object {
   VariableObj() : Object(Kind::Variable) {}
@@ -135,6 +140,20 @@ struct RangeObj : OpaqueObj {
   std::string typeName() const override { return "range"; }
   std::string repr() const override;
   bool equals(const OpaqueObj& o) const override;
+};
+
+// A Keras symbolic tensor: the output of `Input(...)` or of a layer called on one. It carries a
+// shape-only tensor (batch dimension 1 stands for None) and the call that produced it, so that
+// `Model(inputs, outputs)` can replay the graph on real data.
+struct SymbolicTensor : OpaqueObj {
+  Tensor spec;           // abstract
+  bool batchIsNone = true;
+  Value layer;           // the module that produced it (an InputLayer for inputs)
+  std::vector<Value> inputs;  // the SymbolicTensors it was called on
+  std::vector<std::pair<Symbol, Value>> kwargs;  // the call's other keyword arguments
+  std::string typeName() const override { return "KerasTensor"; }
+  std::string repr() const override;
+  std::string shapeText() const;  // "(None, 10)"
 };
 
 Value makeStr(std::string s);

@@ -14,7 +14,7 @@ enum class Kind : uint8_t {
 const char* kindName(Kind k);
 
 // Heap objects. Each concrete kind is in objects.h.
-struct Object {
+struct Object : std::enable_shared_from_this<Object> {
   explicit Object(Kind k) : kind(k) {}
   virtual ~Object() = default;
   const Kind kind;

@@ -37,6 +37,12 @@ inline WindowStatus windowSize(int64_t in, int64_t k, int64_t stride, int64_t di
   return WindowStatus::Ok;
 }
 
+// The input length seen through the padding: enough for every window of the output.
+inline int64_t paddedSize(int64_t in, const Window1D& w, int64_t stride) {
+  const int64_t need = w.out == 0 ? 0 : (w.out - 1) * stride + w.extent;
+  return need > in + w.padBefore ? need : in + w.padBefore;
+}
+
 // The full 2-D geometry of one conv or pooling call on an NHWC input.
 struct Window2D {
   int64_t n = 0, h = 0, w = 0, c = 0;  // input [N, H, W, C]

@@ -1,7 +1,9 @@
 // conv2d and the 2-D poolings against PyTorch references (tests/fixtures, made by
 // make_fixtures.py) and a naive loop; error texts; shape inference on abstract tensors.
 #include <cmath>
+#include <sstream>
 
+#include "interpreter/eval/interpreter.h"
 #include "interpreter/saved/npy.h"
 #include "test_ops_util.h"
 
@@ -102,6 +104,8 @@ TEST_CASE("conv2d agrees with a naive loop over tile remainders, channel tails, 
       {{2, 7, 7, 5}, {2, 4, 5, 6}, {2, 3}, false, {2, 1}, DType::F64},
       {{1, 4, 20, 1}, {1, 7, 1, 8}, {1, 1}, true, {1, 1}, DType::F64},
       {{3, 4, 4, 6}, {1, 1, 6, 10}, {2, 2}, false, {1, 1}, DType::F32},   // strided 1x1: not the GEMM path
+      {{1, 6, 14, 24}, {3, 3, 24, 20}, {2, 1}, true, {1, 1}, DType::F32},  // kw * c > 64: one run per tap
+      {{1, 5, 9, 40}, {2, 2, 40, 5}, {1, 2}, true, {1, 1}, DType::F64},
   };
   ops::seed(3);
   for (const auto& c : cases) {
@@ -117,6 +121,8 @@ TEST_CASE("conv2d and pooling on empty tensors") {
   Tensor noIn = ops::conv2d(iota({1, 4, 4, 0}), Tensor::zeros(DType::F32, {3, 3, 0, 2}), {1, 1}, "same", {1, 1});
   CHECK(values<float>(noIn) == std::vector<float>(32, 0.0f));
   CHECK(ops::pool2d(true, Tensor::zeros(DType::F64, {2, 0, 3, 1}), {2, 2}, {2, 2}, "same").shape() == Shape{2, 0, 2, 1});
+  CHECK(errorOf([] { ops::conv2d(iota({1, 4, 4, 2}), iota({0, 3, 2, 5}), {1, 1}, "same", {1, 1}); }) ==
+        "conv2d: the kernel's height and width must be positive ([1, 4, 4, 2] and [0, 3, 2, 5])");
 }
 
 TEST_CASE("conv2d and pooling errors name the op and the shapes") {
@@ -139,6 +145,8 @@ TEST_CASE("conv2d and pooling errors name the op and the shapes") {
         "conv2d: dilation must be positive, got (1, -2)");
   CHECK(errorOf([&] { ops::conv2d(x, w3, {1, 1}, "valid", {int64_t(1) << 62, 1}); }).find("is too large") !=
         std::string::npos);
+  CHECK(errorOf([&] { ops::conv2d(x, w3, {1, 1}, "same", {1000000000, 1}); }) ==
+        "conv2d: padding the input for a 2000000001x3 window needs too much memory ([1, 8, 8, 3] and [3, 3, 3, 2])");
   CHECK(errorOf([&] { ops::conv2d(x, w3, {1, 1}, "full", {1, 1}); }) ==
         "conv2d: padding must be \"valid\" or \"same\", got \"full\"");
   CHECK(errorOf([&] { ops::conv2d(ops::cast(x, DType::I32), ops::cast(w3, DType::I32), {1, 1}, "same", {1, 1}); }) ==
@@ -155,6 +163,9 @@ TEST_CASE("conv2d and pooling errors name the op and the shapes") {
         "max_pool2d: the pool window (3x3) is larger than the input (2x2) with padding \"valid\" ([1, 2, 2, 1])");
   CHECK(errorOf([&] { ops::pool2d(true, ops::cast(x, DType::Bool), {2, 2}, {2, 2}, "valid"); }) ==
         "max_pool2d is not defined for bool tensors (use cast() to convert to f32)");
+  // A huge same-padded pool window only clips (no buffer), so it is no error.
+  CHECK(values<float>(ops::pool2d(true, iota({1, 2, 2, 1}), {int64_t(1) << 40, 3}, {1, 1}, "same")) ==
+        std::vector<float>{3, 3, 3, 3});
   CHECK(errorOf([&] { ops::pool2d(true, x, {2, 2}, {2, 2}, "SAME"); }) ==
         "max_pool2d: padding must be \"valid\" or \"same\", got \"SAME\"");
 }
@@ -173,4 +184,19 @@ TEST_CASE("conv2d and pooling infer shapes on abstract tensors") {
   CHECK(ops::pool2d(false, x, {3, 3}, {2, 2}, "same").shape() == Shape{8, 16, 16, 3});
   CHECK(errorOf([&] { ops::conv2d(x, Tensor::abstract(DType::F32, Shape{3, 3, 4, 16}), {1, 1}, "same", {1, 1}); }) ==
         "conv2d: input has 3 channels but the kernel expects 4 ([8, 32, 31, 3] and [3, 3, 4, 16])");
+}
+
+TEST_CASE("the Weft builtins take Keras' arguments: an int or a pair, strides defaulting to pool_size") {
+  std::ostringstream out, err;
+  Interpreter interp(out, err);
+  interp.runSource(std::make_shared<const SourceFile>("<test>", R"(x = ones([1, 6, 6, 2])
+print(max_pool2d(x).shape)
+print(avg_pool2d(x, 3, strides=1, padding="same").shape)
+print(conv2d(x, ones([3, 3, 2, 4]), strides=(2, 1), padding="same").shape)
+print(conv2d(x, ones([3, 3, 2, 4]), dilation=[2, 2])[0, 0, 0, 0])
+conv2d(x, ones([3, 3, 2, 4]), strides=[1, 2, 3])
+)"));
+  CHECK(out.str() == "[1, 3, 3, 2]\n[1, 6, 6, 2]\n[1, 3, 6, 4]\n18.0\n");
+  CHECK(err.str().find("conv2d() argument 'strides' must be an integer or a pair of integers (height, width)") !=
+        std::string::npos);
 }

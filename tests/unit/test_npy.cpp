@@ -4,6 +4,8 @@
 #include <fstream>
 #include <random>
 
+#include <unistd.h>
+
 #include "interpreter/saved/npy.h"
 #include "test_ops_util.h"
 
@@ -15,14 +17,19 @@ namespace {
 
 const std::string kFixtures = std::string(WEFT_SOURCE_DIR) + "/tests/fixtures/";
 
-// A fresh scratch folder per test binary run.
+// A fresh scratch folder per test binary run, removed at exit.
+struct ScratchDir {
+  fs::path path = fs::temp_directory_path() / ("weft_npy_test_" + std::to_string(::getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
 std::string scratch(const std::string& name) {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("weft_npy_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return (dir / name).string();
+  static const ScratchDir dir;
+  return (dir.path / name).string();
 }
 
 std::string slurp(const std::string& path) {
@@ -93,7 +100,7 @@ TEST_CASE("npy files written by NumPy load, and Weft writes the same bytes") {
   spit(scratch("v2.npy"), v2);
   CHECK(values<int64_t>(saved::readNpy(scratch("v2.npy"))) == std::vector<int64_t>{5, -1});
   // Any nonzero byte reads as true.
-  spit(scratch("bool.npy"), npyBytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", "\x00\x01\x07"));
+  spit(scratch("bool.npy"), npyBytes("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", std::string("\x00\x01\x07", 3)));
   CHECK(values<bool>(saved::readNpy(scratch("bool.npy"))) == std::vector<bool>{false, true, true});
 }
 

@@ -453,6 +453,7 @@ TEST_CASE("parser errors: more messages") {
   CHECK(firstError("if a && b { }") == "1:6: '&&' is written 'and' in Weft");
   CHECK(firstError("x = a ? b : c") == "1:7: unexpected character '?'; a conditional expression is written `a if condition else b`");
   CHECK(firstError("x = 1 $") == "1:7: unexpected character '$'");
+  CHECK(firstError("@function\nx = 1") == "2:1: a decorator must be followed by a function (`fn name(...) { ... }`), found 'x'");
 }
 
 TEST_CASE("parser errors: checks on the tree") {
@@ -616,6 +617,9 @@ TEST_CASE("inputIsIncomplete") {
   CHECK(inputIsIncomplete("@function"));
   CHECK_FALSE(inputIsIncomplete("x = a[-1]"));
   CHECK_FALSE(inputIsIncomplete("x = 1e-3"));
+  CHECK_FALSE(inputIsIncomplete("x = 1  # a comment with ( and +"));
+  CHECK(inputIsIncomplete("x = (1  # a comment\n"));
+  CHECK(inputIsIncomplete("@function\n# a comment"));
 }
 
 // ---- the hand-written lexer --------------------------------------------------------------

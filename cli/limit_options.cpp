@@ -1,0 +1,83 @@
+#include "limit_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+#include "interpreter/eval/interpreter.h"
+#include "interpreter/values/tensor.h"
+
+namespace weft::cli {
+namespace {
+
+// A non-negative integer, optionally followed by K, M, G or T (x 1024^n).
+std::optional<int64_t> parseSize(const std::string& s) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (errno) return std::nullopt;
+  int shift = 0;
+  if (*end) {
+    const std::string units = "KMGT";
+    auto at = units.find(char(std::toupper(static_cast<unsigned char>(*end))));
+    if (at == std::string::npos || end[1]) return std::nullopt;
+    shift = 10 * int(at + 1);
+  }
+  if (v > (uint64_t(INT64_MAX) >> shift)) return std::nullopt;
+  return int64_t(v << shift);
+}
+
+std::optional<double> parseSeconds(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (*end || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+const char* kLimitOptionsHelp =
+    "limits (before FILE; 0 means none, except for --max-call-depth):\n"
+    "  --max-steps=N             loop iterations and Weft calls (default: none)\n"
+    "  --timeout=SECONDS         wall-clock time (default: none)\n"
+    "  --max-call-depth=N        nested Weft calls (default: 1000)\n"
+    "  --max-tensor-bytes=SIZE   one tensor (default: 8G)\n"
+    "  --max-memory=SIZE         all live tensors together (default: 16G)\n"
+    "  SIZE is bytes, or a number with K, M, G or T\n";
+
+int applyLimitOptions(const std::vector<std::string>& args, size_t first, Interpreter& interp) {
+  size_t i = first;
+  for (; i < args.size() && args[i].rfind("--", 0) == 0; ++i) {
+    const std::string& a = args[i];
+    size_t eq = a.find('=');
+    std::string name = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+    std::optional<int64_t> size = parseSize(value);
+    bool ok = true;
+    if (name == "--max-steps" && (ok = size.has_value())) {
+      interp.limits().maxSteps = *size;
+    } else if (name == "--timeout") {
+      std::optional<double> s = parseSeconds(value);
+      if ((ok = s.has_value())) interp.limits().timeoutSeconds = *s;
+    } else if (name == "--max-call-depth" && (ok = size && *size > 0 && *size <= 1000000)) {
+      interp.limits().maxCallDepth = int(*size);
+    } else if (name == "--max-tensor-bytes" && (ok = size.has_value())) {
+      memoryLimits().maxTensorBytes = *size ? *size : INT64_MAX;
+    } else if (name == "--max-memory" && (ok = size.has_value())) {
+      memoryLimits().maxLiveBytes = *size ? *size : INT64_MAX;
+    } else if (ok) {
+      std::cerr << "weft: unknown option '" << name << "'\n" << kLimitOptionsHelp;
+      return -1;
+    }
+    if (!ok) {
+      std::cerr << "weft: invalid value '" << value << "' for " << name << "\n" << kLimitOptionsHelp;
+      return -1;
+    }
+  }
+  return int(i);
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,41 @@
+// Keras' functional API: calling a module on symbolic tensors runs it on shapes alone and records
+// the call, so that Model(inputs, outputs) can replay the graph on real data.
+#include "../values/format.h"
+#include "interpreter.h"
+#include "operators.h"
+
+namespace weft {
+
+Value Interpreter::callModuleSymbolic(ModuleObj& m, Args& args) {
+  Value* found = m.attrs->findLocal(intern("call"));
+  if (!found) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
+  Value callFn = *found;
+  auto node = std::make_shared<SymbolicTensor>();
+  node->layer = Value(m.shared_from_this());
+  node->inputs = args.pos;
+  node->kwargs = args.kw;
+  bool batchIsNone = false;
+  Args shapes;  // the same call on shape-only tensors
+  shapes.site = args.site;
+  shapes.kw = args.kw;
+  for (const Value& a : args.pos) {
+    if (auto* sym = dynamic_cast<SymbolicTensor*>(a.object())) {
+      batchIsNone |= sym->batchIsNone;
+      shapes.pos.push_back(Value(sym->spec));
+    } else {
+      shapes.pos.push_back(a);
+    }
+  }
+  if (!m.built) buildModule(m, args.pos[0], args.site);
+  Value out = call(callFn, shapes);
+  if (!isTensorLike(out))
+    throw WeftError(args.site, "layer '" + m.name + "' returned a " + typeNameOf(out) +
+                                   "; a layer in a functional model must return a tensor");
+  const Tensor& t = tensorOf(out, "output");
+  node->spec = Tensor::abstract(t.dtype(), t.shape());
+  node->batchIsNone = batchIsNone;
+  m.outputShape = t.shape();
+  return Value(node);
+}
+
+}  // namespace weft
