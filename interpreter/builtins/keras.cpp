@@ -201,8 +201,11 @@ Value sequential(Interpreter& in, Args& a) {
       const Value& shape = self->inputShape;
       Args ca;
       ca.site = a.site;
+      // Keras 2 names the implicit input after the first layer: "dense_input".
+      std::string inputName = layers->items[0].as<ModuleObj>()->name + "_input";
       ca.pos.push_back(symbolic(shape) ? shape
-                                       : makeInput(in, shapeFromValue(shape, "input_shape"), std::nullopt, DType::F32, ""));
+                                       : makeInput(in, shapeFromValue(shape, "input_shape"), std::nullopt, DType::F32,
+                                                   inputName));
       in.call(a.self, ca);
       self->built = true;
     }

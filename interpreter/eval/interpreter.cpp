@@ -38,10 +38,26 @@ std::vector<std::string> Interpreter::visibleNames() const {
   return names;
 }
 
+namespace {
+
+bool inStdlib(const SourceRange& r) { return r.valid() && r.file->path.rfind("<stdlib>", 0) == 0; }
+
+}  // namespace
+
 void Interpreter::reportError(const WeftError& e) {
   out_.flush();
   WeftError shown = e;
   if (!shown.traceback.empty()) shown.traceback.push_back({"<main>", e.unwindAt});
+  // An error inside the standard library is the caller's: point at the innermost user code.
+  if (inStdlib(shown.at)) {
+    size_t i = 0;
+    while (i < shown.traceback.size() && (inStdlib(shown.traceback[i].at) || !shown.traceback[i].at.valid())) ++i;
+    if (i < shown.traceback.size()) {
+      shown.at = shown.traceback[i].at;
+      shown.traceback.erase(shown.traceback.begin(), shown.traceback.begin() + long(i));
+    }
+  }
+  if (shown.traceback.size() == 1) shown.traceback.clear();
   err_ << shown.format();
   err_.flush();
 }

@@ -100,7 +100,12 @@ Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
     e.unwindAt = args.site;
     throw;
   }
-  for (const auto& [k, v] : m->attrs->entries()) adopt(m.get(), symbolName(k), v);
+  for (const auto& [k, v] : m->attrs->entries()) {
+    adopt(m.get(), symbolName(k), v);
+    // Methods are named after their module type in tracebacks: "Dense.call".
+    if (v.is(Kind::Function) && v.as<FunctionObj>()->closure == m->attrs && v.as<FunctionObj>()->name == symbolName(k))
+      v.as<FunctionObj>()->name = type.name + "." + symbolName(k);
+  }
   if (!trainableArg.isNone()) setTrainable(m.get(), truthy(trainableArg));
   return Value(m);
 }
