@@ -8,20 +8,23 @@
 namespace weft {
 namespace {
 
-// `DemoModule` -> `demo_module`, `MLPBlock` -> `mlp_block`, as Keras names layers.
+// Keras' to_snake_case: `DemoModule` -> `demo_module`, `MLPBlock` -> `mlp_block`,
+// `Conv2D` -> `conv2d`. Two passes: `_` before an upper-case letter that starts a lower-case
+// run (and is not first), then `_` between a lower-case and an upper-case letter.
 std::string snakeCase(const std::string& s) {
-  std::string out;
+  auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  std::string a;
   for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    bool upper = c >= 'A' && c <= 'Z';
-    if (upper && i > 0) {
-      bool prevLower = (s[i - 1] >= 'a' && s[i - 1] <= 'z') || (s[i - 1] >= '0' && s[i - 1] <= '9');
-      bool nextLower = i + 1 < s.size() && s[i + 1] >= 'a' && s[i + 1] <= 'z';
-      if (prevLower || (nextLower && s[i - 1] != '_')) out += '_';
-    }
-    out += upper ? char(c - 'A' + 'a') : c;
+    if (i > 0 && upper(s[i]) && i + 1 < s.size() && lower(s[i + 1])) a += '_';
+    a += s[i];
   }
-  return out;
+  std::string b;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i > 0 && upper(a[i]) && lower(a[i - 1])) b += '_';
+    b += upper(a[i]) ? char(a[i] - 'A' + 'a') : a[i];
+  }
+  return b;
 }
 
 }  // namespace
