@@ -87,7 +87,8 @@ Value replay(Interpreter& in, const Value& t, std::map<const Object*, Value>& me
   Args args;
   args.site = site;
   args.kw = sym->kwargs;
-  for (const Value& i : sym->inputs) args.pos.push_back(replay(in, i, memo, site));
+  for (const Value& i : sym->inputs)
+    args.pos.push_back(mapSymbolic(i, [&](const Value& t) { return replay(in, t, memo, site); }));
   Value out = in.call(sym->layer, args);
   memo[t.object()] = out;
   return out;
@@ -97,7 +98,8 @@ Value replay(Interpreter& in, const Value& t, std::map<const Object*, Value>& me
 void collectLayers(const Value& t, std::set<const Object*>& seen, std::vector<Value>& layers) {
   auto* sym = symbolic(t);
   if (!sym || !seen.insert(t.object()).second) return;
-  for (const Value& i : sym->inputs) collectLayers(i, seen, layers);
+  for (const Value& i : sym->inputs)
+    mapSymbolic(i, [&](const Value& x) { collectLayers(x, seen, layers); return x; });
   for (const Value& l : layers)
     if (l.sameObject(sym->layer)) return;
   if (!sym->inputs.empty()) layers.push_back(sym->layer);
@@ -128,7 +130,7 @@ Value model(Interpreter& in, Args& a) {
       throw WeftError(a.site, "the model's outputs depend on input '" + sym->layer.as<ModuleObj>()->name +
                                   "', which is not among its inputs");
     probe[t.object()] = t;
-    for (const Value& i : sym->inputs) check(i);
+    for (const Value& i : sym->inputs) mapSymbolic(i, [&](const Value& x) { check(x); return x; });
   };
   for (const Value& o : outputs) check(o);
   m->attrs->set(intern("layers"), Value(layers));

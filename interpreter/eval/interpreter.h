@@ -27,6 +27,10 @@ struct InterpreterLimits {
   double timeoutSeconds = 0;  // wall clock since the interpreter was created; 0: no limit
 };
 
+// Keras symbolic tensors, also inside a list or tuple argument (`Add()([a, b])`).
+bool holdsSymbolic(const Value& v);
+Value mapSymbolic(const Value& v, const std::function<Value(const Value&)>& f);
+
 class Interpreter {
  public:
   explicit Interpreter(std::ostream& out, std::ostream& err);

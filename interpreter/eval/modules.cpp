@@ -141,7 +141,7 @@ void Interpreter::buildModule(ModuleObj& m, const Value& input, const SourceRang
 
 Value Interpreter::callModule(ModuleObj& m, Args& args) {
   for (const Value& a : args.pos)
-    if (dynamic_cast<SymbolicTensor*>(a.object())) return callModuleSymbolic(m, args);
+    if (holdsSymbolic(a)) return callModuleSymbolic(m, args);
   Value* found = m.attrs->findLocal(intern("call"));
   if (!found) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
   Value callFn = *found;

@@ -6,6 +6,26 @@
 
 namespace weft {
 
+bool holdsSymbolic(const Value& v) {
+  if (dynamic_cast<SymbolicTensor*>(v.object())) return true;
+  if (v.is(Kind::List) || v.is(Kind::Tuple)) {
+    for (const Value& item : v.is(Kind::List) ? v.as<ListObj>()->items : v.as<TupleObj>()->items)
+      if (holdsSymbolic(item)) return true;
+  }
+  return false;
+}
+
+Value mapSymbolic(const Value& v, const std::function<Value(const Value&)>& f) {
+  if (dynamic_cast<SymbolicTensor*>(v.object())) return f(v);
+  if (v.is(Kind::List) || v.is(Kind::Tuple)) {
+    std::vector<Value> items;
+    for (const Value& item : v.is(Kind::List) ? v.as<ListObj>()->items : v.as<TupleObj>()->items)
+      items.push_back(mapSymbolic(item, f));
+    return v.is(Kind::List) ? makeList(std::move(items)) : makeTuple(std::move(items));
+  }
+  return v;
+}
+
 Value Interpreter::callModuleSymbolic(ModuleObj& m, Args& args) {
   Value* found = m.attrs->findLocal(intern("call"));
   if (!found) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
@@ -18,14 +38,12 @@ Value Interpreter::callModuleSymbolic(ModuleObj& m, Args& args) {
   Args shapes;  // the same call on shape-only tensors
   shapes.site = args.site;
   shapes.kw = args.kw;
-  for (const Value& a : args.pos) {
-    if (auto* sym = dynamic_cast<SymbolicTensor*>(a.object())) {
+  for (const Value& a : args.pos)
+    shapes.pos.push_back(mapSymbolic(a, [&](const Value& t) {
+      auto* sym = static_cast<SymbolicTensor*>(t.object());
       batchIsNone |= sym->batchIsNone;
-      shapes.pos.push_back(Value(sym->spec));
-    } else {
-      shapes.pos.push_back(a);
-    }
-  }
+      return Value(sym->spec);
+    }));
   if (!m.built) buildModule(m, args.pos[0], args.site);
   Value out = call(callFn, shapes);
   if (!isTensorLike(out))
