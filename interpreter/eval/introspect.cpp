@@ -55,11 +55,12 @@ std::vector<std::string> Interpreter::attributeNames(const Value& v) {
     case Kind::Module:
       envNames(*v.as<ModuleObj>()->attrs);
       for (const char* n : {"name", "variables", "trainable_variables", "non_trainable_variables", "submodules",
-                            "trainable"})
+                            "trainable", "built", "layers", "input_shape", "summary"})
         names.push_back(n);
       break;
     case Kind::Variable:
-      names = {"name", "path", "shape", "dtype", "trainable", "value", "assign", "assign_add", "assign_sub"};
+      names = {"name", "path", "shape", "dtype", "trainable", "value", "layout", "assign", "assign_add",
+               "assign_sub"};
       break;
     case Kind::Tensor: names = {"shape", "dtype", "ndim", "size", "T"}; break;
     case Kind::Namespace: envNames(*v.as<NamespaceObj>()->env); break;

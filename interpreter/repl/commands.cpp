@@ -79,21 +79,11 @@ void summary(Session& s, const std::string& arg) {
     s.err() << "error: :summary needs a module, not a " << typeNameOf(*v) << '\n';
     return;
   }
+  // Every module has the Keras table as `summary`; a module may define its own.
   Interpreter& in = s.interpreter();
-  auto* m = v->as<ModuleObj>();
-  std::optional<Value> method;
-  try {
-    method = in.getAttr(*v, intern("summary"));
-  } catch (WeftError&) {
-  }
-  if (!method) {
-    s.out() << "'" << m->name << "' (" << m->typeName
-            << ") has no summary() method; its variables are listed by " << arg << ".variables\n";
-    return;
-  }
   in.reportingErrors([&] {
     Args args;
-    Value r = in.call(*method, args);
+    Value r = in.call(in.getAttr(*v, intern("summary")), args);
     if (!r.isNone()) s.out() << toStr(r) << '\n';
   });
 }

@@ -78,6 +78,23 @@ bool PtySession::waitFor(std::string_view needle, double seconds) {
   }
 }
 
+bool PtySession::waitForPrompt(std::string_view prompt, double seconds) {
+  if (!waitFor(prompt, seconds)) return false;
+  auto settle = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+  while (std::chrono::steady_clock::now() < settle) readSome(20);
+  return true;
+}
+
+int PtySession::quitWithCtrlD(double seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    send("\x04");
+    int status = waitExit(1.0);
+    if (status != -1) return status;
+  }
+  return -1;
+}
+
 int PtySession::waitExit(double seconds) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < deadline) {

@@ -21,6 +21,12 @@ class PtySession {
   void send(std::string_view keys);
   // Reads until `needle` appears after what earlier waits consumed; then consumes through it.
   bool waitFor(std::string_view needle, double seconds = 30);
+  // Waits for the prompt `prompt`, then a moment: libedit draws the prompt just *before* it puts
+  // the terminal in raw mode, and a control key (Ctrl-C, Ctrl-D) that reaches the terminal
+  // driver in between is taken by the driver, not by libedit.
+  bool waitForPrompt(std::string_view prompt = ">>> ", double seconds = 30);
+  // Sends Ctrl-D until the process ends (see waitForPrompt for why once may not do).
+  int quitWithCtrlD(double seconds = 30);
   // Waits for the process to end; its exit status, 1000 + N when signal N ended it, -1 on timeout.
   int waitExit(double seconds = 30);
   // Everything the terminal showed so far (for failure messages).

@@ -19,13 +19,12 @@ struct Fixture {
 
 // Checks a wait, showing the whole terminal transcript when it fails.
 #define EXPECT_SHOWS(session, text) CHECK_MESSAGE((session).waitFor(text), "terminal so far:\n" << (session).output())
-// Ctrl-D only means end of input once libedit reads the terminal raw, which it does before it
-// draws the prompt: sent earlier, the terminal driver would take it as its own EOF and drop it.
-#define EXPECT_CTRL_D_EXITS(session)   \
-  do {                                 \
-    EXPECT_SHOWS(session, ">>> ");     \
-    (session).send("\x04");            \
-    CHECK_MESSAGE((session).waitExit() == 0, "terminal:\n" << (session).output()); \
+#define EXPECT_PROMPT(session, prompt) \
+  CHECK_MESSAGE((session).waitForPrompt(prompt), "terminal so far:\n" << (session).output())
+#define EXPECT_CTRL_D_EXITS(session)                                                   \
+  do {                                                                                 \
+    EXPECT_PROMPT(session, ">>> ");                                                    \
+    CHECK_MESSAGE((session).quitWithCtrlD() == 0, "terminal:\n" << (session).output()); \
   } while (0)
 
 }  // namespace
@@ -152,13 +151,14 @@ TEST_CASE_FIXTURE(Fixture, "pty: Ctrl-C interrupts a running loop and the sessio
 
 TEST_CASE_FIXTURE(Fixture, "pty: Ctrl-C at the prompt clears the line; Ctrl-C inside a block drops it") {
   PtySession s({"repl"}, home);
-  EXPECT_SHOWS(s, ">>> ");
+  EXPECT_PROMPT(s, ">>> ");
   s.send("garbage that would not parse");
   s.waitFor("parse", 5);
   s.send("\x03");
+  EXPECT_SHOWS(s, "^C");
   EXPECT_SHOWS(s, ">>> ");
   s.send("if true {\r");
-  EXPECT_SHOWS(s, "... ");
+  EXPECT_PROMPT(s, "... ");
   s.send("\x03");
   EXPECT_SHOWS(s, ">>> ");
   s.send("1 + 2\r");
@@ -179,7 +179,7 @@ TEST_CASE_FIXTURE(Fixture, "pty: history is kept in ~/.weft_history and recalled
   std::string text((std::istreambuf_iterator<char>(hist)), std::istreambuf_iterator<char>());
   CHECK(text.find("40") != std::string::npos);
   PtySession s({"repl"}, home);  // a new session recalls the last one's line
-  EXPECT_SHOWS(s, ">>> ");
+  EXPECT_PROMPT(s, ">>> ");
   s.send("\x1b[A\r");
   EXPECT_SHOWS(s, "i32[] 42");
   EXPECT_CTRL_D_EXITS(s);

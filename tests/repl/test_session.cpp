@@ -27,9 +27,9 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE_FIXTURE(Fixture, "completion: names in scope, builtins and the prelude") {
-  s.handle("learning_rate = 0.1\nlearner = 2");
-  CHECK(complete("lea") == std::vector<std::string>{"learner", "learning_rate"});
-  CHECK(offers("y = 2 * learning_r", "learning_rate"));
+  s.handle("zq_learning_rate = 0.1\nzq_learner = 2");
+  CHECK(complete("zq_lea") == std::vector<std::string>{"zq_learner", "zq_learning_rate"});
+  CHECK(offers("y = 2 * zq_learning_r", "zq_learning_rate"));
   CHECK(offers("on", "ones"));
   CHECK(offers("softm", "softmax"));  // written in Weft, in the prelude
   CHECK(complete("").empty());        // Tab on nothing offers nothing rather than everything
@@ -75,8 +75,8 @@ TEST_CASE_FIXTURE(Fixture, "completion: commands and file names for :load") {
   CHECK(c.start == 6);
   CHECK(c.candidates == std::vector<std::string>{dir + "/mnist.model", dir + "/models/"});
   std::filesystem::remove_all(dir);
-  s.handle("learner = 1");
-  CHECK(offers(":type lea", "learner"));
+  s.handle("zq_learner = 1");
+  CHECK(offers(":type zq_lea", "zq_learner"));
 }
 
 TEST_CASE_FIXTURE(Fixture, ":vars lists the session's own names with a short description") {
