@@ -154,14 +154,18 @@ Value Interpreter::callModule(ModuleObj& m, Args& args) {
   return out;
 }
 
-std::vector<Value> Interpreter::collectVariables(ModuleObj* root) {
-  std::vector<Value> out;
-  std::set<const Object*> seen;
+namespace {
+
+// Depth first over a module's attributes (and the lists, tuples and dicts among them), each
+// object once, calling visit on every variable and every module below the root.
+void walkBelow(ModuleObj* root, const std::function<void(const Value&)>& visit) {
+  std::set<const Object*> seen{root};
   std::function<void(const Value&)> walk = [&](const Value& v) {
     if (v.object() && !seen.insert(v.object()).second) return;
     switch (v.kind()) {
-      case Kind::Variable: out.push_back(v); return;
+      case Kind::Variable: visit(v); return;
       case Kind::Module:
+        visit(v);
         for (const auto& [k, item] : v.as<ModuleObj>()->attrs->entries()) walk(item);
         return;
       case Kind::List:
@@ -176,34 +180,24 @@ std::vector<Value> Interpreter::collectVariables(ModuleObj* root) {
       default: return;
     }
   };
-  seen.insert(root);
   for (const auto& [k, item] : root->attrs->entries()) walk(item);
+}
+
+}  // namespace
+
+std::vector<Value> Interpreter::collectVariables(ModuleObj* root) {
+  std::vector<Value> out;
+  walkBelow(root, [&](const Value& v) {
+    if (v.is(Kind::Variable)) out.push_back(v);
+  });
   return out;
 }
 
 std::vector<Value> Interpreter::collectSubmodules(ModuleObj* root) {
   std::vector<Value> out;
-  std::set<const Object*> seen{root};
-  std::function<void(const Value&)> walk = [&](const Value& v) {
-    if (v.object() && !seen.insert(v.object()).second) return;
-    switch (v.kind()) {
-      case Kind::Module:
-        out.push_back(v);
-        for (const auto& [k, item] : v.as<ModuleObj>()->attrs->entries()) walk(item);
-        return;
-      case Kind::List:
-        for (const auto& item : v.as<ListObj>()->items) walk(item);
-        return;
-      case Kind::Tuple:
-        for (const auto& item : v.as<TupleObj>()->items) walk(item);
-        return;
-      case Kind::Dict:
-        for (const auto& [k, item] : v.as<DictObj>()->entries) walk(item);
-        return;
-      default: return;
-    }
-  };
-  for (const auto& [k, item] : root->attrs->entries()) walk(item);
+  walkBelow(root, [&](const Value& v) {
+    if (v.is(Kind::Module)) out.push_back(v);
+  });
   return out;
 }
 

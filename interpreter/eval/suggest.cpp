@@ -3,8 +3,6 @@
 #include <algorithm>
 
 namespace weft {
-namespace {
-
 size_t editDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -19,8 +17,6 @@ size_t editDistance(const std::string& a, const std::string& b) {
   }
   return row[b.size()];
 }
-
-}  // namespace
 
 std::optional<std::string> closestName(const std::string& name, const std::vector<std::string>& candidates) {
   size_t best = std::max<size_t>(1, name.size() / 3) + 1;

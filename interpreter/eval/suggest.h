@@ -6,6 +6,9 @@
 
 namespace weft {
 
+// Levenshtein distance between two names.
+size_t editDistance(const std::string& a, const std::string& b);
+
 // The candidate closest to `name` by edit distance, if close enough to be a likely typo.
 std::optional<std::string> closestName(const std::string& name, const std::vector<std::string>& candidates);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "../eval/suggest.h"
 #include "../values/format.h"
 #include "describe.h"
 #include "session.h"
@@ -88,22 +89,6 @@ void summary(Session& s, const std::string& arg) {
   });
 }
 
-// Edit distance, for suggesting a command when a name is mistyped.
-size_t distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace
 
 const std::vector<Command>& commands() {
@@ -133,7 +118,7 @@ void runCommand(Session& s, const std::string& line) {
 
   std::vector<std::string> close;
   for (const Command& c : commands())
-    if ((!name.empty() && c.name.compare(0, name.size(), name) == 0) || distance(name, c.name) <= 2)
+    if ((!name.empty() && c.name.compare(0, name.size(), name) == 0) || editDistance(name, c.name) <= 2)
       close.push_back(":" + c.name);
   s.err() << "error: unknown command ':" << name << "'";
   for (size_t i = 0; i < close.size(); ++i)
