@@ -9,7 +9,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -23,7 +22,7 @@ for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "EIGEN_
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_PY = "/usr/bin/python3"  # Debian's python3-torch lives here, not in a pyenv python
 
-# The targets, in one place: (metric, bound, unit). A workload passes when its figure <= bound.
+# The targets, in one place: key -> (bound, unit). A workload passes when its figure <= bound.
 TARGETS = {
     "perop": (0.5, "µs/op"),
     "startup_wall": (20.0, "ms"),

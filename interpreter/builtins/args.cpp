@@ -195,6 +195,9 @@ Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::st
   }
   DType dt = strong ? *strong : anyFloat || leaves.empty() ? DType::F32 : allBool ? DType::Bool : DType::I32;
   if (dtype) dt = *dtype;
+  // A shape-only item (a plan) makes the whole result shape-only.
+  for (const auto& l : leaves)
+    if (tensorOf(l, "x").isAbstract()) return Tensor::abstract(dt, shape);
   Tensor out = Tensor::empty(dt, shape);
   int64_t per = leafShape.numel();
   size_t esz = rt::dtypeSize(dt);

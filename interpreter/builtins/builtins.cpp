@@ -1,5 +1,6 @@
 #include "builtins.h"
 
+#include "../mesh/builtins.h"
 #include "keras.h"
 
 namespace weft {
@@ -11,6 +12,7 @@ void registerBuiltins(Env& env) {
   registerTensorShaping(env);
   registerKeras(env);
   registerNnOps(env);
+  mesh::registerBuiltins(env);  // Mesh, Layout, LayoutMap, layout_map_scope, plan
 }
 
 }  // namespace weft

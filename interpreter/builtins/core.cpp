@@ -3,6 +3,7 @@
 
 #include "../eval/interpreter.h"
 #include "../eval/operators.h"
+#include "../mesh/scope.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "args.h"
@@ -109,6 +110,7 @@ Value variable(Interpreter& in, Args& a) {
   if (in.insideGraphFunction())
     throw WeftError(a.site, "cannot create a Variable inside a @function after its first call (as in TensorFlow); "
                             "create it outside, or in the module body or build()");
+  mesh::variableCreated(in, *var);  // plan mode; an active layout_map_scope
   return Value(std::move(var));
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "../eval/operators.h"
+#include "../mesh/scope.h"
 #include "../values/format.h"
 #include "args.h"
 #include "builtins.h"
@@ -19,6 +20,7 @@ std::shared_ptr<ModuleObj> newModule(Interpreter& in, const std::string& typeNam
   m->name = name;
   m->attrs = std::make_shared<Env>();
   in.trackEnv(m->attrs);
+  mesh::moduleCreated(in, *m);  // remembers an active layout_map_scope
   return m;
 }
 

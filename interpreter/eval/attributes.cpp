@@ -1,5 +1,6 @@
 // `obj.name` and `obj.name = v` for every kind of value.
 #include "../builtins/keras.h"
+#include "../mesh/attributes.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "interpreter.h"
@@ -41,18 +42,18 @@ Tensor checkedUpdate(VariableObj& var, const Value& v, const char* what) {
   return t;
 }
 
-Value variableAttr(Interpreter&, const Value& self, VariableObj& var, const std::string& n) {
+Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const std::string& n) {
   if (n == "name") return makeStr(var.name);
   if (n == "path") return makeStr(var.path());
   if (n == "shape") return shapeList(var.value.shape());
   if (n == "dtype") return Value::dtype(var.value.dtype());
   if (n == "trainable") return Value(Tensor::scalar<bool>(var.trainable));
   if (n == "value" || n == "read_value") return Value(var.value);
-  if (n == "layout") return Value();
+  if (n == "layout" || n == "shard") return mesh::variableAttr(in, self, var, n);
   if (n == "assign")
     return makeBuiltin("assign", [](Interpreter&, Args& a) {
       auto* v = a.self.as<VariableObj>();
-      v->value = checkedUpdate(*v, only(a, "assign"), "assign");
+      mesh::store(*v, checkedUpdate(*v, only(a, "assign"), "assign"));  // every device's shard
       return a.self;
     }, self);
   if (n == "assign_add" || n == "assign_sub") {
@@ -61,12 +62,12 @@ Value variableAttr(Interpreter&, const Value& self, VariableObj& var, const std:
       auto* v = a.self.as<VariableObj>();
       const char* what = add ? "assign_add" : "assign_sub";
       Tensor delta = checkedUpdate(*v, only(a, what), what);
-      v->value = ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, v->value, delta);
+      mesh::store(*v, ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, v->value, delta));
       return a.self;
     }, self);
   }
-  noAttribute(self, intern(n), {"name", "path", "shape", "dtype", "trainable", "value", "layout", "assign",
-                                "assign_add", "assign_sub"});
+  noAttribute(self, intern(n), {"name", "path", "shape", "dtype", "trainable", "value", "layout", "shard",
+                                "assign", "assign_add", "assign_sub"});
 }
 
 Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) {
@@ -171,6 +172,14 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
       if (auto s = closestName(symbolName(name), known)) msg += "; did you mean '" + *s + "'?";
       throw WeftError(msg);
     }
+    case Kind::Builtin:  // a builtin with members, as a class with static methods (Layout.replicated)
+      if (auto& members = obj.as<BuiltinObj>()->members) {
+        if (Value* v = members->findLocal(name)) return *v;
+        std::vector<std::string> known;
+        for (const auto& [k, v] : members->entries()) known.push_back(symbolName(k));
+        noAttribute(obj, name, known);
+      }
+      noAttribute(obj, name, {});
     case Kind::Opaque:
       if (auto* sym = dynamic_cast<SymbolicTensor*>(obj.object())) {
         const std::string& n = symbolName(name);

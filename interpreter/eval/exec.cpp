@@ -1,4 +1,5 @@
 // Statement execution.
+#include "../mesh/declarations.h"
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
@@ -58,7 +59,7 @@ void Interpreter::assignTo(const ast::Expr& target, Value v, const std::shared_p
         throw WeftError(ix.range, "item assignment takes a single index or key");
       Value key = eval(*ix.items[0], env);
       try {
-        setItem(obj, key, std::move(v));
+        setItem(obj, key, std::move(v), ix.items[0]->range);
       } catch (WeftError& err) {
         if (!err.at.valid()) err.at = ix.range;
         throw;
@@ -201,9 +202,18 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
       env->set(m.name, Value(std::move(type)));
       return Flow::Normal;
     }
-    case K::Mesh:
-    case K::LayoutMap:
-      throw WeftError(s.range, "meshes and layout maps are parsed but not yet executed by this version of Weft");
+    case K::Mesh: {  // interpreter/mesh/declarations.cpp
+      auto& m = static_cast<const ast::MeshDecl&>(s);
+      std::vector<Value> sizes;
+      for (const auto& d : m.dims) sizes.push_back(eval(*d.size, env));
+      env->set(m.name, mesh::declareMesh(m, sizes));
+      return Flow::Normal;
+    }
+    case K::LayoutMap: {
+      auto& lm = static_cast<const ast::LayoutMapDecl&>(s);
+      env->set(lm.name, mesh::declareLayoutMap(lm, env->find(lm.mesh)));
+      return Flow::Normal;
+    }
   }
   return Flow::Normal;
 }

@@ -125,6 +125,10 @@ Value Interpreter::evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& e
         if (Value* v = obj.as<DictObj>()->find(parts[0][0])) return *v;
         throw WeftError("key " + toRepr(parts[0][0]) + " is not in the dict");
       }
+      case Kind::Opaque:  // a layout map: lm["d1.kernel"]
+        if (item.kind != ast::ExprKind::Slice)
+          if (auto v = obj.as<OpaqueObj>()->getItem(*this, parts[0][0])) return *v;
+        [[fallthrough]];
       default: throw WeftError("a " + typeNameOf(obj) + " cannot be indexed");
     }
   } catch (WeftError& err) {
@@ -133,7 +137,7 @@ Value Interpreter::evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& e
   }
 }
 
-void setItem(const Value& obj, const Value& key, Value v) {
+void setItem(const Value& obj, const Value& key, Value v, const SourceRange& keyAt) {
   switch (obj.kind()) {
     case Kind::List: {
       auto& items = obj.as<ListObj>()->items;
@@ -144,6 +148,9 @@ void setItem(const Value& obj, const Value& key, Value v) {
     case Kind::Tensor:
     case Kind::Variable:
       throw WeftError("tensors are immutable; build a new one (where, concat) or assign a Variable");
+    case Kind::Opaque:  // lm["d1.kernel"] = layout; keyAt locates the key's later errors
+      if (obj.as<OpaqueObj>()->setItem(key, std::move(v), keyAt)) return;
+      [[fallthrough]];
     default: throw WeftError("a " + typeNameOf(obj) + " does not support item assignment");
   }
 }

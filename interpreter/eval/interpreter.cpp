@@ -6,6 +6,7 @@
 
 #include "../../grammar/parser.h"
 #include "../builtins/builtins.h"
+#include "../mesh/scope.h"
 #include "../values/format.h"
 #include "embedded.h"
 #include "checker.h"
@@ -110,7 +111,16 @@ int Interpreter::runFile(const std::string& path) {
     return 1;
   }
   mainDir_ = std::filesystem::path(path).parent_path();
-  return runSource(file);
+  int status = runSource(file);
+  if (status == 0) {
+    try {
+      mesh::finishProgram(*this);  // layouts of variables built last, keys that never matched
+    } catch (WeftError& e) {
+      reportError(e);
+      return 1;
+    }
+  }
+  return status;
 }
 
 int Interpreter::checkFile(const std::string& path) {
@@ -194,6 +204,10 @@ void Interpreter::forEach(const Value& iterable, const std::function<bool(Value)
       for (int i = 1; i < t.rank(); ++i) rowShape.push_back(t.shape()[i]);
       int64_t rowBytes = rowShape.numel() * int64_t(rt::dtypeSize(t.dtype()));
       for (int64_t i = 0; i < t.shape()[0]; ++i) {
+        if (t.isAbstract()) {  // a plan: rows of the same type
+          if (body(Value(Tensor::abstract(t.dtype(), rowShape)))) return;
+          continue;
+        }
         Tensor row = Tensor::empty(t.dtype(), rowShape);
         std::memcpy(row.raw(), static_cast<char*>(t.raw()) + i * rowBytes, size_t(rowBytes));
         if (body(Value(row))) return;

@@ -18,6 +18,10 @@
 
 namespace weft {
 
+namespace mesh {
+struct State;  // interpreter/mesh/scope.h
+}
+
 // docs/robustness.md. A step is a while-loop iteration, an item taken from an iterable (a
 // `for` iteration, list(range(n)), ...) or a call of a Weft function: the points where Ctrl-C
 // is checked, so that no loop runs past a limit.
@@ -98,6 +102,8 @@ class Interpreter {
   void trackEnv(const std::shared_ptr<Env>& env) { capturedEnvs_.push_back(env); }
   // Keras' learning phase: true while training, so that Dropout is active only then.
   bool& learningPhase() { return learningPhase_; }
+  // Layout map scopes and the variables they placed (interpreter/mesh/scope.cpp).
+  mesh::State& layoutState();
 
  private:
   enum class Flow { Normal, Break, Continue, Return };
@@ -159,6 +165,7 @@ class Interpreter {
   std::vector<std::weak_ptr<Env>> capturedEnvs_;
   static inline volatile std::sig_atomic_t interruptRequested_ = false;
   bool learningPhase_ = false;
+  std::unique_ptr<mesh::State> layoutState_;
   int callDepth_ = 0;
   int graphDepth_ = 0;
   // Step and time limits (limits.cpp): checkLimits runs when steps_ reaches nextLimitCheck_.

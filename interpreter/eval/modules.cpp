@@ -1,6 +1,7 @@
 // Modules (SPEC §5): construction, names, lazy build, calling, and walking their variables.
 #include <set>
 
+#include "../mesh/scope.h"
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
@@ -44,6 +45,7 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
       var->keyInOwner = key;
       if (!owner->trainable) var->trainable = false;  // created under a frozen layer, as in Keras
       if (!var->named) var->name = owner->name + "/" + key;
+      mesh::variableAdopted(*this, *var);  // a lazily built weight may now find its layout
       return;
     }
     case Kind::Module: {
@@ -71,6 +73,7 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
 Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
   auto m = std::make_shared<ModuleObj>();
   m->typeName = type.name;
+  mesh::moduleCreated(*this, *m);  // remembers an active layout_map_scope
   // Every module accepts Keras' layer keywords `name=`, `input_shape=` and `trainable=`,
   // unless it declares a parameter of that name itself.
   Value nameArg, inputShapeArg, trainableArg;

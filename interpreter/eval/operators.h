@@ -13,8 +13,9 @@ Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b);
 Value unaryOp(ast::UnaryOp op, const Value& a);
 Value compareOp(ast::CompareOp op, const Value& a, const Value& b);
 bool truthy(const Value& v);
-// `xs[i] = v` on lists and dicts (tensors are immutable).
-void setItem(const Value& obj, const Value& key, Value v);
+// `xs[i] = v` on lists, dicts and opaque objects that take it (tensors are immutable). `keyAt`
+// is the key's source, for objects that report errors there later (a layout map).
+void setItem(const Value& obj, const Value& key, Value v, const SourceRange& keyAt = {});
 // Structural equality for non-tensors (lists, strings, none, objects by identity).
 bool valuesEqual(const Value& a, const Value& b);
 

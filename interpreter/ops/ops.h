@@ -72,6 +72,11 @@ Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor
 // Gather along axis with i32/i64 indices in [-n, n) (negative ones count from the end).
 Tensor take(const Tensor& x, const Tensor& indices, int axis);
 
+// Plan mode (docs/layouts.md): while on, the creation and random ops below return abstract
+// tensors, so that a program runs on shapes alone and allocates no tensor data.
+bool shapesOnly();
+void setShapesOnly(bool on);
+
 // Creation. makeShape turns a user's dims list into a Shape, failing on a negative dimension or
 // a rank above rt::kMaxRank ("zeros: negative dimension in shape [2, -1]").
 Shape makeShape(const char* op, const std::vector<int64_t>& dims);

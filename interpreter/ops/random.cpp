@@ -30,6 +30,7 @@ Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype)
   if (!rt::isFloat(dtype)) fail("random.normal makes float tensors, not " + dtypeStr(dtype));
   if (!std::isfinite(mean) || !std::isfinite(stddev) || stddev < 0)
     fail("random.normal: mean must be finite and stddev finite and non-negative");
+  if (shapesOnly()) return Tensor::abstract(dtype, shape);
   Tensor out = Tensor::empty(dtype, shape);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -46,6 +47,7 @@ Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype) {
   if (rt::isInt(dtype) ? !(lo < hi) : hi < lo)
     fail("random.uniform: the lower bound " + numStr(lo) + " must be below the upper bound " +
          numStr(hi));
+  if (shapesOnly()) return Tensor::abstract(dtype, shape);
   Tensor out = Tensor::empty(dtype, shape);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);

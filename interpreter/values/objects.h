@@ -13,6 +13,10 @@ namespace weft {
 
 class Env;
 class Interpreter;
+namespace mesh {
+struct Scope;      // interpreter/mesh/scope.h: an active or ended layout_map_scope
+struct Placement;  // interpreter/mesh/shards.h: a variable's layout and its shards
+}  // namespace mesh
 
 struct StrObj : Object {
   explicit StrObj(std::string s) : Object(Kind::Str), text(std::move(s)) {}
@@ -54,6 +58,8 @@ struct BuiltinObj : Object {
   std::string name;
   NativeFn fn;
   Value self;
+  // Attributes of the builtin itself, as static methods of a class (`Layout.replicated`).
+  std::shared_ptr<Env> members;
 };
 
 struct ModuleObj;
@@ -98,6 +104,8 @@ struct ModuleObj : Object {
   // last output, for summary() (its batch dimension shows as None).
   Value inputShape;
   std::optional<Shape> outputShape;
+  // The innermost layout_map_scope active when it was constructed (SPEC §7), if any.
+  std::shared_ptr<mesh::Scope> layoutScope;
 };
 
 
@@ -110,6 +118,8 @@ struct VariableObj : Object {
   std::string keyInOwner;      // "x", "kernels.0"
   bool named = false;          // an explicit name= was given
   std::string path() const;    // object path from the outermost owner
+  // Set when it was created in a layout_map_scope or adopted by a module constructed in one.
+  std::shared_ptr<mesh::Placement> placement;
 };
 
 // An imported file, or a builtin namespace such as `random`.
@@ -126,6 +136,9 @@ struct OpaqueObj : Object {
   virtual std::string repr() const = 0;
   virtual std::optional<Value> getAttr(Interpreter&, Symbol) { return std::nullopt; }
   virtual bool equals(const OpaqueObj& o) const { return this == &o; }
+  // `obj[key]` and `obj[key] = v` (a layout map); nullopt / false: not supported.
+  virtual std::optional<Value> getItem(Interpreter&, const Value&) { return std::nullopt; }
+  virtual bool setItem(const Value&, Value, const SourceRange&) { return false; }
   // `with obj { ... }`: a context such as a layout map scope.
   virtual bool isContext() const { return false; }
   virtual void enter(Interpreter&) {}

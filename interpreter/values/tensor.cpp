@@ -93,11 +93,20 @@ Tensor Tensor::clone() const {
   return t;
 }
 
+// A shape-only tensor has no values to read: a clear error rather than a null dereference.
+static void needData(const Tensor& t) {
+  if (t.isAbstract())
+    throw WeftError("the value of a shape-only tensor " + std::string(rt::dtypeName(t.dtype())) + t.shape().str() +
+                    " is not known (a plan runs on shapes alone)");
+}
+
 double Tensor::asDouble(int64_t i) const {
+  needData(*this);
   return rt::dispatch(dtype_, [&](auto tag) -> double { return double(data<decltype(tag)>()[i]); });
 }
 
 int64_t Tensor::asInt(int64_t i) const {
+  needData(*this);
   return rt::dispatch(dtype_, [&](auto tag) -> int64_t { return int64_t(data<decltype(tag)>()[i]); });
 }
 

@@ -1,0 +1,20 @@
+// Memory plans (docs/layouts.md): running a program on shapes alone. `weft check --plan` turns
+// plan mode on for a whole run; `with plan() { ... }` for a block of a program.
+#pragma once
+#include <iosfwd>
+
+#include "scope.h"
+
+namespace weft::mesh {
+
+// The `plan()` builtin: a context in which creation ops and Variable() make shape-only tensors.
+Value planBuiltin();
+
+// The layout report of `weft check`: each placed variable, the key it matched, its layout and
+// shard shape; then the keys that matched nothing. Prints nothing when no scope was entered.
+void printLayoutReport(Interpreter& in, std::ostream& out);
+
+// Whether a program declares or uses meshes or layouts (so that `weft check` must run it).
+bool usesLayouts(const ast::Program& program);
+
+}  // namespace weft::mesh
