@@ -29,6 +29,8 @@ TARGETS = {
     "startup_rss": (20.0, "MB"),
     "check": (100.0, "ms"),
     "mlp": (1.25, "× Eigen"),
+    "seq_mlp": (1.25, "× Eigen"),
+    "conv": (1.5, "× torch"),
 }
 
 # Sizes. A "round" runs every contender of a workload once; rounds interleave the contenders so
@@ -38,6 +40,7 @@ PEROP_OPS, PEROP_CALLS, PEROP_REPS = 1000, 20, 5
 STARTUP_RUNS, STARTUP_TORCH_RUNS = 15, 5
 CHECK_LINES, CHECK_RUNS = 10_000, 11
 MLP_BATCH, MLP_ITERS, MLP_REPS = 32, 100, 5
+CONV_BATCH, CONV_ITERS, CONV_REPS = 8, 20, 5
 
 
 def log(*a):
@@ -144,6 +147,31 @@ def mlp_model(batch, iters, reps):
             "for i in range(10) { y = forward(x) }\n"
             f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
             f"  for i in range({iters}) {{ y = forward(x) }}\n"
+            f"  print((perf_counter() - t0) / {iters} * 1000000.0)\n}}\n"
+            "print(y.dtype, y.shape)\n")
+
+
+def seq_mlp_model(batch, iters, reps):
+    """The same MLP as Keras users write it: a Sequential of Dense layers, called eagerly."""
+    return ("seed(0)\n"
+            f"x = random.normal([{batch}, 784])\n"
+            "model = Sequential([Dense(512, activation=\"relu\", input_shape=[784]),\n"
+            "                    Dense(512, activation=\"relu\"), Dense(10)])\n"
+            "for i in range(10) { y = model(x) }\n"
+            f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
+            f"  for i in range({iters}) {{ y = model(x) }}\n"
+            f"  print((perf_counter() - t0) / {iters} * 1000000.0)\n}}\n"
+            "print(y.dtype, y.shape)\n")
+
+
+def conv_model(batch, iters, reps):
+    """Keras' Conv2D layer, 3x3 32->32 "same" with bias, on an NHWC [batch, 32, 32, 32] input."""
+    return ("seed(0)\n"
+            f"x = random.normal([{batch}, 32, 32, 32])\n"
+            "conv = Conv2D(32, 3, padding=\"same\")\n"
+            "for i in range(3) { y = conv(x) }\n"
+            f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
+            f"  for i in range({iters}) {{ y = conv(x) }}\n"
             f"  print((perf_counter() - t0) / {iters} * 1000000.0)\n}}\n"
             "print(y.dtype, y.shape)\n")
 
@@ -295,6 +323,32 @@ def bench_mlp(weft, eigen, work):
     return contend(contenders)
 
 
+def bench_weft_vs(weft, model_text, name, expect, anchors, work):
+    """A Weft program printing one figure per repetition, beside anchor commands."""
+    model = work / name
+    model.write_text(model_text)
+    contenders = dict(anchors)
+    if weft:
+        def run_weft():
+            vals, other = run_figures([weft, "run", model])
+            if not other or not other[-1].startswith(expect):
+                raise Failed(f"unexpected result: {other[-1:]} (want {expect})")
+            return vals
+        contenders = {"weft": run_weft, **contenders}
+    return contend(contenders)
+
+
+def bench_seq_mlp(weft, eigen, work):
+    return bench_weft_vs(weft, seq_mlp_model(MLP_BATCH, MLP_ITERS, MLP_REPS), "seq_mlp.model", "f32 [32, 10]",
+                         {"eigen": lambda: run_figures([eigen, MLP_REPS, MLP_ITERS, MLP_BATCH])[0]}, work)
+
+
+def bench_conv(weft, work):
+    anchor = [TORCH_PY, ROOT / "bench/torch_anchors.py", "conv", CONV_REPS, CONV_ITERS, CONV_BATCH]
+    return bench_weft_vs(weft, conv_model(CONV_BATCH, CONV_ITERS, CONV_REPS), "conv.model",
+                         f"f32 [{CONV_BATCH}, 32, 32, 32]", {"torch": lambda: run_figures(anchor)[0]}, work)
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -336,14 +390,18 @@ def main():
     if load > 0.5 * os.cpu_count():
         log(f"warning: load average {load:.1f} on {os.cpu_count()} CPUs; figures will be inflated")
     t_start = time.time()
-    log("1/4 per-op overhead ...")
+    log("1/6 per-op overhead ...")
     perop = bench_perop(weft, work)
-    log("2/4 startup ...")
+    log("2/6 startup ...")
     startup, startup_err = bench_startup(weft, spawner, work)
-    log("3/4 parse and check ...")
+    log("3/6 parse and check ...")
     check = bench_check(weft, spawner, work)
-    log("4/4 MLP forward ...")
+    log("4/6 MLP forward ...")
     mlp = bench_mlp(weft, eigen, work)
+    log("5/6 Sequential MLP forward ...")
+    seq = bench_seq_mlp(weft, eigen, work)
+    log("6/6 Conv2D layer forward ...")
+    conv = bench_conv(weft, work)
     log(f"done in {time.time() - t_start:.0f} s")
 
     w_perop, t_perop = med(perop.get("weft")), med(perop["torch"])
@@ -353,6 +411,8 @@ def main():
         w_wall = w_rss = startup_err["weft"]
     w_check, py_check = med(check["weft"]), med(check["cpython"])
     w_mlp, e_mlp, t_mlp = med(mlp.get("weft")), med(mlp["eigen"]), med(mlp["torch"])
+    w_seq, e_seq = med(seq.get("weft")), med(seq["eigen"])
+    w_conv, t_conv = med(conv.get("weft")), med(conv["torch"])
 
     def wcol(samples, m):  # the median, and the best sample (the least disturbed by load)
         best = f" (min {fmt(min(samples))})" if isinstance(samples, list) and samples else ""
@@ -373,6 +433,10 @@ def main():
          f"CPython compile() {fmt(py_check)}", fmt(ratio(w_check, py_check)), "check", w_check),
         (f"MLP 784-512-512-10 fwd, batch {MLP_BATCH} (µs)", wcol(mlp.get("weft"), w_mlp),
          f"Eigen {fmt(e_mlp)}, torch {fmt(t_mlp)}", fmt(mlp_ratio), "mlp", mlp_ratio),
+        (f"Sequential(Dense x3) MLP fwd, batch {MLP_BATCH} (µs)", wcol(seq.get("weft"), w_seq),
+         f"Eigen {fmt(e_seq)}", fmt(ratio(w_seq, e_seq)), "seq_mlp", ratio(w_seq, e_seq)),
+        (f"Conv2D 3x3 32->32 same, [{CONV_BATCH},32,32,32] (µs)", wcol(conv.get("weft"), w_conv),
+         f"torch {fmt(t_conv)}", fmt(ratio(w_conv, t_conv)), "conv", ratio(w_conv, t_conv)),
     ]
     head = ("workload", "Weft median", "anchor median(s)", "Weft/anchor", "target", "result")
     table = [head] + [(w, wv, an, ra, f"≤ {TARGETS[k][0]:g} {TARGETS[k][1]}", verdict(k, v))
@@ -388,7 +452,9 @@ def main():
     errors = {**{f"perop/{k}": v for k, v in perop.items() if isinstance(v, str)},
               **{f"startup/{k}": v for k, v in startup_err.items()},
               **{f"check/{k}": v for k, v in check.items() if isinstance(v, str)},
-              **{f"mlp/{k}": v for k, v in mlp.items() if isinstance(v, str)}}
+              **{f"mlp/{k}": v for k, v in mlp.items() if isinstance(v, str)},
+              **{f"seq_mlp/{k}": v for k, v in seq.items() if isinstance(v, str)},
+              **{f"conv/{k}": v for k, v in conv.items() if isinstance(v, str)}}
     for k, v in errors.items():
         print(f"error in {k}: {v}")
     misses = [r[0] for r in table[1:] if r[-1] == "MISS"]
@@ -406,7 +472,8 @@ def main():
     if args.json:
         Path(args.json).write_text(json.dumps({
             "date": time.strftime("%Y-%m-%d %H:%M"), "host": platform.node(),
-            "perop": perop, "startup": startup, "check": check, "mlp": mlp}, indent=1))
+            "perop": perop, "startup": startup, "check": check, "mlp": mlp, "seq_mlp": seq,
+            "conv": conv}, indent=1))
     return 0
 
 

@@ -2,6 +2,8 @@
 
   torch_anchors.py perop REPS CALLS OPS   1 function of OPS chained `x = x + a` on f32[4]
   torch_anchors.py mlp REPS ITERS BATCH   relu(relu(x @ w1 + b1) @ w2 + b2) @ w3 + b3
+  torch_anchors.py conv REPS ITERS BATCH  conv2d 3x3 32->32 "same" + bias on [BATCH, 32, 32, 32],
+                                          in the faster of NCHW and channels_last
 
 Prints one figure per repetition (microseconds per op / per forward).
 """
@@ -46,6 +48,26 @@ def mlp(reps, iters, batch):
         print((time.perf_counter() - t0) / iters * 1e6)
 
 
+def conv(reps, iters, batch):
+    g = torch.Generator().manual_seed(0)
+    w, b = torch.randn(32, 32, 3, 3, generator=g) * 0.05, torch.randn(32, generator=g) * 0.05
+    layouts = {"nchw": torch.randn(batch, 32, 32, 32, generator=g)}
+    layouts["channels_last"] = layouts["nchw"].contiguous(memory_format=torch.channels_last)
+    wl = {"nchw": w, "channels_last": w.contiguous(memory_format=torch.channels_last)}
+
+    def timed(name):
+        x = layouts[name]
+        for _ in range(3):
+            torch.nn.functional.conv2d(x, wl[name], b, padding=1)
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            torch.nn.functional.conv2d(x, wl[name], b, padding=1)
+        return (time.perf_counter() - t0) / iters * 1e6
+
+    for _ in range(reps):
+        print(min(timed("nchw"), timed("channels_last")))
+
+
 if __name__ == "__main__":
     kind, *nums = sys.argv[1:]
-    {"perop": perop, "mlp": mlp}[kind](*map(int, nums))
+    {"perop": perop, "mlp": mlp, "conv": conv}[kind](*map(int, nums))

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "interpreter/eval/interpreter.h"
+#include "interpreter/mesh/plan.h"
 #include "limit_options.h"
 
 namespace weft::cli {
@@ -12,7 +13,8 @@ const char* kUsage =
     "usage: weft COMMAND [ARGS]\n"
     "  weft run [LIMITS] FILE.model [ARGS...]\n"
     "                                  run a program eagerly (LIMITS: see below)\n"
-    "  weft check FILE.model           parse and check a program without running it\n"
+    "  weft check [--plan] FILE.model  parse and check a program without running it; with layouts\n"
+    "                                  or --plan, run it on shapes alone and report its layouts\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
     "  weft help                       this text\n";
 
@@ -29,15 +31,28 @@ int runCommand(const std::vector<std::string>& args) {
   return interp.runFile(args[file]);
 }
 
-int checkCommand(const std::vector<std::string>& args) {
+int checkCommand(const std::vector<std::string>& given) {
+  std::vector<std::string> args;
+  bool plan = false;
+  for (const auto& a : given) {
+    if (a == "--plan") plan = true;
+    else args.push_back(a);
+  }
   Interpreter interp(std::cout, std::cerr);
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (size_t(file) >= args.size()) {
-    std::cerr << "usage: weft check FILE.model\n";
+    std::cerr << "usage: weft check [--plan] FILE.model\n";
     return 2;
   }
-  return interp.checkFile(args[file]);
+  int status = interp.checkFile(args[file]);
+  if (status != 0 || (!plan && !mesh::fileUsesLayouts(args[file]))) return status;
+  // Layouts are checked by running the program on shapes alone (docs/layouts.md); only --plan
+  // shows what the program prints.
+  std::ostream discard(nullptr);
+  Interpreter runner(plan ? std::cout : discard, std::cerr);
+  applyLimitOptions(args, 1, runner);
+  return mesh::runPlan(runner, args[file], std::cout);
 }
 
 int dispatch(const std::vector<std::string>& args) {

@@ -1,6 +1,7 @@
 // model.summary(): the Keras table (SPEC §5).
 #include <sstream>
 
+#include "../mesh/summary_layouts.h"
 #include "keras.h"
 
 namespace weft {
@@ -85,6 +86,7 @@ std::string summaryTable(Interpreter& in, ModuleObj& m) {
       << "Trainable params: " << withCommas(trainable) << '\n'
       << "Non-trainable params: " << withCommas(total - trainable) << '\n'
       << thin << '\n';
+  out << mesh::layoutSummary(in, in.collectVariables(&m));  // only when a variable is sharded
   return out.str();
 }
 

@@ -153,7 +153,7 @@ Value layoutBuiltin() {
     int rank = rankArg(r, 2);
     int64_t axis = r.integer(3, 0);
     if (axis < 0 || axis >= rank) r.fail(3, "must be a dimension of the rank-" + std::to_string(rank) + " layout");
-    std::vector<std::optional<std::string>> dims(size_t(rank));
+    std::vector<std::optional<std::string>> dims(static_cast<size_t>(rank));
     dims[size_t(axis)] = r.str(1);
     try {
       return Value(makeLayout(std::move(dims), mesh));

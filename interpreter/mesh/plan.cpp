@@ -1,7 +1,11 @@
 #include "plan.h"
 
+#include <fstream>
 #include <ostream>
+#include <sstream>
+#include <set>
 
+#include "../../grammar/parser.h"
 #include "../builtins/args.h"
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
@@ -150,6 +154,24 @@ Value planBuiltin() {
 
 bool usesLayouts(const ast::Program& program) { return blockUses(program.body); }
 
+bool fileUsesLayouts(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream text;
+  text << f.rdbuf();
+  Diagnostics diags;
+  auto program = parseProgram(std::make_shared<SourceFile>(path, text.str()), diags);
+  return !diags.hasErrors() && usesLayouts(*program);
+}
+
+int runPlan(Interpreter& in, const std::string& path, std::ostream& report) {
+  bool was = ops::shapesOnly();
+  ops::setShapesOnly(true);
+  int status = in.runFile(path);
+  ops::setShapesOnly(was);
+  if (status == 0) printLayoutReport(in, report);
+  return status;
+}
+
 void printLayoutReport(Interpreter& in, std::ostream& out) {
   State& st = in.layoutState();
   if (st.all.empty()) return;
@@ -171,12 +193,14 @@ void printLayoutReport(Interpreter& in, std::ostream& out) {
   if (t.empty()) out << " no variable was created in a layout_map_scope\n";
   else out << t.str() << "Total bytes per device: " << withCommas(total) << " (" << humanBytes(total) << ")\n";
   std::string unmatched;
+  std::set<std::string> seen;  // one map may open several scopes
   for (const auto& s : st.all) {
     s->hits.resize(s->map->entries.size(), 0);
-    for (size_t i = 0; i < s->map->entries.size(); ++i)
-      if (!s->hits[i])
-        unmatched += " '" + s->map->entries[i].key + "' of layout map " + s->map->label() +
-                     where(s->map->entries[i].at) + "\n";
+    for (size_t i = 0; i < s->map->entries.size(); ++i) {
+      std::string line = " '" + s->map->entries[i].key + "' of layout map " + s->map->label() +
+                         where(s->map->entries[i].at) + "\n";
+      if (!s->hits[i] && seen.insert(line).second) unmatched += line;
+    }
   }
   if (!unmatched.empty()) out << "Keys that matched no variable:\n" << unmatched;
 }
