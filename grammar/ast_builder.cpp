@@ -418,7 +418,10 @@ StmtPtr AstBuilder::transformLayoutMapDecl(P::LayoutMapDeclContext& ctx) {
 LayoutMapDecl::Entry AstBuilder::transformLayoutEntry(P::LayoutEntryContext& ctx) {
   LayoutMapDecl::Entry entry;
   if (ctx.STRING()) {
-    entry.key = decodeString(ctx.STRING()->getSymbol());
+    // A key is a regular expression: an escape strings do not know (`\.`) stays as written, so
+    // that SPEC §7's "d2\..*" means what it says.
+    std::vector<LiteralError> kept;
+    entry.key = decodeStringLiteral(ctx.STRING()->getText(), tokenBegin(ctx.STRING()->getSymbol()), kept);
     entry.keyRange = range(ctx.STRING()->getSymbol());
   }
   for (P::LayoutDimContext* d : ctx.layoutDim()) {
