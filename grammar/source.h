@@ -17,6 +17,11 @@ struct SourceFile {
   std::string_view line(uint32_t line) const;  // 1-based, without the newline
 };
 
+// Reads a file to parse. Only a regular file of at most maxBytes is read: a device, a FIFO or a
+// directory could block or never end (`import "/dev/zero"`). Null with the reason in `error`
+// ("no such file", "not a regular file", "file too large (...)") otherwise.
+std::shared_ptr<SourceFile> readSourceFile(const std::string& path, size_t maxBytes, std::string& error);
+
 // 1-based line, 1-based column counted in characters (UTF-8 code points).
 struct SourcePos {
   uint32_t line = 0;

@@ -180,6 +180,9 @@ Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::st
   // Leaves are scalars or tensors of one shape (stacked). Their dtype: the given one, else f32 if
   // any is a float, else the common dtype.
   Shape leafShape = leaves.empty() ? Shape{} : tensorOf(leaves[0], "x").shape();
+  if (shape.rank() + leafShape.rank() > rt::kMaxRank)  // Shape's storage is fixed: check first
+    throw WeftError(what + ": the result would have rank " + std::to_string(shape.rank() + leafShape.rank()) +
+                    ", more than the maximum of " + std::to_string(rt::kMaxRank));
   for (int64_t d : leafShape) shape.push_back(d);
   // dtype: the given one; else the first non-literal leaf's; else f32 if any literal is a float,
   // bool if all are bools, i32 otherwise.

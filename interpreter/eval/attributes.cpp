@@ -1,6 +1,6 @@
 // `obj.name` and `obj.name = v` for every kind of value.
 #include "../builtins/keras.h"
-#include "../mesh/attributes.h"
+#include "../mesh/builtins.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "interpreter.h"
@@ -103,7 +103,8 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
 
 Value listAttr(const Value& self, const std::string& n) {
   if (n == "append")
-    return makeBuiltin("append", [](Interpreter&, Args& a) {
+    return makeBuiltin("append", [](Interpreter& in, Args& a) {
+      in.trackContainer(a.self);
       a.self.as<ListObj>()->items.push_back(only(a, "append"));
       return Value();
     }, self);
@@ -111,6 +112,7 @@ Value listAttr(const Value& self, const std::string& n) {
     return makeBuiltin("extend", [](Interpreter& in, Args& a) {
       std::vector<Value> more;
       in.forEach(only(a, "extend"), [&](Value v) { more.push_back(std::move(v)); return false; });
+      in.trackContainer(a.self);
       auto& items = a.self.as<ListObj>()->items;
       items.insert(items.end(), more.begin(), more.end());
       return Value();

@@ -64,8 +64,21 @@ std::shared_ptr<Env> Interpreter::bindParams(const std::string& fnName, const st
 }
 
 Value Interpreter::call(const Value& callee, Args& args) {
+  if (callee.is(Kind::Function)) return callFunction(*callee.as<FunctionObj>(), args);  // counts its depth
+  // Builtins that call back (a Sequential holding itself) and module constructors (a module
+  // that makes one of its own type) recurse too, with no Weft function call between.
+  if (callDepth_ >= limits_.maxCallDepth) {
+    std::string name = callee.is(Kind::Builtin)      ? callee.as<BuiltinObj>()->name
+                       : callee.is(Kind::ModuleType) ? callee.as<ModuleTypeObj>()->name
+                                                     : typeNameOf(callee);
+    throw WeftError(args.site, "maximum recursion depth (" + std::to_string(limits_.maxCallDepth) +
+                                   ") exceeded in " + name + "()");
+  }
+  struct Depth {
+    int& d;
+    ~Depth() { --d; }
+  } depth{++callDepth_};
   switch (callee.kind()) {
-    case Kind::Function: return callFunction(*callee.as<FunctionObj>(), args);
     case Kind::Builtin: {
       auto* b = callee.as<BuiltinObj>();
       if (!b->self.isNone()) args.self = b->self;

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../../grammar/parser.h"
 #include "embedded.h"
 #include "interpreter.h"
 
@@ -67,12 +68,13 @@ Value Interpreter::importModule(const std::string& spec, bool isPath, const Sour
   if (builtin) {
     file = std::make_shared<SourceFile>(display + ".model", builtin->text);
   } else {
-    std::ifstream in(key, std::ios::binary);
-    if (!in || std::filesystem::is_directory(key))
+    std::string why;
+    auto read = readSourceFile(key, parseLimits().maxSourceBytes, why);
+    if (!read && why == "no such file")
       throw WeftError(at, "cannot import '" + spec + "': no stdlib module of that name and no file " + display);
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    file = std::make_shared<SourceFile>(display, buf.str());
+    if (!read) throw WeftError(at, "cannot import '" + spec + "': " + why);
+    read->path = display;
+    file = std::move(read);
   }
   importStack_.push_back(key);
   importDisplay_.push_back(display);

@@ -22,9 +22,13 @@ Interpreter::Interpreter(std::ostream& out, std::ostream& err)
 }
 
 Interpreter::~Interpreter() {
-  // Closures and modules hold the scopes that hold them; clear every scope to free them.
-  for (auto& w : capturedEnvs_)
-    if (auto e = w.lock()) e->clear();
+  // Closures and modules hold the scopes that hold them, and containers may hold themselves:
+  // clear them all to free the cycles.
+  capturedEnvs_.forEachAlive([](Env& e) { e.clear(); });
+  containers_.forEachAlive([](Object& o) {
+    if (o.kind == Kind::List) static_cast<ListObj&>(o).items.clear();
+    if (o.kind == Kind::Dict) static_cast<DictObj&>(o).entries.clear();
+  });
   for (auto& [k, v] : importCache_)
     if (v.is(Kind::Namespace)) v.as<NamespaceObj>()->env->clear();
   globals_->clear();
@@ -94,22 +98,18 @@ const ast::Program* Interpreter::parseOrReport(std::shared_ptr<const SourceFile>
 
 namespace {
 
-std::shared_ptr<const SourceFile> readSource(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path)) return nullptr;
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return std::make_shared<SourceFile>(path, buf.str());
+std::shared_ptr<const SourceFile> readSource(const std::string& path, std::ostream& err) {
+  std::string why;
+  auto file = readSourceFile(path, parseLimits().maxSourceBytes, why);
+  if (!file) err << "error: cannot read '" << path << "': " << why << "\n";
+  return file;
 }
 
 }  // namespace
 
 int Interpreter::runFile(const std::string& path) {
-  auto file = readSource(path);
-  if (!file) {
-    err_ << "error: cannot read '" << path << "'\n";
-    return 1;
-  }
+  auto file = readSource(path, err_);
+  if (!file) return 1;
   mainDir_ = std::filesystem::path(path).parent_path();
   int status = runSource(file);
   if (status == 0) {
@@ -124,11 +124,8 @@ int Interpreter::runFile(const std::string& path) {
 }
 
 int Interpreter::checkFile(const std::string& path) {
-  auto file = readSource(path);
-  if (!file) {
-    err_ << "error: cannot read '" << path << "'\n";
-    return 1;
-  }
+  auto file = readSource(path, err_);
+  if (!file) return 1;
   try {
     return parseOrReport(file, globals_) ? 0 : 1;
   } catch (WeftError& e) {
@@ -242,7 +239,12 @@ Interpreter::Flow Interpreter::execWith(const ast::With& s, const std::shared_pt
     obj->exit(*this);
     throw;
   }
-  obj->exit(*this);
+  try {
+    obj->exit(*this);  // a layout map scope resolves its variables here
+  } catch (WeftError& e) {
+    if (!e.at.valid()) e.at = s.context->range;
+    throw;
+  }
   return f;
 }
 

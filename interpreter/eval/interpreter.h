@@ -14,6 +14,7 @@
 #include "../../grammar/ast/stmt.h"
 #include "../../grammar/diagnostics.h"
 #include "../values/objects.h"
+#include "cycle_roots.h"
 #include "env.h"
 
 namespace weft {
@@ -99,7 +100,9 @@ class Interpreter {
   void setTrainable(ModuleObj* root, bool trainable);
   bool insideGraphFunction() const { return graphDepth_ > 0; }
   // Envs captured by closures and modules form reference cycles; they are cleared at exit.
-  void trackEnv(const std::shared_ptr<Env>& env) { capturedEnvs_.push_back(env); }
+  void trackEnv(const std::shared_ptr<Env>& env) { capturedEnvs_.add(env); }
+  // A list or dict that a value was stored into (it may now hold itself).
+  void trackContainer(const Value& c) { containers_.add(c.objectPtr()); }
   // Keras' learning phase: true while training, so that Dropout is active only then.
   bool& learningPhase() { return learningPhase_; }
   // Layout map scopes and the variables they placed (interpreter/mesh/scope.cpp).
@@ -162,7 +165,8 @@ class Interpreter {
   std::filesystem::path mainDir_;
   std::vector<std::filesystem::path> fileDirs_;  // directory of the file being executed
   std::map<std::string, int> nameCounters_;
-  std::vector<std::weak_ptr<Env>> capturedEnvs_;
+  CycleRoots<Env> capturedEnvs_;
+  CycleRoots<Object> containers_;
   static inline volatile std::sig_atomic_t interruptRequested_ = false;
   bool learningPhase_ = false;
   std::unique_ptr<mesh::State> layoutState_;

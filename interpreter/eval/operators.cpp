@@ -149,6 +149,15 @@ Value compareOp(ast::CompareOp op, const Value& a, const Value& b) {
 }
 
 bool valuesEqual(const Value& a, const Value& b) {
+  // A list that holds itself would recurse forever: identical objects are equal (as in Python),
+  // and nesting past the limit is an error rather than a stack overflow.
+  if (a.sameObject(b) && !a.is(Kind::Variable)) return true;
+  static thread_local int depth = 0;
+  if (depth >= 1000) throw WeftError("comparison nested too deeply (more than 1000 levels)");
+  struct Nest {
+    Nest() { ++depth; }
+    ~Nest() { --depth; }
+  } nest;
   if (isTensorLike(a) && isTensorLike(b)) {
     const Tensor& x = tensorOf(a, "operand");
     const Tensor& y = tensorOf(b, "operand");

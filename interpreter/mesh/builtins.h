@@ -1,9 +1,20 @@
-// Mesh, Layout, UNSHARDED, LayoutMap, layout_map_scope and plan: the prelude's layout API.
+// The layout API as programs see it: the builtins (Mesh, Layout, UNSHARDED, LayoutMap,
+// layout_map_scope, plan), the declarative `mesh` and `layout_map` statements, and the layout
+// attributes of a Variable (`v.layout`, `v.shard(i)`).
 #pragma once
 #include "../eval/env.h"
+#include "shards.h"  // store(): assign writes every shard
 
 namespace weft::mesh {
 
 void registerBuiltins(Env& env);
+
+// `mesh NAME(dim=size, ...)`; `sizes` are the evaluated size expressions, one per dimension.
+Value declareMesh(const ast::MeshDecl& decl, const std::vector<Value>& sizes);
+// `layout_map NAME on MESH { ... }`; `mesh` is the value MESH is bound to (null when unbound).
+Value declareLayoutMap(const ast::LayoutMapDecl& decl, const Value* mesh);
+
+// `v.layout` and `v.shard`.
+Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const std::string& name);
 
 }  // namespace weft::mesh

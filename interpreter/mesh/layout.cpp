@@ -27,13 +27,14 @@ bool LayoutObj::equals(const OpaqueObj& o) const {
 
 std::optional<std::string> LayoutObj::misfit(const Shape& shape) const {
   if (shape.rank() != rank())
-    return "has rank " + std::to_string(rank()) + " but the variable has rank " + std::to_string(shape.rank());
+    return "the layout has rank " + std::to_string(rank()) + " but the variable has rank " +
+           std::to_string(shape.rank());
   for (int i = 0; i < rank(); ++i) {
     if (!dims[size_t(i)]) continue;
     int64_t n = mesh->dimSizes[size_t(mesh->dimIndex(*dims[size_t(i)]))];
     if (shape[i] % n != 0)
-      return "splits dimension " + std::to_string(i) + " of size " + std::to_string(shape[i]) + " over '" +
-             *dims[size_t(i)] + "' of size " + std::to_string(n) + ", which does not divide it";
+      return "the layout splits dimension " + std::to_string(i) + " (size " + std::to_string(shape[i]) +
+             ") over '" + *dims[size_t(i)] + "' (size " + std::to_string(n) + "), which does not divide it";
   }
   return std::nullopt;
 }

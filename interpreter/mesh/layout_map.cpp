@@ -38,9 +38,8 @@ int LayoutMapObj::lookup(const std::string& path, const std::string& what) const
       list += (list.empty() ? "" : ", ") + ("'" + e.key + "'");
       if (e.at.valid()) list += " (line " + std::to_string(e.at.begin.line) + ")";
     }
-    throw WeftError(entries[size_t(hits[0])].at,
-                    what + " matches " + std::to_string(hits.size()) + " patterns of layout map " + label() + ": " +
-                        list + "; make them exclusive or add the exact key '" + path + "'");
+    throw WeftError(what + " matches " + std::to_string(hits.size()) + " patterns of " + describe() + ": " +
+                    list + "; make them exclusive or add the exact key '" + path + "'");
   }
   return hits.empty() ? -1 : hits[0];
 }

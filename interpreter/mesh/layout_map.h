@@ -32,7 +32,8 @@ struct LayoutMapObj : OpaqueObj {
 
   std::string typeName() const override { return "LayoutMap"; }
   std::string repr() const override;
-  std::string label() const { return name.empty() ? "LayoutMap" : "'" + name + "'"; }
+  // For messages: "layout map 'shard'", or "the LayoutMap on grid" for an unnamed one.
+  std::string describe() const { return name.empty() ? "the LayoutMap on " + mesh->label() : "layout map '" + name + "'"; }
   std::optional<Value> getAttr(Interpreter&, Symbol name) override;
   std::optional<Value> getItem(Interpreter&, const Value& key) override;
   bool setItem(const Value& key, Value v, const SourceRange& at) override;

@@ -1,11 +1,7 @@
 #include "plan.h"
 
-#include <fstream>
 #include <ostream>
-#include <sstream>
-#include <set>
 
-#include "../../grammar/parser.h"
 #include "../builtins/args.h"
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
@@ -32,112 +28,6 @@ struct PlanObj : OpaqueObj {
   }
 };
 
-const char* kLayoutNames[] = {"Mesh", "Layout", "LayoutMap", "layout_map_scope", "UNSHARDED", "plan"};
-
-bool exprUses(const ast::Expr* e);
-
-bool exprsUse(const std::vector<ast::ExprPtr>& es) {
-  for (const auto& e : es)
-    if (exprUses(e.get())) return true;
-  return false;
-}
-
-bool exprUses(const ast::Expr* e) {
-  if (!e) return false;
-  using K = ast::ExprKind;
-  switch (e->kind) {
-    case K::Name: {
-      const std::string& n = symbolName(static_cast<const ast::Name*>(e)->name);
-      for (const char* l : kLayoutNames)
-        if (n == l) return true;
-      return false;
-    }
-    case K::Attribute: return exprUses(static_cast<const ast::Attribute*>(e)->object.get());
-    case K::Index: {
-      auto* ix = static_cast<const ast::Index*>(e);
-      return exprUses(ix->object.get()) || exprsUse(ix->items);
-    }
-    case K::Slice: {
-      auto* s = static_cast<const ast::Slice*>(e);
-      return exprUses(s->lower.get()) || exprUses(s->upper.get()) || exprUses(s->step.get());
-    }
-    case K::Call: {
-      auto* c = static_cast<const ast::Call*>(e);
-      if (exprUses(c->callee.get())) return true;
-      for (const auto& a : c->args)
-        if (exprUses(a.value.get())) return true;
-      return false;
-    }
-    case K::Unary: return exprUses(static_cast<const ast::Unary*>(e)->operand.get());
-    case K::Binary: {
-      auto* b = static_cast<const ast::Binary*>(e);
-      return exprUses(b->lhs.get()) || exprUses(b->rhs.get());
-    }
-    case K::Logical: {
-      auto* b = static_cast<const ast::Logical*>(e);
-      return exprUses(b->lhs.get()) || exprUses(b->rhs.get());
-    }
-    case K::Compare: return exprsUse(static_cast<const ast::Compare*>(e)->operands);
-    case K::Conditional: {
-      auto* c = static_cast<const ast::Conditional*>(e);
-      return exprUses(c->condition.get()) || exprUses(c->thenValue.get()) || exprUses(c->elseValue.get());
-    }
-    case K::Lambda: return exprUses(static_cast<const ast::Lambda*>(e)->body.get());
-    case K::List: return exprsUse(static_cast<const ast::ListExpr*>(e)->items);
-    case K::Tuple: return exprsUse(static_cast<const ast::TupleExpr*>(e)->items);
-    case K::Dict:
-      for (const auto& [k, v] : static_cast<const ast::DictExpr*>(e)->entries)
-        if (exprUses(k.get()) || exprUses(v.get())) return true;
-      return false;
-    default: return false;
-  }
-}
-
-bool blockUses(const ast::Block& b);
-
-bool stmtUses(const ast::Stmt& s) {
-  using K = ast::StmtKind;
-  switch (s.kind) {
-    case K::Mesh:
-    case K::LayoutMap: return true;
-    case K::Expr: return exprUses(static_cast<const ast::ExprStmt&>(s).expr.get());
-    case K::Assign: {
-      auto& a = static_cast<const ast::Assign&>(s);
-      return exprUses(a.value.get()) || exprsUse(a.targets);
-    }
-    case K::AugAssign: return exprUses(static_cast<const ast::AugAssign&>(s).value.get());
-    case K::If: {
-      auto& i = static_cast<const ast::If&>(s);
-      for (const auto& br : i.branches)
-        if (exprUses(br.condition.get()) || blockUses(br.body)) return true;
-      return blockUses(i.elseBody);
-    }
-    case K::For: {
-      auto& f = static_cast<const ast::For&>(s);
-      return exprUses(f.iterable.get()) || blockUses(f.body);
-    }
-    case K::While: {
-      auto& w = static_cast<const ast::While&>(s);
-      return exprUses(w.condition.get()) || blockUses(w.body);
-    }
-    case K::Return: return exprUses(static_cast<const ast::Return&>(s).value.get());
-    case K::Assert: return exprUses(static_cast<const ast::Assert&>(s).condition.get());
-    case K::With: {
-      auto& w = static_cast<const ast::With&>(s);
-      return exprUses(w.context.get()) || blockUses(w.body);
-    }
-    case K::Fn: return blockUses(static_cast<const ast::FnDecl&>(s).body);
-    case K::Module: return blockUses(static_cast<const ast::ModuleDecl&>(s).body);
-    default: return false;
-  }
-}
-
-bool blockUses(const ast::Block& b) {
-  for (const auto& s : b)
-    if (stmtUses(*s)) return true;
-  return false;
-}
-
 std::string where(const SourceRange& at) {
   if (!at.valid()) return "";
   return " (" + at.file->path + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.col) + ")";
@@ -152,17 +42,6 @@ Value planBuiltin() {
   });
 }
 
-bool usesLayouts(const ast::Program& program) { return blockUses(program.body); }
-
-bool fileUsesLayouts(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream text;
-  text << f.rdbuf();
-  Diagnostics diags;
-  auto program = parseProgram(std::make_shared<SourceFile>(path, text.str()), diags);
-  return !diags.hasErrors() && usesLayouts(*program);
-}
-
 int runPlan(Interpreter& in, const std::string& path, std::ostream& report) {
   bool was = ops::shapesOnly();
   ops::setShapesOnly(true);
@@ -174,35 +53,33 @@ int runPlan(Interpreter& in, const std::string& path, std::ostream& report) {
 
 void printLayoutReport(Interpreter& in, std::ostream& out) {
   State& st = in.layoutState();
-  if (st.all.empty()) return;
-  Table t({"Variable", "Shape", "Key", "Layout", "Shard shape", "Bytes/device"});
   int64_t total = 0;
-  for (const auto& w : st.placed) {
-    auto var = w.lock();
-    if (!var) continue;
-    const Placement& p = *var->placement;
-    const LayoutObj& l = *p.layout;
-    std::string key = p.key >= 0 ? "'" + p.scope->map->entries[size_t(p.key)].key + "'" : "(none)";
-    std::string layout = (l.replicated() ? std::string("replicated") : l.dimsText()) + " on " + l.mesh->label();
-    int64_t bytes = bytesPerDevice(*var);
-    total += bytes;
-    t.add({p.path, typeNameOf(Value(var->value)), key, layout, l.shardShape(var->value.shape()).str(),
-           withCommas(bytes)});
-  }
-  out << "Layouts:\n";
-  if (t.empty()) out << " no variable was created in a layout_map_scope\n";
-  else out << t.str() << "Total bytes per device: " << withCommas(total) << " (" << humanBytes(total) << ")\n";
-  std::string unmatched;
-  std::set<std::string> seen;  // one map may open several scopes
+  int n = 0;
   for (const auto& s : st.all) {
-    s->hits.resize(s->map->entries.size(), 0);
-    for (size_t i = 0; i < s->map->entries.size(); ++i) {
-      std::string line = " '" + s->map->entries[i].key + "' of layout map " + s->map->label() +
-                         where(s->map->entries[i].at) + "\n";
-      if (!s->hits[i] && seen.insert(line).second) unmatched += line;
+    const LayoutMapObj& map = *s->map;
+    out << "layout_map_scope " << ++n << ": " << (map.name.empty() ? "LayoutMap" : "layout map '" + map.name + "'")
+        << " on " << map.mesh->describe() << " ("
+        << map.mesh->numDevices() << " devices)\n";
+    Table t({"Variable", "Shape", "Key", "Layout", "Shard shape", "Bytes/device"});
+    int64_t bytes = 0;
+    for (const auto& w : st.placed) {
+      auto var = w.lock();
+      if (!var || var->placement->scope != s) continue;
+      const Placement& p = *var->placement;
+      const LayoutObj& l = *p.layout;
+      int64_t b = bytesPerDevice(*var);
+      bytes += b;
+      t.add({p.path, typeNameOf(Value(var->value)), p.key >= 0 ? "'" + map.entries[size_t(p.key)].key + "'" : "-",
+             l.replicated() ? "replicated" : l.dimsText(), l.shardShape(var->value.shape()).str(), withCommas(b)});
     }
+    if (t.empty()) out << " no variable took its layout from it\n";
+    else out << t.str() << " Bytes per device: " << withCommas(bytes) << " (" << humanBytes(bytes) << ")\n";
+    total += bytes;
+    s->hits.resize(map.entries.size(), 0);
+    for (size_t i = 0; i < map.entries.size(); ++i)
+      if (!s->hits[i]) out << " Key '" << map.entries[i].key << "'" << where(map.entries[i].at) << " matched no variable\n";
   }
-  if (!unmatched.empty()) out << "Keys that matched no variable:\n" << unmatched;
+  if (n > 1) out << "Total bytes per device: " << withCommas(total) << " (" << humanBytes(total) << ")\n";
 }
 
 }  // namespace weft::mesh

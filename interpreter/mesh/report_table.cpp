@@ -1,6 +1,7 @@
 #include "report_table.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
 
 namespace weft::mesh {
@@ -19,7 +20,7 @@ size_t Table::width() const {
   return n - 2;
 }
 
-std::string Table::str(char rule) const {
+std::string Table::str(char rule, size_t ruleWidth) const {
   std::vector<size_t> w = widths();
   auto line = [&](const std::vector<std::string>& cells) {
     std::string s = " ";
@@ -31,7 +32,7 @@ std::string Table::str(char rule) const {
     return s + "\n";
   };
   std::string out = line(header_);
-  if (rule) out += std::string(width(), rule) + "\n";
+  if (rule) out += std::string(std::max(width(), ruleWidth), rule) + "\n";
   for (const auto& r : rows_) out += line(r);
   return out;
 }

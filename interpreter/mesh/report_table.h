@@ -11,9 +11,9 @@ class Table {
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
   bool empty() const { return rows_.empty(); }
-  // The header, a rule of `rule` characters (none when 0), then the rows; each line starts
-  // with a space.
-  std::string str(char rule = 0) const;
+  // The header, a rule of `rule` characters (none when 0) at least `ruleWidth` long, then the
+  // rows; each line starts with a space.
+  std::string str(char rule = 0, size_t ruleWidth = 0) const;
   size_t width() const;  // of the widest line
 
  private:

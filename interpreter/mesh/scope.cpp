@@ -4,6 +4,7 @@
 
 #include "../builtins/args.h"
 #include "../eval/interpreter.h"
+#include "../eval/suggest.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 
@@ -40,14 +41,23 @@ std::string pathIn(const VariableObj& var, const Scope* s) {
   return p;
 }
 
+std::string keyPlace(const SourceRange& at) {
+  if (!at.valid()) return "";
+  return " (" + at.file->path + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.col) + ")";
+}
+
 void warnUnmatched(Interpreter& in, Scope& s, const char* when) {
   in.out().flush();
   s.hits.resize(s.map->entries.size(), 0);
+  std::vector<std::string> paths;  // of the scope's variables, to suggest a misspelt key's fix
+  for (const auto& w : in.layoutState().placed)
+    if (auto v = w.lock(); v && v->placement->scope.get() == &s) paths.push_back(v->placement->path);
   for (size_t i = 0; i < s.map->entries.size(); ++i) {
     if (s.hits[i]) continue;
     const auto& e = s.map->entries[i];
-    in.err() << formatDiagnostic({Severity::Warning, e.at,
-                                  "layout map key '" + e.key + "' matched no variable " + when});
+    std::string msg = "layout map key '" + e.key + "' matched no variable " + when;
+    if (auto near = closestName(e.key, paths)) msg += "; did you mean '" + *near + "'?";
+    in.err() << formatDiagnostic({Severity::Warning, e.at, msg});
   }
   in.err().flush();
 }
@@ -114,11 +124,13 @@ void resolve(Interpreter& in, VariableObj& var) {
   int key = map.lookup(path, what);
   std::shared_ptr<LayoutObj> layout;
   if (key >= 0) {
+    // Located where the variable takes its layout (the statement, or the call that built it);
+    // the message points at the key, where the fix usually goes.
     const auto& e = map.entries[size_t(key)];
     layout = e.layout;
     if (auto why = layout->misfit(var.value.shape()))
-      throw WeftError(e.at, "layout " + layout->dimsText() + " of key '" + e.key + "' does not fit " + what +
-                                " on " + map.mesh->describe() + ": it " + *why);
+      throw WeftError(what + " cannot take layout " + layout->dimsText() + " of key '" + e.key + "'" +
+                      keyPlace(e.at) + " on " + map.mesh->describe() + ": " + *why);
   } else {
     layout = makeLayout(std::vector<std::optional<std::string>>(size_t(var.value.rank())), map.mesh);
   }
@@ -160,8 +172,15 @@ void exitScope(Interpreter& in, const LayoutMapObj& map) {
 
 void finishProgram(Interpreter& in) {
   State& st = in.layoutState();
-  for (const auto& s : st.all)
-    if (s->ended) resolvePending(in, *s);
+  for (const auto& s : st.all) {
+    if (!s->ended) continue;
+    try {
+      resolvePending(in, *s);
+    } catch (WeftError& e) {  // no statement is running: point at the map's first key
+      if (!e.at.valid() && !s->map->entries.empty()) e.at = s->map->entries[0].at;
+      throw;
+    }
+  }
   for (const auto& s : st.all)
     if (s->reportAtEnd) {
       s->reportAtEnd = false;

@@ -37,7 +37,7 @@ std::string layoutSummary(Interpreter& in, const std::vector<Value>& variables) 
            withCommas(bytes)});
   }
   size_t width = std::max<size_t>(65, t.width());
-  std::string out = t.str('=');
+  std::string out = t.str('=', width);
   out += std::string(width, '=') + "\n";
   out += "Mesh: " + meshText + "\n";
   out += "Total bytes per device: " + withCommas(total) + " (" + humanBytes(total) + ")\n";

@@ -151,6 +151,8 @@ uint32_t littleEndian(const unsigned char* p, int bytes) {
 Tensor readNpy(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) bad(path, "it is a directory");
+  // A FIFO or a device could block or never end.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) bad(path, "not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) bad(path, std::strerror(errno));
   in.seekg(0, std::ios::end);

@@ -1,8 +1,10 @@
 #include "format.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
+#include "../../grammar/diagnostics.h"
 #include "../eval/env.h"
 #include "objects.h"
 
@@ -96,9 +98,34 @@ std::string quote(const std::string& s) {
   return out + q;
 }
 
+// The containers being printed, outermost first. A container that holds itself prints as [...]
+// (as in Python) instead of recursing until the stack overflows; so does one nested deeper than
+// the limit (a loop can build `x = [x]` millions deep).
+// Items are counted too: `x = [x, x]` thirty times shares memory but prints 2^30 items.
+thread_local std::vector<const Object*> tPrinting;
+thread_local int64_t tItemsPrinted = 0;
+constexpr size_t kMaxPrintDepth = 1000;
+constexpr int64_t kMaxPrintItems = 10'000'000;
+
+struct Printing {
+  bool again;
+  explicit Printing(const Object* o)
+      : again(tPrinting.size() >= kMaxPrintDepth || std::find(tPrinting.begin(), tPrinting.end(), o) != tPrinting.end()) {
+    if (tPrinting.empty()) tItemsPrinted = 0;
+    tPrinting.push_back(o);
+  }
+  ~Printing() { tPrinting.pop_back(); }
+};
+
+void countItem() {
+  if (++tItemsPrinted > kMaxPrintItems)
+    throw WeftError("the value is too large to print (more than " + std::to_string(kMaxPrintItems) + " items)");
+}
+
 std::string joinItems(const std::vector<Value>& items) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {
+    countItem();
     if (i) out += ", ";
     out += toRepr(items[i]);
   }
@@ -133,17 +160,24 @@ std::string toRepr(const Value& v) {
     case Kind::None: return "none";
     case Kind::Tensor: return formatTensor(v.tensor());
     case Kind::Str: return quote(v.as<StrObj>()->text);
-    case Kind::List: return "[" + joinItems(v.as<ListObj>()->items) + "]";
+    case Kind::List: {
+      Printing p(v.object());
+      return p.again ? "[...]" : "[" + joinItems(v.as<ListObj>()->items) + "]";
+    }
     case Kind::Tuple: {
+      Printing p(v.object());
       const auto& items = v.as<TupleObj>()->items;
-      return "(" + joinItems(items) + (items.size() == 1 ? ",)" : ")");
+      return p.again ? "(...)" : "(" + joinItems(items) + (items.size() == 1 ? ",)" : ")");
     }
     case Kind::Dict: {
+      Printing p(v.object());
+      if (p.again) return "{...}";
       std::string out = "{";
       bool first = true;
       for (const auto& [k, val] : v.as<DictObj>()->entries) {
         if (!first) out += ", ";
         first = false;
+        countItem();
         out += toRepr(k) + ": " + toRepr(val);
       }
       return out + "}";

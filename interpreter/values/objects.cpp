@@ -93,6 +93,51 @@ std::string SymbolicTensor::repr() const {
   return std::string("<KerasTensor shape=") + shapeText() + " dtype=" + rt::dtypeName(spec.dtype()) + ">";
 }
 
+namespace {
+
+// The containers waiting to be freed by the outermost container destructor running on this
+// thread, or null when none runs.
+thread_local std::vector<std::shared_ptr<Object>>* tToFree = nullptr;
+
+// Hands a container that `v` holds to the outermost destructor, which drops the references one
+// by one in a loop: the last one frees it there, not recursively from here. (Handing over only
+// the containers `v` alone holds would not do: one shared with a sibling is freed with it.)
+void release(Value& v) {
+  if (!(v.is(Kind::List) || v.is(Kind::Tuple) || v.is(Kind::Dict))) return;
+  tToFree->push_back(v.objectPtr());
+  v = Value();
+}
+
+template <class F>
+void releaseAll(F releaseItems) {
+  if (tToFree) return releaseItems();
+  std::vector<std::shared_ptr<Object>> pending;
+  tToFree = &pending;
+  releaseItems();
+  while (!pending.empty()) {
+    std::shared_ptr<Object> next = std::move(pending.back());
+    pending.pop_back();
+    next.reset();  // if that was the last reference, its destructor adds what it held to `pending`
+  }
+  tToFree = nullptr;
+}
+
+}  // namespace
+
+ListObj::~ListObj() {
+  releaseAll([&] { for (Value& v : items) release(v); });
+}
+
+TupleObj::~TupleObj() {
+  releaseAll([&] { for (Value& v : items) release(v); });
+}
+
+DictObj::~DictObj() {
+  releaseAll([&] {
+    for (auto& [k, v] : entries) release(v);
+  });
+}
+
 Value makeStr(std::string s) { return Value(std::make_shared<StrObj>(std::move(s))); }
 Value makeList(std::vector<Value> items) { return Value(std::make_shared<ListObj>(std::move(items))); }
 Value makeTuple(std::vector<Value> items) { return Value(std::make_shared<TupleObj>(std::move(items))); }

@@ -23,20 +23,25 @@ struct StrObj : Object {
   std::string text;
 };
 
+// Containers free what they hold without recursing (objects.cpp): a loop can nest `x = [x]`
+// millions deep, and recursive destructors would overflow the stack.
 struct ListObj : Object {
   ListObj() : Object(Kind::List) {}
   explicit ListObj(std::vector<Value> v) : Object(Kind::List), items(std::move(v)) {}
+  ~ListObj() override;
   std::vector<Value> items;
 };
 
 struct TupleObj : Object {
   explicit TupleObj(std::vector<Value> v) : Object(Kind::Tuple), items(std::move(v)) {}
+  ~TupleObj() override;
   std::vector<Value> items;
 };
 
 // Insertion-ordered; keys are strings or integer scalars, compared by value.
 struct DictObj : Object {
   DictObj() : Object(Kind::Dict) {}
+  ~DictObj() override;
   std::vector<std::pair<Value, Value>> entries;
   Value* find(const Value& key);
   void set(const Value& key, Value v);

@@ -1,0 +1,150 @@
+// The robustness guards (docs/robustness.md): nesting of every kind is an error past the parser's
+// limit and runs just below it; deep and cyclic values neither overflow the stack nor leak; the
+// step and time limits; files that are not regular are refused.
+#include <doctest/doctest.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "grammar/parser.h"
+#include "interpreter/eval/interpreter.h"
+#include "interpreter/values/objects.h"
+
+namespace {
+
+using namespace weft;
+
+std::string firstError(const std::string& text) {
+  Diagnostics diags;
+  parseProgram(std::make_shared<SourceFile>("t.model", text), diags);
+  return diags.all().empty() ? "" : diags.all()[0].message;
+}
+
+std::string repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+// Runs fn on a thread with the given stack size: `weft` itself runs on 1 GiB (cli/main.cpp).
+void onStack(size_t bytes, const std::function<void()>& fn) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, bytes);
+  pthread_t t;
+  auto entry = [](void* p) -> void* {
+    (*static_cast<const std::function<void()>*>(p))();
+    return nullptr;
+  };
+  REQUIRE(pthread_create(&t, &attr, entry, const_cast<std::function<void()>*>(&fn)) == 0);
+  pthread_join(t, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+struct Run {
+  std::string out, err;
+  int status;
+};
+
+Run run(const std::string& source, const std::function<void(Interpreter&)>& setup = {}) {
+  Run r;
+  onStack(size_t(1) << 30, [&] {
+    std::ostringstream out, err;
+    Interpreter interp(out, err);
+    if (setup) setup(interp);
+    r.status = interp.runSource(std::make_shared<SourceFile>("t.model", source));
+    r.out = out.str(), r.err = err.str();
+  });
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("nesting: every kind of bracket and block is an error past the limit, not a stack overflow") {
+  const int n = 100000;
+  const std::string deep = "nested too deeply (more than 200 levels)";
+  CHECK(firstError("x = " + repeat("{1: ", n) + "1" + repeat("}", n)).find(deep) != std::string::npos);
+  CHECK(firstError("x = " + repeat("f(", n) + "1" + repeat(")", n)).find(deep) != std::string::npos);
+  CHECK(firstError("x = " + repeat("a[", n) + "1" + repeat("]", n)).find(deep) != std::string::npos);
+  CHECK(firstError("x = " + repeat("([{1: ", n)).find(deep) != std::string::npos);
+  CHECK(firstError("x = " + repeat("+ ", n) + "1").find(deep) != std::string::npos);
+  CHECK(firstError(repeat("fn f() {\n", 1000)).find(deep) != std::string::npos);
+  CHECK(firstError(repeat("module M() {\n", 1000)).find(deep) != std::string::npos);
+  CHECK(firstError(repeat("while x {\n", 1000)).find(deep) != std::string::npos);
+  CHECK(firstError("f = " + repeat("fn() => ", n) + "1").find(deep) != std::string::npos);
+}
+
+TEST_CASE("nesting: just below the limit, programs parse, check and run in the real stack") {
+  const int n = 190;
+  std::string source = "x = true\ny = " + repeat("(", n) + "1" + repeat(")", n) + "\n" +
+                       repeat("if x {\n", n) + "y += 1\n" + repeat("}\n", n) + "print(" + repeat("-", n) + "y)\n" +
+                       "d = " + repeat("{\"k\": ", n) + "2" + repeat("}", n) + "\n" +
+                       "f = " + repeat("fn() => ", n) + "3\n" + repeat("fn g() {\n", n) + repeat("}\n", n) +
+                       // Deep expressions inside deep recursion: the evaluator's worst case.
+                       "fn down(k) {\n  if k == 0 { return 0 }\n  return down(k - 1) + " + repeat("(", n) + "0" +
+                       repeat(")", n) + "\n}\nprint(down(990))\n";
+  Run r = run(source);
+  CHECK(r.err == "");
+  CHECK(r.out == "2\n0\n");
+}
+
+TEST_CASE("values: deep nesting is freed without recursion, cycles are freed at exit") {
+  // A million nested lists would need far more than 1 MiB of stack to free recursively.
+  onStack(size_t(1) << 20, [] {
+    Value v = makeList({});
+    for (int i = 0; i < 1000000; ++i) v = makeList({v, makeTuple({v})});
+  });
+  int64_t before = liveTensorBytes();
+  Run r = run(R"(a = [zeros([1000])]
+a.append(a)
+d = {"a": a}
+d["d"] = d
+m = [d, a]
+m[0] = m
+)");
+  CHECK(r.err == "");
+  CHECK(liveTensorBytes() == before);  // every tensor was freed with the interpreter
+}
+
+TEST_CASE("limits: steps and time stop loops with a located error") {
+  Run steps = run("n = 0\nwhile true {\n  n += 1\n}\n", [](Interpreter& in) { in.limits().maxSteps = 500; });
+  CHECK(steps.status == 1);
+  CHECK(steps.err.rfind("t.model:2:1: error: step limit of 500 exceeded (--max-steps)\n", 0) == 0);
+  Run calls = run("fn f(n) {\n  return n\n}\nfor i in range(10) {\n  f(i)\n}\n",
+                  [](Interpreter& in) { in.limits().maxSteps = 12; });
+  CHECK(calls.status == 1);  // 10 items and 10 calls
+  Run time = run("while true {\n}\n", [](Interpreter& in) { in.limits().timeoutSeconds = 0.05; });
+  CHECK(time.err.rfind("t.model:1:1: error: time limit of 0.05 s exceeded (--timeout)\n", 0) == 0);
+  Run fine = run("for i in range(100) {\n}\n", [](Interpreter& in) { in.limits().maxSteps = 100; });
+  CHECK(fine.status == 0);
+}
+
+TEST_CASE("source files: only regular files of a bounded size are read") {
+  std::string why;
+  CHECK(readSourceFile("/dev/zero", 1000, why) == nullptr);
+  CHECK(why == "not a regular file");
+  std::string dir = std::filesystem::temp_directory_path() / ("weft_robust_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  CHECK(readSourceFile(dir, 1000, why) == nullptr);
+  CHECK(why == "not a regular file");
+  std::string fifo = dir + "/fifo.model";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);  // opening it would block until a writer came
+  CHECK(readSourceFile(fifo, 1000, why) == nullptr);
+  CHECK(why == "not a regular file");
+  std::string big = dir + "/big.model";
+  { std::ofstream(big) << std::string(2000, '#'); }
+  CHECK(readSourceFile(big, 1000, why) == nullptr);
+  CHECK(why == "file too large (2000 bytes; the limit is 1000)");
+  CHECK(readSourceFile(dir + "/missing.model", 1000, why) == nullptr);
+  CHECK(why == "no such file");
+  auto ok = readSourceFile(big, 5000, why);
+  REQUIRE(ok != nullptr);
+  CHECK(ok->text.size() == 2000);
+  std::filesystem::remove_all(dir);
+}
