@@ -68,7 +68,11 @@ Value range(Interpreter&, Args& a) {
 
 std::vector<Value> toItems(Interpreter& in, const Value& v) {
   std::vector<Value> out;
-  in.forEach(v, [&](Value x) { out.push_back(std::move(x)); return false; });
+  in.forEach(v, [&](Value x) {
+    if (out.size() % 4096 == 0) checkValueBytes(int64_t((out.size() + 4096) * sizeof(Value)), "a list");
+    out.push_back(std::move(x));
+    return false;
+  });
   return out;
 }
 

@@ -114,6 +114,7 @@ Value listAttr(const Value& self, const std::string& n) {
       in.forEach(only(a, "extend"), [&](Value v) { more.push_back(std::move(v)); return false; });
       in.trackContainer(a.self);
       auto& items = a.self.as<ListObj>()->items;
+      checkValueBytes(int64_t((items.size() + more.size()) * sizeof(Value)), "a list");
       items.insert(items.end(), more.begin(), more.end());
       return Value();
     }, self);

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <sstream>
 
 #include "../../grammar/parser.h"
@@ -140,11 +141,13 @@ int Interpreter::runSource(std::shared_ptr<const SourceFile> file, std::function
     std::vector<std::filesystem::path>& v;
     ~Pop() { v.pop_back(); }
   } pop{fileDirs_};
+  const ast::Stmt* current = nullptr;  // locates an error that knows no place (out of memory)
   try {
     const ast::Program* program = parseOrReport(file, globals_);
     if (!program) return 1;
     Frame frame;
     for (const auto& s : program->body) {
+      current = s.get();
       if (echo && s->kind == ast::StmtKind::Expr) {
         Value v = eval(*static_cast<const ast::ExprStmt&>(*s).expr, globals_);
         if (!v.isNone()) echo(v);
@@ -158,6 +161,11 @@ int Interpreter::runSource(std::shared_ptr<const SourceFile> file, std::function
     callDepth_ = 0;
     graphDepth_ = 0;
     reportError(e);
+    return 1;
+  } catch (const std::bad_alloc&) {  // the limits bound tensors and single values, not every allocation
+    callDepth_ = 0;
+    graphDepth_ = 0;
+    reportError(WeftError(current ? current->range : SourceRange{}, "out of memory"));
     return 1;
   }
   out_.flush();

@@ -103,14 +103,21 @@ Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b) {
     return Value(ops::binary(toOp(op), x.tensor(), y.tensor()), weak);
   }
   if (op == ast::BinaryOp::Add) {
-    if (a.is(Kind::Str) && b.is(Kind::Str)) return makeStr(a.as<StrObj>()->text + b.as<StrObj>()->text);
+    if (a.is(Kind::Str) && b.is(Kind::Str)) {
+      checkValueBytes(int64_t(a.as<StrObj>()->text.size() + b.as<StrObj>()->text.size()), "a string");
+      return makeStr(a.as<StrObj>()->text + b.as<StrObj>()->text);
+    }
     if (a.is(Kind::List) && b.is(Kind::List)) {
+      checkValueBytes(int64_t((a.as<ListObj>()->items.size() + b.as<ListObj>()->items.size()) * sizeof(Value)),
+                      "a list");
       std::vector<Value> items = a.as<ListObj>()->items;
       const auto& more = b.as<ListObj>()->items;
       items.insert(items.end(), more.begin(), more.end());
       return makeList(std::move(items));
     }
     if (a.is(Kind::Tuple) && b.is(Kind::Tuple)) {
+      checkValueBytes(int64_t((a.as<TupleObj>()->items.size() + b.as<TupleObj>()->items.size()) * sizeof(Value)),
+                      "a tuple");
       std::vector<Value> items = a.as<TupleObj>()->items;
       const auto& more = b.as<TupleObj>()->items;
       items.insert(items.end(), more.begin(), more.end());

@@ -29,6 +29,12 @@ MemoryLimits& memoryLimits() {
 
 int64_t liveTensorBytes() { return gLiveBytes; }
 
+void checkValueBytes(int64_t bytes, const char* what) {
+  if (bytes > memoryLimits().maxTensorBytes)
+    throw WeftError(std::string(what) + " would be larger than the limit of " +
+                    humanBytes(memoryLimits().maxTensorBytes) + " for one value (--max-tensor-bytes)");
+}
+
 Storage::Storage(int64_t bytes) : bytes_(bytes) {
   const MemoryLimits& lim = memoryLimits();
   if (bytes < 0 || bytes > lim.maxTensorBytes)

@@ -19,6 +19,9 @@ struct MemoryLimits {
 };
 MemoryLimits& memoryLimits();
 int64_t liveTensorBytes();
+// Strings and lists are not in the live total, but one of them may not exceed the one-tensor
+// limit either: `s = s + s` in a loop would otherwise exhaust memory. Throws WeftError.
+void checkValueBytes(int64_t bytes, const char* what);
 
 // A 64-byte aligned buffer that counts itself in the live-bytes total.
 class Storage {
