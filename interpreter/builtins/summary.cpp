@@ -3,6 +3,7 @@
 
 #include "../mesh/summary_layouts.h"
 #include "keras.h"
+#include "../values/format.h"
 
 namespace weft {
 namespace {
@@ -10,11 +11,6 @@ namespace {
 constexpr int kLineLength = 65;
 constexpr int kPositions[] = {29, 55, 65};  // Keras' column stops for a 65-character line
 
-std::string withCommas(int64_t n) {
-  std::string s = std::to_string(n);
-  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
-  return s;
-}
 
 // One table row; a field too long for its column continues on the next line, as in Keras.
 void row(std::ostringstream& out, std::vector<std::string> fields) {

@@ -1,6 +1,7 @@
 // Plain text tables for the layout report and summary()'s layout section: left-aligned
 // columns as wide as their widest cell, two spaces apart, as Keras' summary reads.
 #pragma once
+#include "../values/format.h"  // withCommas, humanBytes
 #include <string>
 #include <vector>
 
@@ -22,7 +23,5 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-std::string withCommas(int64_t n);  // 1,234,567
-std::string humanBytes(int64_t n);  // 1.2 MiB
 
 }  // namespace weft::mesh

@@ -216,4 +216,20 @@ std::string typeNameOf(const Value& v) {
   }
 }
 
+std::string withCommas(int64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = int(s.size()) - 3; i > (n < 0 ? 1 : 0); i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
+std::string humanBytes(int64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, ++u;
+  char buf[64];
+  snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
 }  // namespace weft

@@ -13,6 +13,8 @@ std::string formatTensor(const Tensor& t);
 std::string toStr(const Value& v);
 // Inside containers and in the REPL: a string is quoted.
 std::string toRepr(const Value& v);
-std::string typeNameOf(const Value& v);  // "f32[2, 3]", "list", "Dense", ...
+std::string typeNameOf(const Value& v);
+std::string withCommas(int64_t n);  // 1,234,567 (Keras' totals)
+std::string humanBytes(int64_t n);  // 1.2 MiB  // "f32[2, 3]", "list", "Dense", ...
 
 }  // namespace weft

@@ -4,21 +4,13 @@
 #include <new>
 
 #include "../../grammar/diagnostics.h"
+#include "format.h"
 
 namespace weft {
 namespace {
 
 int64_t gLiveBytes = 0;
 
-std::string humanBytes(int64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = double(b);
-  int u = 0;
-  while (v >= 1024 && u < 6) v /= 1024, ++u;
-  char buf[64];
-  snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-  return buf;
-}
 
 }  // namespace
 
