@@ -1,5 +1,6 @@
 #include "limit_options.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>

@@ -67,12 +67,11 @@ Value Interpreter::call(const Value& callee, Args& args) {
   if (callee.is(Kind::Function)) return callFunction(*callee.as<FunctionObj>(), args);  // counts its depth
   // Builtins that call back (a Sequential holding itself) and module constructors (a module
   // that makes one of its own type) recurse too, with no Weft function call between.
-  if (callDepth_ >= limits_.maxCallDepth) {
+  if (callDepth_ >= limits_.maxCallDepth || stackNearlyFull()) {
     std::string name = callee.is(Kind::Builtin)      ? callee.as<BuiltinObj>()->name
                        : callee.is(Kind::ModuleType) ? callee.as<ModuleTypeObj>()->name
                                                      : typeNameOf(callee);
-    throw WeftError(args.site, "maximum recursion depth (" + std::to_string(limits_.maxCallDepth) +
-                                   ") exceeded in " + name + "()");
+    recursionTooDeep(args.site, name);
   }
   struct Depth {
     int& d;
@@ -96,9 +95,7 @@ Value Interpreter::call(const Value& callee, Args& args) {
 
 Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
   checkInterrupt(args.site);
-  if (callDepth_ >= limits_.maxCallDepth)
-    throw WeftError(args.site, "maximum recursion depth (" + std::to_string(limits_.maxCallDepth) +
-                                   ") exceeded in " + fn.name + "()");
+  if (callDepth_ >= limits_.maxCallDepth || stackNearlyFull()) recursionTooDeep(args.site, fn.name);
   std::shared_ptr<Env> local = bindParams(fn.name, *fn.params, fn.defaults, fn.hasDefault, args, fn.closure);
   struct Depth {
     int& d;

@@ -174,6 +174,9 @@ class Interpreter {
   int graphDepth_ = 0;
   // Step and time limits (limits.cpp): checkLimits runs when steps_ reaches nextLimitCheck_.
   void checkLimits(const SourceRange& at);
+  // Calls also stop when this thread's stack is nearly full, whatever --max-call-depth allows.
+  static bool stackNearlyFull();
+  [[noreturn]] void recursionTooDeep(const SourceRange& at, const std::string& function);
   int64_t steps_ = 0;
   int64_t nextLimitCheck_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

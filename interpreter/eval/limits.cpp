@@ -1,9 +1,19 @@
-// The step and time limits of InterpreterLimits (docs/robustness.md).
+// The step, time and stack limits of InterpreterLimits (docs/robustness.md).
+#include <pthread.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 
 #include "interpreter.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define WEFT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WEFT_ASAN 1
+#endif
+#endif
 
 namespace weft {
 namespace {
@@ -11,7 +21,43 @@ namespace {
 // Reading the clock costs about as much as a cheap step; look at it once per this many steps.
 constexpr int64_t kClockEvery = 1024;
 
+// The lowest address calls may reach on this thread's stack: a margin above its end is kept for
+// what runs between two calls (a 200-level expression, a builtin, parsing an import). Null when
+// the stack is unknown.
+const char* stackFloor() {
+  thread_local const char* floor = [] {
+    pthread_attr_t attr;
+    void* addr = nullptr;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return static_cast<const char*>(nullptr);
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    if (!addr) return static_cast<const char*>(nullptr);
+    const char* floor = static_cast<const char*>(addr) + std::min(size / 4, size_t(32) << 20);
+#if WEFT_ASAN
+    // AddressSanitizer cannot unwind an exception thrown with more than 64 MiB of stack in use
+    // (google/sanitizers#189): sanitized builds stop calls before that.
+    floor = std::max(floor, static_cast<const char*>(addr) + size - (size_t(48) << 20));
+#endif
+    return floor;
+  }();
+  return floor;
+}
+
 }  // namespace
+
+bool Interpreter::stackNearlyFull() {
+  const char* floor = stackFloor();
+  return floor && static_cast<const char*>(__builtin_frame_address(0)) < floor;
+}
+
+void Interpreter::recursionTooDeep(const SourceRange& at, const std::string& function) {
+  if (callDepth_ >= limits_.maxCallDepth)
+    throw WeftError(at, "maximum recursion depth (" + std::to_string(limits_.maxCallDepth) + ") exceeded in " +
+                            function + "()");
+  throw WeftError(at, "recursion too deep for the stack (" + std::to_string(callDepth_) + " calls) in " + function +
+                          "()");
+}
 
 void Interpreter::checkLimits(const SourceRange& at) {
   if (limits_.maxSteps > 0 && steps_ > limits_.maxSteps)

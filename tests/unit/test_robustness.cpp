@@ -1,6 +1,6 @@
 // The robustness guards (docs/robustness.md): nesting of every kind is an error past the parser's
 // limit and runs just below it; deep and cyclic values neither overflow the stack nor leak; the
-// step and time limits; files that are not regular are refused.
+// step, time and stack limits; files that are not regular are refused.
 #include <doctest/doctest.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -52,9 +52,10 @@ struct Run {
   int status;
 };
 
-Run run(const std::string& source, const std::function<void(Interpreter&)>& setup = {}) {
+Run run(const std::string& source, const std::function<void(Interpreter&)>& setup = {},
+        size_t stack = size_t(1) << 30) {
   Run r;
-  onStack(size_t(1) << 30, [&] {
+  onStack(stack, [&] {
     std::ostringstream out, err;
     Interpreter interp(out, err);
     if (setup) setup(interp);
@@ -123,6 +124,13 @@ TEST_CASE("limits: steps and time stop loops with a located error") {
   CHECK(time.err.rfind("t.model:1:1: error: time limit of 0.05 s exceeded (--timeout)\n", 0) == 0);
   Run fine = run("for i in range(100) {\n}\n", [](Interpreter& in) { in.limits().maxSteps = 100; });
   CHECK(fine.status == 0);
+}
+
+TEST_CASE("limits: a call depth larger than the stack allows is an error, not a crash") {
+  Run r = run("fn down(n) {\n  return down(n + 1)\n}\ndown(0)\n",
+              [](Interpreter& in) { in.limits().maxCallDepth = 1000000; }, size_t(64) << 20);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("error: recursion too deep for the stack (") != std::string::npos);
 }
 
 TEST_CASE("source files: only regular files of a bounded size are read") {
