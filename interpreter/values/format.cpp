@@ -105,7 +105,7 @@ std::string quote(const std::string& s) {
 thread_local std::vector<const Object*> tPrinting;
 thread_local int64_t tItemsPrinted = 0;
 constexpr size_t kMaxPrintDepth = 1000;
-constexpr int64_t kMaxPrintItems = 10'000'000;
+constexpr int64_t kMaxPrintItems = 1'000'000;
 
 struct Printing {
   bool again;
