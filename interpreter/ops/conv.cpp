@@ -3,9 +3,9 @@
 #include "../../stdlib/runtime/conv.h"
 #include "../../stdlib/runtime/pool.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 namespace {
 
 using Pair = std::array<int64_t, 2>;
@@ -109,4 +109,4 @@ Tensor pool2d(bool isMax, const Tensor& x, Pair pool, Pair strides, const std::s
   return y;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

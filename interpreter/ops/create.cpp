@@ -4,9 +4,12 @@
 
 #include "../../stdlib/runtime/fill.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
+namespace {
+bool gShapesOnly = false;
+}  // namespace
 namespace {
 
 void checkFinite(const char* op, const char* what, double v) {
@@ -17,12 +20,13 @@ void checkNumeric(const char* op, DType dtype) {
   if (dtype == DType::Bool) fail(std::string(op) + " cannot make a bool tensor");
 }
 
-bool gShapesOnly = false;
-
 }  // namespace
+}  // namespace weft::ops::impl
 
-bool shapesOnly() { return gShapesOnly; }
-void setShapesOnly(bool on) { gShapesOnly = on; }
+namespace weft::ops {
+
+bool shapesOnly() { return impl::gShapesOnly; }
+void setShapesOnly(bool on) { impl::gShapesOnly = on; }
 
 Shape makeShape(const char* op, const std::vector<int64_t>& dims) {
   checkRank(op, int(dims.size()));
@@ -31,6 +35,10 @@ Shape makeShape(const char* op, const std::vector<int64_t>& dims) {
   checkShape(op, s);
   return s;
 }
+
+}  // namespace weft::ops
+
+namespace weft::ops::impl {
 
 Tensor full(const Shape& shape, double value, DType dtype) {
   checkShape("full", shape);
@@ -86,4 +94,4 @@ Tensor linspace(double start, double stop, int64_t num, DType dtype) {
   return out;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

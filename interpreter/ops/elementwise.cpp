@@ -4,9 +4,9 @@
 #include "../../stdlib/runtime/binary.h"
 #include "../../stdlib/runtime/unary.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 namespace {
 
 #define WEFT_RULE(F, Id, N, A, Fn, R) F##Rule::R,
@@ -91,11 +91,19 @@ void runBinary(const Tensor& a, const Tensor& b, Tensor& out) {
 
 }  // namespace
 
+}  // namespace weft::ops::impl
+
+namespace weft::ops {
+
 Shape broadcastShape(const Shape& a, const Shape& b) {
   Shape s;
   if (!rt::broadcastShapes(a, b, s)) fail("cannot broadcast shapes " + a.str() + " and " + b.str());
   return s;
 }
+
+}  // namespace weft::ops
+
+namespace weft::ops::impl {
 
 Tensor unary(UnaryOp op, const Tensor& x) {
   checkUnaryDtype(op, x.dtype());
@@ -142,4 +150,4 @@ Tensor cast(const Tensor& x, DType to) {
   return out;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

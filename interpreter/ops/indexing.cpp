@@ -2,9 +2,9 @@
 #include "../../stdlib/runtime/copy.h"
 #include "../../stdlib/runtime/layout_ops.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 namespace {
 
 // What a list of subscripts selects: the result shape, the offset of its first element in x and,
@@ -155,4 +155,4 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis) {
   return result;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

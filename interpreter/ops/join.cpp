@@ -1,9 +1,9 @@
 // concat, stack and split: each tensor is viewed as [outer, axis, inner] and moved in blocks.
 #include "../../stdlib/runtime/layout_ops.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 namespace {
 
 int64_t outerOf(const Shape& s, int axis) {
@@ -115,4 +115,4 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
   return outs;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

@@ -2,9 +2,9 @@
 // column vector (the added axis is removed from the result); leading batch axes broadcast.
 #include "../../stdlib/runtime/matmul.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   const Shape &as = a.shape(), &bs = b.shape();
@@ -40,4 +40,4 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

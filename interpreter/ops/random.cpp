@@ -4,12 +4,13 @@
 
 #include "../../stdlib/runtime/random.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 namespace {
-
 RandomState gState;
+}  // namespace
+namespace {
 
 // Reserves the blocks for n values of T and returns the first counter.
 template <class T>
@@ -21,9 +22,17 @@ uint64_t takeBlocks(int64_t n) {
 
 }  // namespace
 
-void seed(uint64_t s) { gState = RandomState{s, 0}; }
-RandomState randomState() { return gState; }
-void setRandomState(RandomState s) { gState = s; }
+}  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+void seed(uint64_t s) { impl::gState = RandomState{s, 0}; }
+RandomState randomState() { return impl::gState; }
+void setRandomState(RandomState s) { impl::gState = s; }
+
+}  // namespace weft::ops
+
+namespace weft::ops::impl {
 
 Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype) {
   checkShape("random.normal", shape);
@@ -57,4 +66,4 @@ Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype) {
   return out;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

@@ -3,9 +3,9 @@
 #include "../../stdlib/runtime/binary.h"
 #include "../../stdlib/runtime/reduce.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 namespace {
 
 // The dtype the reduction runs in (its input is cast to it first) and returns.
@@ -124,4 +124,4 @@ Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims) {
   return out;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

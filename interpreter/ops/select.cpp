@@ -3,9 +3,9 @@
 #include "../../stdlib/runtime/copy.h"
 #include "../../stdlib/runtime/layout_ops.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 namespace {
 
 Shape broadcast3(const char* op, const Shape& a, const Shape& b, const Shape& c) {
@@ -89,4 +89,4 @@ Tensor broadcastTo(const Tensor& x, const Shape& shape) {
   return out;
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

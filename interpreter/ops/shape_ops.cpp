@@ -2,9 +2,9 @@
 // share storage (no copy); transpose copies.
 #include "../../stdlib/runtime/copy.h"
 #include "check.h"
-#include "ops.h"
+#include "impl.h"
 
-namespace weft::ops {
+namespace weft::ops::impl {
 
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& dims) {
   checkRank("reshape", int(dims.size()));
@@ -105,4 +105,4 @@ Tensor expandDims(const Tensor& x, int axis) {
   return x.reshaped(out);
 }
 
-}  // namespace weft::ops
+}  // namespace weft::ops::impl

@@ -81,6 +81,7 @@ Tensor Tensor::abstract(DType dtype, const Shape& shape) {
 Tensor Tensor::reshaped(const Shape& shape) const {
   Tensor t = *this;
   t.shape_ = shape;
+  t.symbol_ = -1;
   return t;
 }
 

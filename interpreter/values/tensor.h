@@ -46,6 +46,13 @@ class Tensor {
   static Tensor zeros(DType dtype, const Shape& shape);
   // A shape-only tensor that holds no data.
   static Tensor abstract(DType dtype, const Shape& shape);
+  // A value of the graph being traced (interpreter/graph/): abstract, with the id of the graph
+  // value it stands for. Its shape may hold rt::kUnknownDim (a `None` dimension).
+  static Tensor symbolic(DType dtype, const Shape& shape, int id) {
+    Tensor t = abstract(dtype, shape);
+    t.symbol_ = id;
+    return t;
+  }
   template <class T>
   static Tensor scalar(T v) {
     Tensor t = empty(rt::DTypeOf<T>::value, Shape{});
@@ -59,6 +66,8 @@ class Tensor {
   int64_t numel() const { return shape_.numel(); }
   int64_t bytes() const { return numel() * int64_t(rt::dtypeSize(dtype_)); }
   bool isAbstract() const { return storage_ == nullptr; }
+  bool isSymbolic() const { return symbol_ >= 0; }
+  int symbol() const { return symbol_; }
 
   template <class T>
   T* data() const { return static_cast<T*>(storage_->data()); }
@@ -77,6 +86,7 @@ class Tensor {
   DType dtype_ = DType::F32;
   Shape shape_;
   std::shared_ptr<Storage> storage_;
+  int symbol_ = -1;
 };
 
 }  // namespace weft

@@ -8,6 +8,9 @@
 namespace weft::rt {
 
 inline constexpr int kMaxRank = 8;
+// A dimension known only when a graph runs (a `None` in a signature); only shapes of graph
+// values hold it, never a tensor with data.
+inline constexpr int64_t kUnknownDim = -1;
 
 class Shape {
  public:

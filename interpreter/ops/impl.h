@@ -1,0 +1,41 @@
+// The implementations behind the op table (op_table.cpp): each checks its inputs and, when an
+// input is abstract, returns an abstract result with the inferred dtype and shape instead of
+// running its kernel — so the same function is the op's shape/dtype inference and its kernel
+// call. Callers outside ops/ use ops.h (or ops::apply), which route through the table.
+#pragma once
+#include "ops.h"
+
+namespace weft::ops::impl {
+
+Tensor unary(UnaryOp op, const Tensor& x);
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+Tensor cast(const Tensor& x, DType to);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims);
+Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims);
+Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);
+Tensor transpose(const Tensor& x, const std::vector<int>& perm);
+Tensor broadcastTo(const Tensor& x, const Shape& shape);
+Tensor concat(const std::vector<Tensor>& xs, int axis);
+Tensor stack(const std::vector<Tensor>& xs, int axis);
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis);
+Tensor squeeze(const Tensor& x, const std::vector<int>& axes);
+Tensor expandDims(const Tensor& x, int axis);
+Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype);
+Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs);
+Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value);
+Tensor take(const Tensor& x, const Tensor& indices, int axis);
+Tensor full(const Shape& shape, double value, DType dtype);
+Tensor eye(int64_t n, int64_t m, DType dtype);
+Tensor arange(double start, double stop, double step, DType dtype);
+Tensor linspace(double start, double stop, int64_t num, DType dtype);
+Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype);
+Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype);
+Tensor conv2d(const Tensor& x, const Tensor& w, std::array<int64_t, 2> strides, const std::string& padding,
+              std::array<int64_t, 2> dilation);
+Tensor pool2d(bool isMax, const Tensor& x, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+              const std::string& padding);
+
+}  // namespace weft::ops::impl

@@ -1,0 +1,273 @@
+// The rows of the op table: each primitive's attribute schema and its run function, an adapter
+// from (inputs, attributes) to the implementation in impl.h.
+#include "op_table.h"
+
+#include <stdexcept>
+
+#include "../../grammar/diagnostics.h"
+#include "impl.h"
+
+namespace weft::ops {
+namespace {
+
+using K = AttrKind;
+using In = std::span<const Tensor>;
+using Out = std::vector<Tensor>;
+
+std::vector<int> intsOf(const std::vector<int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
+Shape shapeOf(const std::vector<int64_t>& v) {
+  Shape s;
+  for (int64_t d : v) s.push_back(d);
+  return s;
+}
+std::array<int64_t, 2> pairOf(const std::vector<int64_t>& v) { return {v.at(0), v.at(1)}; }
+std::vector<Tensor> listOf(In in) { return std::vector<Tensor>(in.begin(), in.end()); }
+
+template <UnaryOp U>
+Out runUnary(In in, const Attrs&) { return {impl::unary(U, in[0])}; }
+template <BinaryOp B>
+Out runBinary(In in, const Attrs&) { return {impl::binary(B, in[0], in[1])}; }
+template <ReduceOp R>
+Out runReduce(In in, const Attrs& a) { return {impl::reduce(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"))}; }
+template <bool IsMax>
+Out runArg(In in, const Attrs& a) { return {impl::argReduce(IsMax, in[0], int(a.i("axis")), a.b("keepdims"))}; }
+template <bool IsMax>
+Out runPool(In in, const Attrs& a) {
+  return {impl::pool2d(IsMax, in[0], pairOf(a.ints("pool")), pairOf(a.ints("strides")), a.s("padding"))};
+}
+
+OpDef row(OpId id) {
+  OpDef d{id, opName(id), opArity(id)};
+  switch (id) {
+#define WEFT_UNARY_ROW(F, Id, ...) \
+  case OpId::F##Id: d.run = runUnary<UnaryOp::Id>; break;
+    WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_ROW)
+#undef WEFT_UNARY_ROW
+#define WEFT_BINARY_ROW(F, Id, ...) \
+  case OpId::F##Id: d.run = runBinary<BinaryOp::Id>; break;
+    WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_ROW)
+#undef WEFT_BINARY_ROW
+#define WEFT_REDUCE_ROW(F, Id, ...)                              \
+  case OpId::F##Id:                                              \
+    d.attrs = {{"axes", K::Ints}, {"keepdims", K::Bool}};        \
+    d.run = runReduce<ReduceOp::Id>;                             \
+    break;
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_ROW)
+#undef WEFT_REDUCE_ROW
+    case OpId::MatMul: d.run = [](In in, const Attrs&) -> Out { return {impl::matmul(in[0], in[1])}; }; break;
+    case OpId::ArgMax: d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}}; d.run = runArg<true>; break;
+    case OpId::ArgMin: d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}}; d.run = runArg<false>; break;
+    case OpId::Cast:
+      d.attrs = {{"dtype", K::DType}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::cast(in[0], a.dtype("dtype"))}; };
+      break;
+    case OpId::Reshape:
+      d.attrs = {{"shape", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::reshape(in[0], a.ints("shape"))}; };
+      break;
+    case OpId::Transpose:
+      d.attrs = {{"perm", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::transpose(in[0], intsOf(a.ints("perm")))}; };
+      break;
+    case OpId::BroadcastTo:
+      d.attrs = {{"shape", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::broadcastTo(in[0], shapeOf(a.ints("shape")))}; };
+      break;
+    case OpId::Concat:
+      d.attrs = {{"axis", K::Int}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::concat(listOf(in), int(a.i("axis")))}; };
+      break;
+    case OpId::Stack:
+      d.attrs = {{"axis", K::Int}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::stack(listOf(in), int(a.i("axis")))}; };
+      break;
+    case OpId::Split:
+      d.attrs = {{"sizes", K::Ints}, {"axis", K::Int}};
+      d.run = [](In in, const Attrs& a) -> Out { return impl::split(in[0], a.ints("sizes"), int(a.i("axis"))); };
+      break;
+    case OpId::Squeeze:
+      d.attrs = {{"axes", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::squeeze(in[0], intsOf(a.ints("axes")))}; };
+      break;
+    case OpId::ExpandDims:
+      d.attrs = {{"axis", K::Int}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::expandDims(in[0], int(a.i("axis")))}; };
+      break;
+    case OpId::Where: d.run = [](In in, const Attrs&) -> Out { return {impl::where(in[0], in[1], in[2])}; }; break;
+    case OpId::Clip: d.run = [](In in, const Attrs&) -> Out { return {impl::clip(in[0], in[1], in[2])}; }; break;
+    case OpId::OneHot:
+      d.attrs = {{"depth", K::Int}, {"dtype", K::DType}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::oneHot(in[0], a.i("depth"), a.dtype("dtype"))}; };
+      break;
+    case OpId::GetItem:
+      d.attrs = {{"subs", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::getItem(in[0], decodeSubscripts(a.ints("subs")))}; };
+      break;
+    case OpId::SetItem:
+      d.attrs = {{"subs", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out {
+        return {impl::setItem(in[0], decodeSubscripts(a.ints("subs")), in[1])};
+      };
+      break;
+    case OpId::Take:
+      d.attrs = {{"axis", K::Int}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::take(in[0], in[1], int(a.i("axis")))}; };
+      break;
+    case OpId::Full:
+      d.attrs = {{"shape", K::Ints}, {"value", K::Float}, {"dtype", K::DType}};
+      d.run = [](In, const Attrs& a) -> Out { return {impl::full(shapeOf(a.ints("shape")), a.f("value"), a.dtype("dtype"))}; };
+      break;
+    case OpId::Eye:
+      d.attrs = {{"n", K::Int}, {"m", K::Int}, {"dtype", K::DType}};
+      d.run = [](In, const Attrs& a) -> Out { return {impl::eye(a.i("n"), a.i("m"), a.dtype("dtype"))}; };
+      break;
+    case OpId::Arange:
+      d.attrs = {{"start", K::Float}, {"stop", K::Float}, {"step", K::Float}, {"dtype", K::DType}};
+      d.run = [](In, const Attrs& a) -> Out {
+        return {impl::arange(a.f("start"), a.f("stop"), a.f("step"), a.dtype("dtype"))};
+      };
+      break;
+    case OpId::Linspace:
+      d.attrs = {{"start", K::Float}, {"stop", K::Float}, {"num", K::Int}, {"dtype", K::DType}};
+      d.run = [](In, const Attrs& a) -> Out {
+        return {impl::linspace(a.f("start"), a.f("stop"), a.i("num"), a.dtype("dtype"))};
+      };
+      break;
+    case OpId::RandomNormal:
+      d.attrs = {{"shape", K::Ints}, {"mean", K::Float}, {"stddev", K::Float}, {"dtype", K::DType}};
+      d.effect = true;  // advances the random stream
+      d.run = [](In, const Attrs& a) -> Out {
+        return {impl::randomNormal(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
+      };
+      break;
+    case OpId::RandomUniform:
+      d.attrs = {{"shape", K::Ints}, {"minval", K::Float}, {"maxval", K::Float}, {"dtype", K::DType}};
+      d.effect = true;
+      d.run = [](In, const Attrs& a) -> Out {
+        return {impl::randomUniform(shapeOf(a.ints("shape")), a.f("minval"), a.f("maxval"), a.dtype("dtype"))};
+      };
+      break;
+    case OpId::Conv2D:
+      d.attrs = {{"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out {
+        return {impl::conv2d(in[0], in[1], pairOf(a.ints("strides")), a.s("padding"), pairOf(a.ints("dilation")))};
+      };
+      break;
+    case OpId::MaxPool2D:
+    case OpId::AvgPool2D:
+      d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+      d.run = id == OpId::MaxPool2D ? runPool<true> : runPool<false>;
+      break;
+    case OpId::Constant: d.attrs = {{"value", K::Tensor}}; break;
+    case OpId::ReadVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
+    case OpId::AssignVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
+    case OpId::Print: d.attrs = {{"format", K::Str}}; d.effect = true; break;
+    case OpId::Cond:
+    case OpId::While: d.effect = true; break;
+  }
+  return d;
+}
+
+const std::vector<OpDef>& table() {
+  static const std::vector<OpDef> rows = [] {
+    std::vector<OpDef> r;
+    for (int i = 0; i < kOpCount; ++i) r.push_back(row(OpId(i)));
+    return r;
+  }();
+  return rows;
+}
+
+TraceHook* gHook = nullptr;
+
+bool anySymbolic(In in) {
+  for (const auto& t : in)
+    if (t.isSymbolic()) return true;
+  return false;
+}
+
+}  // namespace
+
+const OpDef& opDef(OpId op) { return table()[size_t(op)]; }
+
+bool findOp(const std::string& name, OpId& out) {
+  for (const auto& d : table())
+    if (name == d.name) {
+      out = d.id;
+      return true;
+    }
+  return false;
+}
+
+TraceHook* traceHook() { return gHook; }
+void setTraceHook(TraceHook* hook) { gHook = hook; }
+
+std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
+  const OpDef& d = opDef(op);
+  if (!d.run) throw std::logic_error(std::string("op ") + d.name + " runs only inside a graph");
+  if (gHook && (d.effect || anySymbolic(in))) {
+    std::vector<Tensor> abstractIn;
+    for (const auto& t : in) abstractIn.push_back(t.isAbstract() ? t : Tensor::abstract(t.dtype(), t.shape()));
+    // Inference only: creation and random ops give abstract results in shapes-only mode, so
+    // recording a random op does not advance the stream.
+    bool wasShapesOnly = shapesOnly();
+    setShapesOnly(true);
+    std::vector<Tensor> inferred;
+    try {
+      inferred = d.run(abstractIn, attrs);
+    } catch (...) {
+      setShapesOnly(wasShapesOnly);
+      throw;
+    }
+    setShapesOnly(wasShapesOnly);
+    return gHook->record(op, in, attrs, std::move(inferred));
+  }
+  return d.run(in, attrs);
+}
+
+Tensor apply1(OpId op, In in, const Attrs& attrs) {
+  std::vector<Tensor> r = apply(op, in, attrs);
+  return std::move(r.at(0));
+}
+
+// Per subscript: its kind, then for an index the index, for a range a mask of the parts given
+// (1 start, 2 stop, 4 step) and the three values.
+std::vector<int64_t> encodeSubscripts(const std::vector<Subscript>& subs) {
+  std::vector<int64_t> code;
+  for (const auto& s : subs) {
+    code.push_back(int64_t(s.kind));
+    if (s.kind == Subscript::Index) code.push_back(s.index);
+    if (s.kind == Subscript::Range) {
+      code.push_back((s.start ? 1 : 0) | (s.stop ? 2 : 0) | (s.step ? 4 : 0));
+      code.push_back(s.start.value_or(0));
+      code.push_back(s.stop.value_or(0));
+      code.push_back(s.step.value_or(0));
+    }
+  }
+  return code;
+}
+
+std::vector<Subscript> decodeSubscripts(const std::vector<int64_t>& code) {
+  std::vector<Subscript> subs;
+  size_t i = 0;
+  auto next = [&]() {
+    if (i >= code.size()) throw WeftError("getitem: malformed subscripts attribute");
+    return code[i++];
+  };
+  while (i < code.size()) {
+    Subscript s;
+    int64_t kind = next();
+    if (kind < 0 || kind > Subscript::Ellipsis) throw WeftError("getitem: malformed subscripts attribute");
+    s.kind = Subscript::Kind(kind);
+    if (s.kind == Subscript::Index) s.index = next();
+    if (s.kind == Subscript::Range) {
+      int64_t mask = next(), a = next(), b = next(), c = next();
+      if (mask & 1) s.start = a;
+      if (mask & 2) s.stop = b;
+      if (mask & 4) s.step = c;
+    }
+    subs.push_back(s);
+  }
+  return subs;
+}
+
+}  // namespace weft::ops

@@ -1,0 +1,58 @@
+// The op table: one OpDef per primitive (op_list.h), the row everything dispatches on — the
+// evaluator through ops::apply, the tracer, the graph text parser and verifier, the graph
+// executor and (later) autodiff and the C++ emitter.
+#pragma once
+#include <span>
+#include <vector>
+
+#include "attrs.h"
+#include "ops.h"
+
+namespace weft::ops {
+
+struct AttrSpec {
+  const char* key;
+  AttrKind kind;
+};
+
+using RunFn = std::vector<Tensor> (*)(std::span<const Tensor> in, const Attrs& attrs);
+
+struct OpDef {
+  OpId id;
+  const char* name;
+  int arity;  // -1: variadic
+  std::vector<AttrSpec> attrs;
+  // Reads or changes state outside its inputs and outputs (variables, the random stream, the
+  // output stream): never folded, merged or removed, and run in program order.
+  bool effect = false;
+  // Checks the inputs and runs the kernel. Given abstract (or symbolic) inputs it runs no kernel
+  // and returns abstract results: that is the op's shape and dtype inference. Null for the
+  // graph-only ops (constant, variables, print, cond, while), which the executor runs itself.
+  RunFn run = nullptr;
+};
+
+const OpDef& opDef(OpId op);
+// The op named `name` ("add", "reduce_sum" is "sum"), or false.
+bool findOp(const std::string& name, OpId& out);
+
+// Receives every op applied to a symbolic input while a graph is traced (interpreter/graph/).
+class TraceHook {
+ public:
+  virtual ~TraceHook() = default;
+  // `inferred` are the abstract results; returns the symbolic results to hand to the program.
+  virtual std::vector<Tensor> record(OpId op, std::span<const Tensor> in, const Attrs& attrs,
+                                     std::vector<Tensor> inferred) = 0;
+};
+TraceHook* traceHook();
+void setTraceHook(TraceHook* hook);
+
+// The one funnel: checks, then runs the kernel, infers on abstract inputs, or records a graph
+// node when an input is symbolic (or the op has an effect) while a trace is active.
+std::vector<Tensor> apply(OpId op, std::span<const Tensor> in, const Attrs& attrs = {});
+Tensor apply1(OpId op, std::span<const Tensor> in, const Attrs& attrs = {});
+
+// Subscripts as an `ints` attribute, and back.
+std::vector<int64_t> encodeSubscripts(const std::vector<Subscript>& subs);
+std::vector<Subscript> decodeSubscripts(const std::vector<int64_t>& code);
+
+}  // namespace weft::ops

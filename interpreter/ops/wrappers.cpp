@@ -1,0 +1,77 @@
+// The typed entry points of ops.h, each one call of the op table's funnel.
+#include "op_table.h"
+
+namespace weft::ops {
+namespace {
+
+Tensor one(OpId op, std::initializer_list<Tensor> in, const Attrs& a = {}) {
+  return apply1(op, std::span<const Tensor>(in.begin(), in.size()), a);
+}
+std::vector<int64_t> wide(const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); }
+std::vector<int64_t> dimsOf(const Shape& s) { return std::vector<int64_t>(s.begin(), s.end()); }
+std::vector<int64_t> pair(std::array<int64_t, 2> p) { return {p[0], p[1]}; }
+
+}  // namespace
+
+Tensor unary(UnaryOp op, const Tensor& x) { return one(opId(op), {x}); }
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) { return one(opId(op), {a, b}); }
+Tensor cast(const Tensor& x, DType to) { return x.dtype() == to ? x : one(OpId::Cast, {x}, {{"dtype", to}}); }
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return one(OpId::Where, {c, a, b}); }
+Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi) { return one(OpId::Clip, {x, lo, hi}); }
+Tensor matmul(const Tensor& a, const Tensor& b) { return one(OpId::MatMul, {a, b}); }
+Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims) {
+  return one(opId(op), {x}, {{"axes", wide(axes)}, {"keepdims", keepdims}});
+}
+Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims) {
+  return one(isMax ? OpId::ArgMax : OpId::ArgMin, {x}, {{"axis", int64_t(axis)}, {"keepdims", keepdims}});
+}
+Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape) { return one(OpId::Reshape, {x}, {{"shape", shape}}); }
+Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
+  return one(OpId::Transpose, {x}, {{"perm", wide(perm)}});
+}
+Tensor broadcastTo(const Tensor& x, const Shape& shape) { return one(OpId::BroadcastTo, {x}, {{"shape", dimsOf(shape)}}); }
+Tensor concat(const std::vector<Tensor>& xs, int axis) { return apply1(OpId::Concat, xs, {{"axis", int64_t(axis)}}); }
+Tensor stack(const std::vector<Tensor>& xs, int axis) { return apply1(OpId::Stack, xs, {{"axis", int64_t(axis)}}); }
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis) {
+  Tensor in[] = {x};
+  return apply(OpId::Split, in, {{"sizes", sizes}, {"axis", int64_t(axis)}});
+}
+Tensor squeeze(const Tensor& x, const std::vector<int>& axes) { return one(OpId::Squeeze, {x}, {{"axes", wide(axes)}}); }
+Tensor expandDims(const Tensor& x, int axis) { return one(OpId::ExpandDims, {x}, {{"axis", int64_t(axis)}}); }
+Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype) {
+  return one(OpId::OneHot, {indices}, {{"depth", depth}, {"dtype", dtype}});
+}
+Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs) {
+  return one(OpId::GetItem, {x}, {{"subs", encodeSubscripts(subs)}});
+}
+Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value) {
+  return one(OpId::SetItem, {x, value}, {{"subs", encodeSubscripts(subs)}});
+}
+Tensor take(const Tensor& x, const Tensor& indices, int axis) { return one(OpId::Take, {x, indices}, {{"axis", int64_t(axis)}}); }
+Tensor full(const Shape& shape, double value, DType dtype) {
+  return one(OpId::Full, {}, {{"shape", dimsOf(shape)}, {"value", value}, {"dtype", dtype}});
+}
+Tensor eye(int64_t n, int64_t m, DType dtype) { return one(OpId::Eye, {}, {{"n", n}, {"m", m}, {"dtype", dtype}}); }
+Tensor arange(double start, double stop, double step, DType dtype) {
+  return one(OpId::Arange, {}, {{"start", start}, {"stop", stop}, {"step", step}, {"dtype", dtype}});
+}
+Tensor linspace(double start, double stop, int64_t num, DType dtype) {
+  return one(OpId::Linspace, {}, {{"start", start}, {"stop", stop}, {"num", num}, {"dtype", dtype}});
+}
+Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype) {
+  return one(OpId::RandomNormal, {}, {{"shape", dimsOf(shape)}, {"mean", mean}, {"stddev", stddev}, {"dtype", dtype}});
+}
+Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype) {
+  return one(OpId::RandomUniform, {}, {{"shape", dimsOf(shape)}, {"minval", lo}, {"maxval", hi}, {"dtype", dtype}});
+}
+Tensor conv2d(const Tensor& x, const Tensor& w, std::array<int64_t, 2> strides, const std::string& padding,
+              std::array<int64_t, 2> dilation) {
+  return one(OpId::Conv2D, {x, w}, {{"strides", pair(strides)}, {"padding", padding}, {"dilation", pair(dilation)}});
+}
+Tensor pool2d(bool isMax, const Tensor& x, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+              const std::string& padding) {
+  return one(isMax ? OpId::MaxPool2D : OpId::AvgPool2D, {x},
+             {{"pool", pair(pool)}, {"strides", pair(strides)}, {"padding", padding}});
+}
+
+}  // namespace weft::ops
