@@ -1,0 +1,68 @@
+// The graph IR: SSA values with tensor types, nodes keyed by OpId with attributes, and blocks
+// (a cond's two branches, a while's condition and body) that nest inside nodes. A block may use
+// any value defined before it in an enclosing block. Variables are slots of the graph, read and
+// written by read_variable / assign_variable nodes, so a graph never bakes their values in.
+// The text form (text.h) prints and parses it exactly; docs/graphs.md describes it.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../ops/op_table.h"
+
+namespace weft::graph {
+
+struct TensorType {
+  DType dtype = DType::F32;
+  Shape shape;  // rt::kUnknownDim where a dimension is known only at run time
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+  bool operator!=(const TensorType& o) const { return !(*this == o); }
+};
+// "f32[None, 784]", as annotations are written.
+std::string typeText(const TensorType& t);
+// Whether a tensor of shape `actual` fits `t` (equal rank and dtype, equal known dimensions).
+bool accepts(const TensorType& t, DType dtype, const Shape& actual);
+
+// Where a node came from in the .model source.
+struct Loc {
+  std::string file;
+  int line = 0;
+  bool operator==(const Loc& o) const { return file == o.file && line == o.line; }
+};
+
+struct Block;
+
+struct Node {
+  ops::OpId op = ops::OpId::Constant;
+  std::vector<int> inputs;   // value ids
+  std::vector<int> outputs;  // value ids, defined by this node
+  ops::Attrs attrs;
+  // cond: [then, else], each yielding the node's outputs; while: [cond, body], both taking the
+  // loop values as params, cond yielding one bool scalar and body the next loop values.
+  std::vector<Block> blocks;
+  Loc loc;
+};
+
+struct Block {
+  std::vector<int> params;   // value ids bound when the block runs
+  std::vector<Node> nodes;
+  std::vector<int> results;  // yielded (the graph's outputs for the top block)
+};
+
+struct VariableSlot {
+  std::string name;  // the variable's path or name, for messages and pictures
+  TensorType type;
+};
+
+struct Graph {
+  std::string name;
+  std::vector<TensorType> values;  // indexed by value id
+  std::vector<VariableSlot> variables;
+  Block body;  // params: the inputs; results: the outputs
+  int addValue(const TensorType& t) {
+    values.push_back(t);
+    return int(values.size()) - 1;
+  }
+};
+
+}  // namespace weft::graph
