@@ -38,7 +38,7 @@ void ArgReader::fail(int i, const std::string& what) const {
   throw WeftError(fn_ + "() argument '" + names_[size_t(i)] + "' " + what);
 }
 
-const Tensor& ArgReader::tensor(int i) const {
+Tensor ArgReader::tensor(int i) const {
   const Value& v = get(i);
   if (!isTensorLike(v)) fail(i, "must be a tensor, not " + typeNameOf(v));
   return tensorOf(v, "argument");

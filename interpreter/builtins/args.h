@@ -17,7 +17,7 @@ class ArgReader {
   const Value& get(int i) const { return values_[size_t(i)]; }
   Value& take(int i) { return values_[size_t(i)]; }
 
-  const Tensor& tensor(int i) const;
+  Tensor tensor(int i) const;
   Value tensorValue(int i) const;  // keeps the literal flag
   int64_t integer(int i, int64_t dflt = 0) const;
   double number(int i, double dflt = 0) const;

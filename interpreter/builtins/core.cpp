@@ -1,6 +1,7 @@
 // print, len, range, containers, conversions and Variable.
 #include <chrono>
 
+#include "../graph/tracer.h"
 #include "../eval/interpreter.h"
 #include "../eval/operators.h"
 #include "../mesh/scope.h"
@@ -21,6 +22,26 @@ Value print(Interpreter& in, Args& a) {
     if ((key != "sep" && key != "end") || !v.is(Kind::Str))
       throw WeftError(a.site, "print() takes only the string keywords sep and end");
     (key == "sep" ? sep : end) = v.as<StrObj>()->text;
+  }
+  if (auto* tracer = graph::Tracer::active()) {  // a print node: it prints on every call of the graph
+    auto escaped = [](const std::string& s) {
+      std::string e;
+      for (char c : s) e += (c == '{' || c == '}') ? std::string(2, c) : std::string(1, c);
+      return e;
+    };
+    std::string format;
+    std::vector<Tensor> tensors;
+    for (size_t i = 0; i < a.pos.size(); ++i) {
+      if (i) format += escaped(sep);
+      if (isTensorLike(a.pos[i])) {
+        format += "{}";
+        tensors.push_back(tensorOf(a.pos[i], "print argument"));
+      } else {
+        format += escaped(toStr(a.pos[i]));
+      }
+    }
+    tracer->print(format + escaped(end), tensors);
+    return Value();
   }
   std::string line;
   for (size_t i = 0; i < a.pos.size(); ++i) {
@@ -112,8 +133,8 @@ Value variable(Interpreter& in, Args& a) {
   var->named = r.has(3);
   var->name = r.has(3) ? r.str(3) : "Variable";
   if (in.insideGraphFunction())
-    throw WeftError(a.site, "cannot create a Variable inside a @function after its first call (as in TensorFlow); "
-                            "create it outside, or in the module body or build()");
+    throw WeftError(a.site, "cannot create a Variable inside a graph function (@function), as in TensorFlow; "
+                            "create it outside, in the module body, or in build()");
   mesh::variableCreated(in, *var);  // plan mode; an active layout_map_scope
   return Value(std::move(var));
 }

@@ -1,4 +1,5 @@
 // `obj.name` and `obj.name = v` for every kind of value.
+#include "graph_call.h"
 #include "../builtins/keras.h"
 #include "../mesh/builtins.h"
 #include "../ops/ops.h"
@@ -12,7 +13,8 @@ namespace {
 
 Value shapeList(const Shape& s) {
   std::vector<Value> dims;
-  for (int64_t d : s) dims.push_back(Value(Tensor::scalar<int32_t>(int32_t(d))));
+  for (int64_t d : s)  // a graph value's unknown dimension is None, as in TensorFlow
+    dims.push_back(d == rt::kUnknownDim ? Value() : Value(Tensor::scalar<int32_t>(int32_t(d))));
   return makeList(std::move(dims));
 }
 
@@ -29,7 +31,7 @@ Value& only(Args& a, const char* fn) {
 
 // The new value of a variable: same shape and dtype; a literal adopts the variable's dtype.
 Tensor checkedUpdate(VariableObj& var, const Value& v, const char* what) {
-  Value x = v.is(Kind::Variable) ? Value(v.as<VariableObj>()->value) : v;
+  Value x = v.is(Kind::Variable) ? Value(readVariable(*v.as<VariableObj>())) : v;
   if (!x.isTensor()) throw WeftError(std::string(what) + "() needs a tensor, not " + typeNameOf(x));
   if (x.weak() && x.tensor().dtype() != var.value.dtype()) {
     Value target(var.value);
@@ -48,7 +50,7 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
   if (n == "shape") return shapeList(var.value.shape());
   if (n == "dtype") return Value::dtype(var.value.dtype());
   if (n == "trainable") return Value(Tensor::scalar<bool>(var.trainable));
-  if (n == "value" || n == "read_value") return Value(var.value);
+  if (n == "value" || n == "read_value") return Value(readVariable(var));
   if (n == "layout" || n == "shard") return mesh::variableAttr(in, self, var, n);
   if (n == "assign")
     return makeBuiltin("assign", [](Interpreter&, Args& a) {
@@ -62,7 +64,7 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
       auto* v = a.self.as<VariableObj>();
       const char* what = add ? "assign_add" : "assign_sub";
       Tensor delta = checkedUpdate(*v, only(a, what), what);
-      mesh::store(*v, ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, v->value, delta));
+      mesh::store(*v, ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, readVariable(*v), delta));
       return a.self;
     }, self);
   }
@@ -195,6 +197,13 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
       }
       if (auto v = obj.as<OpaqueObj>()->getAttr(*this, name)) return *v;
       noAttribute(obj, name, {});
+    case Kind::Function: {
+      auto* fn = obj.as<FunctionObj>();
+      if (symbolName(name) == "trace_count" && fn->graph)
+        return Value(Tensor::scalar<int32_t>(fn->traces ? fn->traces->traceCount : 0));
+      if (symbolName(name) == "name") return makeStr(fn->name);
+      noAttribute(obj, name, fn->graph ? std::vector<std::string>{"name", "trace_count"} : std::vector<std::string>{"name"});
+    }
     default: noAttribute(obj, name, {});
   }
 }

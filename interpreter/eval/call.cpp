@@ -99,15 +99,13 @@ Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
   std::shared_ptr<Env> local = bindParams(fn.name, *fn.params, fn.defaults, fn.hasDefault, args, fn.closure);
   struct Depth {
     int& d;
-    bool graph;
-    int& g;
-    ~Depth() { --d, g -= graph; }
-  } depth{++callDepth_, fn.graph && fn.calls > 0, graphDepth_};
-  graphDepth_ += depth.graph;
-  ++fn.calls;
+    ~Depth() { --d; }
+  } depth{++callDepth_};
   try {
     Value result;
-    if (fn.lambdaBody) {
+    if (fn.graph) {
+      result = callGraphFunction(fn, local, args.site);
+    } else if (fn.lambdaBody) {
       result = eval(*fn.lambdaBody, local);
     } else {
       Frame frame;

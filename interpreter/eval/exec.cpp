@@ -1,4 +1,5 @@
 // Statement execution.
+#include "../graph/tracer.h"
 #include "../mesh/builtins.h"
 #include "../values/format.h"
 #include "interpreter.h"
@@ -113,6 +114,7 @@ void Interpreter::execAugAssign(const ast::AugAssign& s, const std::shared_ptr<E
 
 Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<Env>& env, Frame& frame) {
   using K = ast::StmtKind;
+  if (auto* tracer = graph::Tracer::active()) tracer->loc = {s.range.file->path, int(s.range.begin.line)};
   switch (s.kind) {
     case K::Expr: eval(*static_cast<const ast::ExprStmt&>(s).expr, env); return Flow::Normal;
     case K::Assign: {

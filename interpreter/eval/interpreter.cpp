@@ -159,12 +159,10 @@ int Interpreter::runSource(std::shared_ptr<const SourceFile> file, std::function
     }
   } catch (WeftError& e) {
     callDepth_ = 0;
-    graphDepth_ = 0;
     reportError(e);
     return 1;
   } catch (const std::bad_alloc&) {  // the limits bound tensors and single values, not every allocation
     callDepth_ = 0;
-    graphDepth_ = 0;
     reportError(WeftError(current ? current->range : SourceRange{}, "out of memory"));
     return 1;
   }

@@ -98,7 +98,8 @@ class Interpreter {
   // The layers a module holds directly (Keras' `model.layers` of a subclassed model).
   std::vector<Value> childModules(ModuleObj* m);
   void setTrainable(ModuleObj* root, bool trainable);
-  bool insideGraphFunction() const { return graphDepth_ > 0; }
+  // While a graph function's body is being traced (not while a layer builds its weights).
+  static bool insideGraphFunction();
   // Envs captured by closures and modules form reference cycles; they are cleared at exit.
   void trackEnv(const std::shared_ptr<Env>& env) { capturedEnvs_.add(env); }
   // A list or dict that a value was stored into (it may now hold itself).
@@ -134,6 +135,11 @@ class Interpreter {
                      const ast::Expr* lambdaBody, const ast::TypeExpr* ret, bool graph, SourceRange range,
                      const std::shared_ptr<Env>& env);
   Value callFunction(FunctionObj& fn, Args& args);
+  // Graph functions (graph_call.cpp): runs the graph traced for the arguments' signature,
+  // tracing it first when there is none; inside a trace, the body is traced inline.
+  Value callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
+  Value traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local);
+  std::vector<const FunctionObj*> tracing_;  // graph functions whose bodies are being traced
   std::shared_ptr<Env> bindParams(const std::string& fnName, const std::vector<ast::Param>& params,
                                   const std::vector<Value>& defaults, const std::vector<bool>& hasDefault,
                                   Args& args, std::shared_ptr<Env> parent);
@@ -171,7 +177,6 @@ class Interpreter {
   bool learningPhase_ = false;
   std::unique_ptr<mesh::State> layoutState_;
   int callDepth_ = 0;
-  int graphDepth_ = 0;
   // Step and time limits (limits.cpp): checkLimits runs when steps_ reaches nextLimitCheck_.
   void checkLimits(const SourceRange& at);
   // Calls also stop when this thread's stack is nearly full, whatever --max-call-depth allows.

@@ -29,7 +29,6 @@ bool Interpreter::reportingErrors(const std::function<void()>& fn) {
   } catch (WeftError& e) {
     // As runSource does: an error may unwind from any depth, so the counters start over.
     callDepth_ = 0;
-    graphDepth_ = 0;
     reportError(e);
     return false;
   }

@@ -1,4 +1,5 @@
 // Modules (SPEC §5): construction, names, lazy build, calling, and walking their variables.
+#include "../graph/tracer.h"
 #include <set>
 
 #include "../mesh/scope.h"
@@ -139,6 +140,7 @@ void Interpreter::buildModule(ModuleObj& m, const Value& input, const SourceRang
     buildArgs.pos.push_back(input);
   }
   m.built = true;  // set first: a build() that calls the module must not build again
+  graph::Tracer::Pause eager;  // weights are made with real values, also on a graph's first trace
   call(build, buildArgs);
 }
 

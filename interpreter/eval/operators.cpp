@@ -39,8 +39,8 @@ ops::BinaryOp toOp(ast::CompareOp op) {
                   typeNameOf(b));
 }
 
-Value readVariable(const Value& v) {
-  return v.is(Kind::Variable) ? Value(v.as<VariableObj>()->value) : v;
+Value readValue(const Value& v) {
+  return v.is(Kind::Variable) ? Value(readVariable(*v.as<VariableObj>())) : v;
 }
 
 bool containerContains(const Value& container, const Value& item) {
@@ -65,9 +65,9 @@ bool containerContains(const Value& container, const Value& item) {
 
 bool isTensorLike(const Value& v) { return v.isTensor() || v.is(Kind::Variable); }
 
-const Tensor& tensorOf(const Value& v, const char* what) {
+Tensor tensorOf(const Value& v, const char* what) {
   if (v.isTensor()) return v.tensor();
-  if (v.is(Kind::Variable)) return v.as<VariableObj>()->value;
+  if (v.is(Kind::Variable)) return readVariable(*v.as<VariableObj>());
   throw WeftError(std::string(what) + " must be a tensor, not " + typeNameOf(v));
 }
 
@@ -96,7 +96,7 @@ void unifyDTypes(Value& a, Value& b, const char* opText) {
 Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b) {
   const char* text = ast::binaryOpText(op);
   if (isTensorLike(a) && isTensorLike(b)) {
-    Value x = readVariable(a), y = readVariable(b);
+    Value x = readValue(a), y = readValue(b);
     bool weak = x.weak() && y.weak();
     if (x.tensor().dtype() != y.tensor().dtype()) unifyDTypes(x, y, text);
     if (op == ast::BinaryOp::MatMul) return Value(ops::matmul(x.tensor(), y.tensor()), weak);
@@ -132,7 +132,7 @@ Value unaryOp(ast::UnaryOp op, const Value& a) {
   if (!isTensorLike(a))
     throw WeftError(std::string("bad operand type for unary ") + (op == ast::UnaryOp::Neg ? "-" : "+") + ": " +
                     typeNameOf(a));
-  Value x = readVariable(a);
+  Value x = readValue(a);
   if (op == ast::UnaryOp::Pos) return x;
   return Value(ops::unary(ops::UnaryOp::Neg, x.tensor()), x.weak());
 }
@@ -141,7 +141,7 @@ Value compareOp(ast::CompareOp op, const Value& a, const Value& b) {
   if (op == ast::CompareOp::In) return Value(Tensor::scalar<bool>(containerContains(b, a)));
   if (op == ast::CompareOp::NotIn) return Value(Tensor::scalar<bool>(!containerContains(b, a)));
   if (isTensorLike(a) && isTensorLike(b)) {
-    Value x = readVariable(a), y = readVariable(b);
+    Value x = readValue(a), y = readValue(b);
     if (x.tensor().dtype() != y.tensor().dtype()) unifyDTypes(x, y, ast::compareOpText(op));
     return Value(ops::binary(toOp(op), x.tensor(), y.tensor()));
   }

@@ -6,7 +6,7 @@
 namespace weft {
 
 // A tensor operand: a tensor, or the current value of a Variable. Errors name `what`.
-const Tensor& tensorOf(const Value& v, const char* what);
+Tensor tensorOf(const Value& v, const char* what);
 bool isTensorLike(const Value& v);
 
 Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b);

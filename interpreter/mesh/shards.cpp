@@ -83,6 +83,7 @@ void place(VariableObj& var, std::shared_ptr<LayoutObj> layout) {
 }
 
 void store(VariableObj& var, Tensor value) {
+  if (VariableAccess* a = variableAccess()) return a->write(var, value);  // a graph being traced
   if (!var.placement || !var.placement->layout) {
     var.value = std::move(value);
     return;

@@ -145,4 +145,12 @@ Value makeBuiltin(std::string name, NativeFn fn, Value self) {
   return Value(std::make_shared<BuiltinObj>(std::move(name), std::move(fn), std::move(self)));
 }
 
+namespace {
+VariableAccess* gVariableAccess = nullptr;
+}  // namespace
+
+VariableAccess* variableAccess() { return gVariableAccess; }
+void setVariableAccess(VariableAccess* a) { gVariableAccess = a; }
+Tensor readVariable(VariableObj& v) { return gVariableAccess ? gVariableAccess->read(v) : v.value; }
+
 }  // namespace weft

@@ -68,6 +68,7 @@ struct BuiltinObj : Object {
 };
 
 struct ModuleObj;
+struct GraphTraces;  // interpreter/eval/graph_call.h: the graphs traced for each signature
 
 // A closure: a `fn` declaration or a lambda with the scope it was created in.
 struct FunctionObj : Object {
@@ -81,7 +82,7 @@ struct FunctionObj : Object {
   const ast::TypeExpr* returnType = nullptr;
   std::shared_ptr<Env> closure;
   bool graph = false;  // declared with @function
-  int calls = 0;       // variables may be created only on a graph function's first call
+  std::shared_ptr<GraphTraces> traces;  // of a graph function
   SourceRange range;
 };
 
@@ -126,6 +127,19 @@ struct VariableObj : Object {
   // Set when it was created in a layout_map_scope or adopted by a module constructed in one.
   std::shared_ptr<mesh::Placement> placement;
 };
+
+// While a graph function is traced, reading a variable gives a graph value and writing one
+// records an assignment (interpreter/graph/tracer.h); otherwise both use `value`.
+class VariableAccess {
+ public:
+  virtual ~VariableAccess() = default;
+  virtual Tensor read(VariableObj& v) = 0;
+  virtual void write(VariableObj& v, const Tensor& value) = 0;
+};
+VariableAccess* variableAccess();
+void setVariableAccess(VariableAccess* a);
+// The value a program sees when it reads v: its tensor, or a graph value while tracing.
+Tensor readVariable(VariableObj& v);
 
 // An imported file, or a builtin namespace such as `random`.
 struct NamespaceObj : Object {

@@ -1,0 +1,152 @@
+// Calling a graph function: the signature of its arguments picks (or traces) a graph, which the
+// executor runs. Tracing runs the body with the tensor arguments replaced by graph inputs.
+#include "graph_call.h"
+
+#include <ostream>
+
+#include "../graph/tracer.h"
+#include "../values/format.h"
+#include "interpreter.h"
+#include "operators.h"
+
+namespace weft {
+namespace {
+
+constexpr int kRetraceWarning = 6;  // TensorFlow warns after five traces
+
+// The parameter's declared type, when it gives a shape: `f32[None, 784]`.
+std::optional<graph::TensorType> annotatedType(const ast::Param& p, DType dtype) {
+  if (!p.type || !p.type->hasDims) return std::nullopt;
+  graph::TensorType t{dtype, {}};
+  for (const auto& d : p.type->dims) t.shape.push_back(d ? *d : rt::kUnknownDim);
+  return t;
+}
+
+// How one argument enters the signature: as a graph input of some type, or by its value.
+struct ArgSignature {
+  std::string key;
+  std::optional<graph::TensorType> input;
+};
+
+ArgSignature signatureOf(const ast::Param& p, const Value& v) {
+  if (v.isTensor() && !v.weak()) {
+    const Tensor& t = v.tensor();
+    graph::TensorType type = annotatedType(p, t.dtype()).value_or(graph::typeOf(t));
+    return {graph::typeText(type), type};
+  }
+  // Literals, strings and none are traced as constants; objects (modules, variables, functions)
+  // by identity: their variables are read by the graph when it runs.
+  if (v.isTensor() || v.isNone() || v.is(Kind::Str) || v.is(Kind::DType)) return {toRepr(v), std::nullopt};
+  if (v.is(Kind::List) || v.is(Kind::Tuple)) return {typeNameOf(v) + ":" + toRepr(v), std::nullopt};
+  return {"object@" + std::to_string(reinterpret_cast<uintptr_t>(v.object())), std::nullopt};
+}
+
+void flatten(const Value& v, std::vector<Tensor>& out) {
+  if (v.isTensor()) return out.push_back(v.tensor());
+  if (v.is(Kind::List))
+    for (const auto& x : v.as<ListObj>()->items) flatten(x, out);
+  if (v.is(Kind::Tuple))
+    for (const auto& x : v.as<TupleObj>()->items) flatten(x, out);
+  if (v.is(Kind::Dict))
+    for (const auto& [k, x] : v.as<DictObj>()->entries) flatten(x, out);
+}
+
+Value rebuild(const Value& v, const std::vector<Tensor>& outs, size_t& next) {
+  if (v.isTensor()) return Value(outs[next++]);
+  auto items = [&](const std::vector<Value>& xs) {
+    std::vector<Value> r;
+    for (const auto& x : xs) r.push_back(rebuild(x, outs, next));
+    return r;
+  };
+  if (v.is(Kind::List)) return makeList(items(v.as<ListObj>()->items));
+  if (v.is(Kind::Tuple)) return makeTuple(items(v.as<TupleObj>()->items));
+  if (v.is(Kind::Dict)) {
+    auto d = std::make_shared<DictObj>();
+    for (const auto& [k, x] : v.as<DictObj>()->entries) d->set(k, rebuild(x, outs, next));
+    return Value(std::move(d));
+  }
+  return v;
+}
+
+}  // namespace
+
+bool Interpreter::insideGraphFunction() { return graph::Tracer::active() != nullptr; }
+
+Value Interpreter::traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local) {
+  for (const FunctionObj* f : tracing_)
+    if (f == &fn)
+      throw WeftError(fn.range, "graph function " + fn.name +
+                                    "() calls itself: a graph cannot recurse; use a while loop, or drop @function");
+  tracing_.push_back(&fn);
+  struct Pop {
+    std::vector<const FunctionObj*>& s;
+    ~Pop() { s.pop_back(); }
+  } pop{tracing_};
+  if (fn.lambdaBody) return eval(*fn.lambdaBody, local);
+  Frame frame;
+  execBlock(*fn.body, local, frame);
+  return std::move(frame.returnValue);
+}
+
+Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site) {
+  if (graph::Tracer::active()) return traceInto(fn, local);  // a graph function called by one: inlined
+  if (!fn.traces) fn.traces = std::make_shared<GraphTraces>();
+  GraphTraces& traces = *fn.traces;
+  const auto& params = *fn.params;
+  std::vector<ArgSignature> sig;
+  std::string key;
+  for (const auto& p : params) {
+    sig.push_back(signatureOf(p, *local->findLocal(p.name)));
+    key += sig.back().key + ";";
+  }
+  std::vector<Value> args;  // the bound arguments; tracing rebinds the tensor ones
+  for (const auto& p : params) args.push_back(*local->findLocal(p.name));
+  GraphTraces::Entry* entry = nullptr;
+  for (auto& e : traces.entries)
+    if (e->key == key) entry = e.get();
+  if (!entry) {
+    auto e = std::make_unique<GraphTraces::Entry>();
+    e->key = key;
+    {
+      graph::Tracer tracer(fn.name);
+      tracer.loc = {fn.range.valid() ? fn.range.file->path : "", int(fn.range.begin.line)};
+      for (size_t i = 0; i < params.size(); ++i)
+        if (sig[i].input) {
+          e->inputParams.push_back(i);
+          local->set(params[i].name, Value(tracer.addInput(*sig[i].input)));
+        }
+      Value result = traceInto(fn, local);
+      std::vector<Tensor> outs;
+      flatten(result, outs);
+      e->graph = tracer.finish(outs);
+      e->variables = tracer.variables();
+      e->structure = std::move(result);
+    }
+    e->executor = std::make_unique<graph::Executor>(e->graph, e->variables, out_, [this, site] { checkInterrupt(site); });
+    traces.signaturesSeen.resize(params.size());
+    for (size_t i = 0; i < params.size(); ++i) traces.signaturesSeen[i].insert(sig[i].key);
+    if (++traces.traceCount >= kRetraceWarning && !traces.warned) {
+      traces.warned = true;
+      size_t worst = 0;
+      for (size_t i = 1; i < params.size(); ++i)
+        if (traces.signaturesSeen[i].size() > traces.signaturesSeen[worst].size()) worst = i;
+      std::string arg = params.empty() ? "" : symbolName(params[worst].name);
+      out_.flush();
+      err_ << formatDiagnostic({Severity::Warning, site,
+                                fn.name + "() has been traced " + std::to_string(traces.traceCount) +
+                                    " times: its argument '" + arg + "' changes signature (" + sig[worst].key +
+                                    " now); annotate it with None dimensions (e.g. " + arg +
+                                    ": f32[None]) so that one graph serves every size"});
+      err_.flush();
+    }
+    traces.entries.push_back(std::move(e));
+    entry = traces.entries.back().get();
+  }
+  std::vector<Tensor> inputs;
+  for (size_t i : entry->inputParams) inputs.push_back(args[i].tensor());
+  std::vector<Tensor> outs = entry->executor->run(inputs);
+  size_t next = 0;
+  return rebuild(entry->structure, outs, next);
+}
+
+}  // namespace weft

@@ -1,0 +1,27 @@
+// The graphs a graph function (@function) has traced, one per input signature (SPEC §4).
+#pragma once
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../graph/executor.h"
+
+namespace weft {
+
+struct GraphTraces {
+  struct Entry {
+    std::string key;
+    graph::Graph graph;
+    std::vector<std::shared_ptr<VariableObj>> variables;
+    std::unique_ptr<graph::Executor> executor;
+    std::vector<size_t> inputParams;  // the parameters that are graph inputs, in input order
+    Value structure;  // the traced result; its tensors stand for the graph's outputs, in order
+  };
+  std::vector<std::unique_ptr<Entry>> entries;
+  int traceCount = 0;
+  std::vector<std::set<std::string>> signaturesSeen;  // per parameter, for the retracing warning
+  bool warned = false;
+};
+
+}  // namespace weft

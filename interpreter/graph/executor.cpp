@@ -1,0 +1,107 @@
+#include "executor.h"
+
+#include <ostream>
+
+#include "../../grammar/diagnostics.h"
+#include "../mesh/shards.h"
+#include "../values/format.h"
+
+namespace weft::graph {
+
+std::string formatPrint(const std::string& format, std::span<const Tensor> args) {
+  std::string s;
+  size_t next = 0;
+  for (size_t i = 0; i < format.size(); ++i) {
+    char c = format[i];
+    if ((c == '{' || c == '}') && i + 1 < format.size() && format[i + 1] == c) {
+      s += c;
+      ++i;
+    } else if (c == '{' && i + 1 < format.size() && format[i + 1] == '}') {
+      if (next < args.size()) s += formatTensor(args[next++]);
+      ++i;
+    } else {
+      s += c;
+    }
+  }
+  return s;
+}
+
+Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
+                   std::function<void()> onLoop)
+    : g_(g), vars_(std::move(variables)), out_(out), onLoop_(std::move(onLoop)), slots_(g.values.size()) {
+  for (const auto& n : g.body.nodes)  // constants are set once
+    if (n.op == ops::OpId::Constant) slots_[size_t(n.outputs[0])] = n.attrs.tensor("value");
+}
+
+std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
+  const auto& params = g_.body.params;
+  if (inputs.size() != params.size())
+    throw WeftError("graph " + g_.name + " takes " + std::to_string(params.size()) + " inputs, got " +
+                    std::to_string(inputs.size()));
+  for (size_t i = 0; i < params.size(); ++i) {
+    const TensorType& t = g_.values[size_t(params[i])];
+    if (!accepts(t, inputs[i].dtype(), inputs[i].shape()))
+      throw WeftError("graph " + g_.name + " input " + std::to_string(i) + " expects " + typeText(t) + ", got " +
+                      typeText({inputs[i].dtype(), inputs[i].shape()}));
+    slots_[size_t(params[i])] = inputs[i];
+  }
+  runBlock(g_.body);
+  std::vector<Tensor> out;
+  for (int r : g_.body.results) out.push_back(slots_[size_t(r)]);
+  // Release intermediate buffers between calls; constants stay.
+  for (const auto& n : g_.body.nodes)
+    if (n.op != ops::OpId::Constant)
+      for (int o : n.outputs) slots_[size_t(o)] = Tensor();
+  for (int p : params) slots_[size_t(p)] = Tensor();
+  return out;
+}
+
+void Executor::runBlock(const Block& b) {
+  for (const auto& n : b.nodes) runNode(n);
+}
+
+void Executor::runNode(const Node& n) {
+  using ops::OpId;
+  switch (n.op) {
+    case OpId::Constant: return;  // set in the constructor
+    case OpId::ReadVariable: slots_[size_t(n.outputs[0])] = vars_[size_t(n.attrs.i("var"))]->value; return;
+    case OpId::AssignVariable:
+      mesh::store(*vars_[size_t(n.attrs.i("var"))], slots_[size_t(n.inputs[0])]);
+      return;
+    case OpId::Print: {
+      in_.clear();
+      for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
+      out_ << formatPrint(n.attrs.s("format"), in_);
+      return;
+    }
+    case OpId::Cond: {
+      const Block& taken = slots_[size_t(n.inputs[0])].asDouble() != 0 ? n.blocks[0] : n.blocks[1];
+      runBlock(taken);
+      for (size_t i = 0; i < n.outputs.size(); ++i) slots_[size_t(n.outputs[i])] = slots_[size_t(taken.results[i])];
+      return;
+    }
+    case OpId::While: {
+      const Block &cond = n.blocks[0], &body = n.blocks[1];
+      std::vector<Tensor> loop;
+      for (int i : n.inputs) loop.push_back(slots_[size_t(i)]);
+      for (;;) {
+        for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(cond.params[i])] = loop[i];
+        runBlock(cond);
+        if (slots_[size_t(cond.results[0])].asDouble() == 0) break;
+        if (onLoop_) onLoop_();
+        for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(body.params[i])] = loop[i];
+        runBlock(body);
+        for (size_t i = 0; i < loop.size(); ++i) loop[i] = slots_[size_t(body.results[i])];
+      }
+      for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(n.outputs[i])] = loop[i];
+      return;
+    }
+    default: break;
+  }
+  in_.clear();
+  for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
+  std::vector<Tensor> out = ops::opDef(n.op).run(in_, n.attrs);
+  for (size_t i = 0; i < n.outputs.size(); ++i) slots_[size_t(n.outputs[i])] = std::move(out[i]);
+}
+
+}  // namespace weft::graph

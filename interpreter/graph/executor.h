@@ -1,0 +1,34 @@
+// Runs a graph on the same kernels as eager code (each node's OpDef::run), with the graph-only
+// nodes (constants, variables, print, cond, while) handled here.
+#pragma once
+#include <functional>
+#include <iosfwd>
+
+#include "../values/objects.h"
+#include "graph.h"
+
+namespace weft::graph {
+
+class Executor {
+ public:
+  // `variables` back the graph's slots; print nodes write to `out`; `onLoop` runs before every
+  // while iteration (the interpreter's step, time and Ctrl-C checks).
+  Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
+           std::function<void()> onLoop);
+  std::vector<Tensor> run(std::span<const Tensor> inputs);
+
+ private:
+  void runBlock(const Block& b);
+  void runNode(const Node& n);
+  const Graph& g_;
+  std::vector<std::shared_ptr<VariableObj>> vars_;
+  std::ostream& out_;
+  std::function<void()> onLoop_;
+  std::vector<Tensor> slots_;  // one per graph value
+  std::vector<Tensor> in_;     // a node's inputs, reused
+};
+
+// The text a print node writes for these tensors: `format` with each {} replaced.
+std::string formatPrint(const std::string& format, std::span<const Tensor> args);
+
+}  // namespace weft::graph

@@ -1,0 +1,149 @@
+#include "tracer.h"
+
+#include "../../grammar/diagnostics.h"
+
+namespace weft::graph {
+namespace {
+
+Tracer* gActive = nullptr;
+
+}  // namespace
+
+TensorType typeOf(const Tensor& t) { return {t.dtype(), t.shape()}; }
+
+Tracer::Tracer(std::string name)
+    : outer_(gActive), outerHook_(ops::traceHook()), outerAccess_(variableAccess()) {
+  graph_.name = std::move(name);
+  blocks_.push_back(&graph_.body);
+  gActive = this;
+  ops::setTraceHook(this);
+  setVariableAccess(this);
+}
+
+Tracer::~Tracer() {
+  gActive = outer_;
+  ops::setTraceHook(outerHook_);
+  setVariableAccess(outerAccess_);
+}
+
+Tracer* Tracer::active() { return gActive; }
+
+Tracer::Pause::Pause() : tracer_(gActive), hook_(ops::traceHook()), access_(variableAccess()) {
+  gActive = nullptr;
+  ops::setTraceHook(nullptr);
+  setVariableAccess(nullptr);
+}
+
+Tracer::Pause::~Pause() {
+  gActive = tracer_;
+  ops::setTraceHook(hook_);
+  setVariableAccess(access_);
+}
+
+Tensor Tracer::addInput(const TensorType& t) {
+  int id = graph_.addValue(t);
+  graph_.body.params.push_back(id);
+  return Tensor::symbolic(t.dtype, t.shape, id);
+}
+
+Tensor Tracer::symbolicOf(int id) const {
+  const TensorType& t = graph_.values.at(size_t(id));
+  return Tensor::symbolic(t.dtype, t.shape, id);
+}
+
+int Tracer::valueOf(const Tensor& t) {
+  if (t.isSymbolic()) return t.symbol();
+  if (t.isAbstract()) throw WeftError("a shape-only tensor cannot enter a graph");
+  auto it = constants_.find(t.raw());
+  if (it != constants_.end() && graph_.values[size_t(it->second)] == typeOf(t)) return it->second;
+  // Constants go to the top block, before the node being built: every nested block sees them.
+  int id = graph_.addValue(typeOf(t));
+  Node n;
+  n.op = ops::OpId::Constant;
+  n.attrs.set("value", t);
+  n.outputs = {id};
+  n.loc = loc;
+  graph_.body.nodes.push_back(std::move(n));
+  constants_[t.raw()] = id;
+  keep_.push_back(t);
+  return id;
+}
+
+std::vector<Tensor> Tracer::emit(ops::OpId op, std::vector<int> inputs, ops::Attrs attrs,
+                                 const std::vector<TensorType>& outputs, std::vector<Block> blocks) {
+  Node n;
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.attrs = std::move(attrs);
+  n.blocks = std::move(blocks);
+  n.loc = loc;
+  std::vector<Tensor> out;
+  for (const auto& t : outputs) {
+    int id = graph_.addValue(t);
+    n.outputs.push_back(id);
+    out.push_back(Tensor::symbolic(t.dtype, t.shape, id));
+  }
+  blocks_.back()->nodes.push_back(std::move(n));
+  return out;
+}
+
+std::vector<Tensor> Tracer::record(ops::OpId op, std::span<const Tensor> in, const ops::Attrs& attrs,
+                                   std::vector<Tensor> inferred) {
+  std::vector<int> ids;
+  for (const auto& t : in) ids.push_back(valueOf(t));
+  std::vector<TensorType> types;
+  for (const auto& t : inferred) types.push_back(typeOf(t));
+  return emit(op, std::move(ids), attrs, types);
+}
+
+int Tracer::slotOf(VariableObj& v) {
+  for (size_t i = 0; i < vars_.size(); ++i)
+    if (vars_[i].get() == &v) return int(i);
+  vars_.push_back(std::static_pointer_cast<VariableObj>(v.shared_from_this()));
+  graph_.variables.push_back({v.path().empty() ? v.name : v.path(), typeOf(v.value)});
+  return int(vars_.size()) - 1;
+}
+
+Tensor Tracer::read(VariableObj& v) {
+  int slot = slotOf(v);
+  return emit(ops::OpId::ReadVariable, {}, {{"var", int64_t(slot)}}, {typeOf(v.value)})[0];
+}
+
+void Tracer::write(VariableObj& v, const Tensor& value) {
+  int slot = slotOf(v);
+  emit(ops::OpId::AssignVariable, {valueOf(value)}, {{"var", int64_t(slot)}}, {});
+}
+
+void Tracer::print(const std::string& format, const std::vector<Tensor>& args) {
+  std::vector<int> ids;
+  for (const auto& t : args) ids.push_back(valueOf(t));
+  emit(ops::OpId::Print, std::move(ids), {{"format", format}}, {});
+}
+
+std::vector<Tensor> Tracer::beginBlock(const std::vector<TensorType>& params) {
+  open_.push_back(std::make_unique<Block>());
+  Block* b = open_.back().get();
+  std::vector<Tensor> out;
+  for (const auto& t : params) {
+    int id = graph_.addValue(t);
+    b->params.push_back(id);
+    out.push_back(Tensor::symbolic(t.dtype, t.shape, id));
+  }
+  blocks_.push_back(b);
+  return out;
+}
+
+Block Tracer::endBlock(const std::vector<Tensor>& results) {
+  for (const auto& t : results) blocks_.back()->results.push_back(valueOf(t));
+  Block b = std::move(*open_.back());
+  open_.pop_back();
+  blocks_.pop_back();
+  return b;
+}
+
+Graph Tracer::finish(const std::vector<Tensor>& results) {
+  for (const auto& t : results) graph_.body.results.push_back(valueOf(t));
+  return std::move(graph_);
+}
+
+}  // namespace weft::graph

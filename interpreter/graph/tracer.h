@@ -1,0 +1,75 @@
+// The tracer: while a graph function's body runs on symbolic tensors, every op applied to one
+// (ops::apply), every variable read and write and every print becomes a node of the graph being
+// built. It is the interpreter's own evaluation, so eager and graph code share one semantics.
+#pragma once
+#include <map>
+#include <memory>
+
+#include "../values/objects.h"
+#include "graph.h"
+
+namespace weft::graph {
+
+class Tracer : public ops::TraceHook, public VariableAccess {
+ public:
+  explicit Tracer(std::string name);
+  ~Tracer() override;  // uninstalls itself
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  // The innermost active tracer, or null.
+  static Tracer* active();
+  // While one lives, code runs eagerly even inside a trace (a layer's build() making weights).
+  class Pause {
+   public:
+    Pause();
+    ~Pause();
+
+   private:
+    Tracer* tracer_;
+    ops::TraceHook* hook_;
+    VariableAccess* access_;
+  };
+
+  Tensor addInput(const TensorType& t);
+  // The graph value of t: its id when symbolic, else a constant node (one per storage).
+  int valueOf(const Tensor& t);
+  Tensor symbolicOf(int id) const;
+  // Appends a node to the current block; returns its outputs as symbolic tensors.
+  std::vector<Tensor> emit(ops::OpId op, std::vector<int> inputs, ops::Attrs attrs,
+                           const std::vector<TensorType>& outputs, std::vector<Block> blocks = {});
+  void print(const std::string& format, const std::vector<Tensor>& args);
+
+  // Nested blocks (cond branches, loop bodies): begin returns the params as symbolic tensors.
+  std::vector<Tensor> beginBlock(const std::vector<TensorType>& params);
+  Block endBlock(const std::vector<Tensor>& results);
+  int depth() const { return int(blocks_.size()); }
+
+  // ops::TraceHook
+  std::vector<Tensor> record(ops::OpId op, std::span<const Tensor> in, const ops::Attrs& attrs,
+                             std::vector<Tensor> inferred) override;
+  // VariableAccess
+  Tensor read(VariableObj& v) override;
+  void write(VariableObj& v, const Tensor& value) override;
+
+  Graph finish(const std::vector<Tensor>& results);
+  // The variables behind the graph's slots, in slot order.
+  const std::vector<std::shared_ptr<VariableObj>>& variables() const { return vars_; }
+  Loc loc;  // where the statement being traced is
+
+ private:
+  int slotOf(VariableObj& v);
+  Graph graph_;
+  std::vector<Block*> blocks_;  // blocks_[0] is graph_.body
+  std::vector<std::unique_ptr<Block>> open_;
+  std::map<const void*, int> constants_;
+  std::vector<Tensor> keep_;  // the constants' tensors, kept alive while their storage is a key
+  std::vector<std::shared_ptr<VariableObj>> vars_;
+  Tracer* outer_;
+  ops::TraceHook* outerHook_;
+  VariableAccess* outerAccess_;
+};
+
+TensorType typeOf(const Tensor& t);
+
+}  // namespace weft::graph
