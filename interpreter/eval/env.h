@@ -43,6 +43,18 @@ class Env {
       for (size_t i = 0; i < slots_.size(); ++i) index_->emplace(slots_[i].first, i);
     }
   }
+  // Unbinds a local name (a name a graph branch or loop body made, which does not live past it).
+  void erase(Symbol s) {
+    for (size_t i = 0; i < slots_.size(); ++i)
+      if (slots_[i].first == s) {
+        slots_.erase(slots_.begin() + long(i));
+        if (index_) {
+          index_->clear();
+          for (size_t j = 0; j < slots_.size(); ++j) index_->emplace(slots_[j].first, j);
+        }
+        return;
+      }
+  }
   const std::vector<std::pair<Symbol, Value>>& entries() const { return slots_; }
   const std::shared_ptr<Env>& parent() const { return parent_; }
   // Drops every binding and the parent link (breaks reference cycles at exit).

@@ -30,6 +30,23 @@ std::vector<Value> unpackable(const Value& v, size_t want) {
 
 }  // namespace
 
+Interpreter::Flow Interpreter::execIf(const ast::If& s, size_t branch, const std::shared_ptr<Env>& env,
+                                       Frame& frame) {
+  if (branch == s.branches.size()) return s.hasElse ? execBlock(s.elseBody, env, frame) : Flow::Normal;
+  const ast::IfBranch& br = s.branches[branch];
+  Value c = eval(*br.condition, env);
+  if (isTensorLike(c) && tensorOf(c, "condition").isSymbolic()) {  // a condition on graph values
+    std::vector<Symbol> names;
+    for (size_t k = branch; k < s.branches.size(); ++k) assignedNames(s.branches[k].body, names);
+    assignedNames(s.elseBody, names);
+    return traceCond(
+        *br.condition, tensorOf(c, "condition"), [&] { return execBlock(br.body, env, frame); },
+        [&] { return execIf(s, branch + 1, env, frame); }, names, env, frame);
+  }
+  if (located(*br.condition, c)) return execBlock(br.body, env, frame);
+  return execIf(s, branch + 1, env, frame);
+}
+
 Interpreter::Flow Interpreter::execBlock(const ast::Block& block, const std::shared_ptr<Env>& env, Frame& frame) {
   for (const auto& s : block) {
     Flow f = exec(*s, env, frame);
@@ -124,15 +141,14 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
       return Flow::Normal;
     }
     case K::AugAssign: execAugAssign(static_cast<const ast::AugAssign&>(s), env); return Flow::Normal;
-    case K::If: {
-      auto& i = static_cast<const ast::If&>(s);
-      for (const auto& br : i.branches)
-        if (located(*br.condition, eval(*br.condition, env))) return execBlock(br.body, env, frame);
-      return i.hasElse ? execBlock(i.elseBody, env, frame) : Flow::Normal;
-    }
+    case K::If: return execIf(static_cast<const ast::If&>(s), 0, env, frame);
     case K::While: {
       auto& w = static_cast<const ast::While&>(s);
-      while (located(*w.condition, eval(*w.condition, env))) {
+      for (;;) {
+        Value c = eval(*w.condition, env);
+        // A condition on graph values: the rest of the loop becomes a while node.
+        if (isTensorLike(c) && tensorOf(c, "condition").isSymbolic()) return traceWhile(w, env);
+        if (!located(*w.condition, c)) break;
         checkInterrupt(s.range);
         Flow f = execBlock(w.body, env, frame);
         if (f == Flow::Break) break;
@@ -143,6 +159,8 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
     case K::For: {
       auto& f = static_cast<const ast::For&>(s);
       Value iterable = eval(*f.iterable, env);
+      if (graph::Tracer::active() && f.target->kind == ast::ExprKind::Name)
+        if (auto* r = dynamic_cast<const RangeObj*>(iterable.object())) return traceForRange(f, *r, env);
       Flow result = Flow::Normal;
       auto body = [&](Value item) {  // forEach counts the step
         assignTo(*f.target, std::move(item), env);

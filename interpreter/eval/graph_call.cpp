@@ -28,8 +28,11 @@ struct ArgSignature {
   std::optional<graph::TensorType> input;
 };
 
+// A tensor is a graph input; so is a literal for a parameter annotated with a tensor type
+// (`n: i32[]`). A literal for an unannotated or `int`/`float` parameter is traced by value, as
+// TensorFlow treats Python numbers, so that `range(n)` knows n.
 ArgSignature signatureOf(const ast::Param& p, const Value& v) {
-  if (v.isTensor() && !v.weak()) {
+  if (v.isTensor() && (!v.weak() || (p.type && p.type->hasDims))) {
     const Tensor& t = v.tensor();
     graph::TensorType type = annotatedType(p, t.dtype()).value_or(graph::typeOf(t));
     return {graph::typeText(type), type};

@@ -36,6 +36,9 @@ struct InterpreterLimits {
 bool holdsSymbolic(const Value& v);
 Value mapSymbolic(const Value& v, const std::function<Value(const Value&)>& f);
 
+// The names a block binds (assignments, loop targets), in nested blocks too, each once.
+void assignedNames(const ast::Block& block, std::vector<Symbol>& names);
+
 class Interpreter {
  public:
   explicit Interpreter(std::ostream& out, std::ostream& err);
@@ -120,6 +123,13 @@ class Interpreter {
   Flow exec(const ast::Stmt& s, const std::shared_ptr<Env>& env, Frame& frame);
   void assignTo(const ast::Expr& target, Value v, const std::shared_ptr<Env>& env);
   void execAugAssign(const ast::AugAssign& s, const std::shared_ptr<Env>& env);
+  Flow execIf(const ast::If& s, size_t branch, const std::shared_ptr<Env>& env, Frame& frame);
+  // Control flow on graph values while tracing (graph_control.cpp): cond and while nodes.
+  Flow traceCond(const ast::Node& at, const Tensor& cond, const std::function<Flow()>& thenPart,
+                 const std::function<Flow()>& elsePart, const std::vector<Symbol>& names,
+                 const std::shared_ptr<Env>& env, Frame& frame);
+  Flow traceWhile(const ast::While& w, const std::shared_ptr<Env>& env);
+  Flow traceForRange(const ast::For& f, const RangeObj& range, const std::shared_ptr<Env>& env);
   void execImport(const ast::Stmt& s, const std::shared_ptr<Env>& env);
   Flow execWith(const ast::With& s, const std::shared_ptr<Env>& env, Frame& frame);
 

@@ -1,0 +1,293 @@
+// `if`, `while` and `for ... in range(n)` on graph values while a graph function is traced: each
+// becomes one cond or while node whose blocks are traced once, so one graph serves every input.
+// The names a branch or loop body assigns are the node's outputs (SPEC §4).
+#include <algorithm>
+
+#include "../graph/tracer.h"
+#include "../values/format.h"
+#include "interpreter.h"
+#include "operators.h"
+
+namespace weft {
+namespace {
+
+void addName(Symbol s, std::vector<Symbol>& names) {
+  if (std::find(names.begin(), names.end(), s) == names.end()) names.push_back(s);
+}
+
+void targetNames(const ast::Expr& t, std::vector<Symbol>& names) {
+  if (t.kind == ast::ExprKind::Name) addName(static_cast<const ast::Name&>(t).name, names);
+  if (t.kind == ast::ExprKind::Tuple)
+    for (const auto& x : static_cast<const ast::TupleExpr&>(t).items) targetNames(*x, names);
+  if (t.kind == ast::ExprKind::List)
+    for (const auto& x : static_cast<const ast::ListExpr&>(t).items) targetNames(*x, names);
+}
+
+// A scalar condition as a bool graph value (Python truthiness: non-zero is true).
+Tensor conditionOf(const Tensor& c, const SourceRange& at) {
+  if (c.rank() != 0)
+    throw WeftError(at, "a condition on graph values must be a scalar, got a tensor of shape " + c.shape().str() +
+                            "; use any() or all()");
+  if (c.dtype() == DType::Bool) return c;
+  return ops::binary(ops::BinaryOp::Ne, c, ops::cast(Tensor::scalar<int32_t>(0), c.dtype()));
+}
+
+std::string nameText(Symbol s) { return "'" + symbolName(s) + "'"; }
+
+// Two values a name may hold after a branch: the same object, or tensors of one type.
+bool sameValue(const Value& a, const Value& b) {
+  if (a.isTensor() && b.isTensor()) {
+    const Tensor &x = a.tensor(), &y = b.tensor();
+    if (x.isSymbolic() || y.isSymbolic()) return x.symbol() == y.symbol();
+    return x.sharesStorage(y) && x.shape() == y.shape() && x.dtype() == y.dtype();
+  }
+  if (a.kind() != b.kind()) return false;
+  return a.isNone() || a.sameObject(b) || (a.is(Kind::Str) && valuesEqual(a, b));
+}
+
+graph::TensorType joinTypes(const std::string& what, Value& a, Value& b, const SourceRange& at) {
+  if (!isTensorLike(a) || !isTensorLike(b))
+    throw WeftError(at, what + " is " + typeNameOf(a) + " on one path and " + typeNameOf(b) +
+                            " on the other: a graph's branches and loops may change only tensors");
+  a = Value(tensorOf(a, "value"), a.weak());
+  b = Value(tensorOf(b, "value"), b.weak());
+  if (a.tensor().dtype() != b.tensor().dtype()) unifyDTypes(a, b, "if");
+  if (a.tensor().shape() != b.tensor().shape())
+    throw WeftError(at, what + " is " + typeNameOf(a) + " on one path and " + typeNameOf(b) +
+                            " on the other: a graph value has one shape (use None dimensions in annotations)");
+  return graph::typeOf(a.tensor());
+}
+
+}  // namespace
+
+void assignedNames(const ast::Block& block, std::vector<Symbol>& names) {
+  for (const auto& s : block) {
+    switch (s->kind) {
+      case ast::StmtKind::Assign:
+        for (const auto& t : static_cast<const ast::Assign&>(*s).targets) targetNames(*t, names);
+        break;
+      case ast::StmtKind::AugAssign: targetNames(*static_cast<const ast::AugAssign&>(*s).target, names); break;
+      case ast::StmtKind::If: {
+        auto& i = static_cast<const ast::If&>(*s);
+        for (const auto& br : i.branches) assignedNames(br.body, names);
+        assignedNames(i.elseBody, names);
+        break;
+      }
+      case ast::StmtKind::For: {
+        auto& f = static_cast<const ast::For&>(*s);
+        targetNames(*f.target, names);
+        assignedNames(f.body, names);
+        break;
+      }
+      case ast::StmtKind::While: assignedNames(static_cast<const ast::While&>(*s).body, names); break;
+      case ast::StmtKind::With: assignedNames(static_cast<const ast::With&>(*s).body, names); break;
+      default: break;
+    }
+  }
+}
+
+Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& condIn, const std::function<Flow()>& thenPart,
+                                         const std::function<Flow()>& elsePart, const std::vector<Symbol>& names,
+                                         const std::shared_ptr<Env>& env, Frame& frame) {
+  graph::Tracer& tracer = *graph::Tracer::active();
+  Tensor cond = conditionOf(condIn, at.range);
+  std::vector<std::optional<Value>> before;
+  for (Symbol s : names) {
+    Value* v = env->findLocal(s);
+    before.push_back(v ? std::optional(*v) : std::nullopt);
+  }
+  auto restore = [&] {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (before[i]) env->set(names[i], *before[i]);
+      else env->erase(names[i]);
+    }
+  };
+  struct Path {
+    graph::Block block;
+    std::vector<std::optional<Value>> after;
+    Flow flow;
+    Value returned;
+  };
+  auto trace = [&](const std::function<Flow()>& part) {
+    Path p;
+    tracer.beginBlock({});
+    frame.returnValue = Value();
+    p.flow = part();
+    p.returned = frame.returnValue;
+    for (Symbol s : names) {
+      Value* v = env->findLocal(s);
+      p.after.push_back(v ? std::optional(*v) : std::nullopt);
+    }
+    p.block = tracer.endBlock({});
+    restore();
+    if (p.flow == Flow::Break || p.flow == Flow::Continue)
+      throw WeftError(at.range, "'break' and 'continue' inside an if on graph values are not supported in a graph "
+                                "function; use a while loop whose condition says when to stop");
+    return p;
+  };
+  Path a = trace(thenPart), b = trace(elsePart);
+  if ((a.flow == Flow::Return) != (b.flow == Flow::Return))
+    throw WeftError(at.range, "only one branch of this if on graph values returns: in a graph function, both "
+                              "branches return, or neither does");
+  std::vector<graph::TensorType> types;
+  std::vector<Symbol> outNames;  // the names bound to outputs; the return value last
+  std::vector<Value> aOut, bOut;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!a.after[i] || !b.after[i]) {
+      if (a.after[i] || b.after[i]) env->erase(names[i]);  // defined on one path only: not after the if
+      continue;
+    }
+    Value x = *a.after[i], y = *b.after[i];
+    if (sameValue(x, y)) {
+      env->set(names[i], x);
+      continue;
+    }
+    types.push_back(joinTypes(nameText(names[i]), x, y, at.range));
+    outNames.push_back(names[i]);
+    aOut.push_back(x);
+    bOut.push_back(y);
+  }
+  bool returns = a.flow == Flow::Return;
+  if (returns) {
+    Value x = a.returned, y = b.returned;
+    types.push_back(joinTypes("the returned value", x, y, at.range));
+    aOut.push_back(x);
+    bOut.push_back(y);
+  }
+  for (const auto& v : aOut) a.block.results.push_back(tracer.valueOf(v.tensor()));
+  for (const auto& v : bOut) b.block.results.push_back(tracer.valueOf(v.tensor()));
+  std::vector<graph::Block> blocks;
+  blocks.push_back(std::move(a.block));
+  blocks.push_back(std::move(b.block));
+  std::vector<Tensor> outs = tracer.emit(ops::OpId::Cond, {tracer.valueOf(cond)}, {}, types, std::move(blocks));
+  for (size_t i = 0; i < outNames.size(); ++i) env->set(outNames[i], Value(outs[i]));
+  if (returns) {
+    frame.returnValue = Value(outs.back());
+    return Flow::Return;
+  }
+  return Flow::Normal;
+}
+
+namespace {
+
+// The loop values of a while node: the names the body assigns that hold tensors before it.
+struct LoopState {
+  std::vector<Symbol> names;
+  std::vector<Value> init;
+  std::vector<graph::TensorType> types;
+};
+
+LoopState loopState(const std::vector<Symbol>& assigned, const std::shared_ptr<Env>& env) {
+  LoopState st;
+  for (Symbol s : assigned) {
+    Value* v = env->findLocal(s);
+    if (!v || !isTensorLike(*v)) continue;
+    Tensor t = tensorOf(*v, "loop value");
+    st.names.push_back(s);
+    st.init.push_back(Value(t, v->weak()));
+    st.types.push_back(graph::typeOf(t));
+  }
+  return st;
+}
+
+}  // namespace
+
+Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared_ptr<Env>& env) {
+  graph::Tracer& tracer = *graph::Tracer::active();
+  std::vector<Symbol> assigned;
+  assignedNames(w.body, assigned);
+  LoopState st = loopState(assigned, env);
+  std::vector<graph::Block> blocks;
+  // The condition block, on the loop values.
+  std::vector<Tensor> params = tracer.beginBlock(st.types);
+  for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(params[i], st.init[i].weak()));
+  Value c = eval(*w.condition, env);
+  if (!isTensorLike(c)) throw WeftError(w.condition->range, "a while condition on graph values must be a tensor");
+  blocks.push_back(tracer.endBlock({conditionOf(tensorOf(c, "condition"), w.condition->range)}));
+  // The body block.
+  params = tracer.beginBlock(st.types);
+  for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(params[i], st.init[i].weak()));
+  Frame inner;
+  Flow f = execBlock(w.body, env, inner);
+  if (f != Flow::Normal)
+    throw WeftError(w.range, std::string("'") + (f == Flow::Return ? "return" : f == Flow::Break ? "break" : "continue") +
+                                 "' inside a while loop on graph values is not supported in a graph function; "
+                                 "put the stopping test in the loop condition");
+  std::vector<Tensor> next;
+  for (size_t i = 0; i < st.names.size(); ++i) {
+    Value v = *env->findLocal(st.names[i]);
+    Value init = st.init[i];
+    if (!isTensorLike(v))
+      throw WeftError(w.range, "loop variable " + nameText(st.names[i]) + " becomes a " + typeNameOf(v) +
+                                   " in the loop body: a graph while carries tensors");
+    v = Value(tensorOf(v, "loop value"), v.weak());
+    if (v.tensor().dtype() != st.types[i].dtype && v.weak()) unifyDTypes(v, init, "while");
+    if (graph::typeOf(v.tensor()) != st.types[i])
+      throw WeftError(w.range, "loop variable " + nameText(st.names[i]) + " changes from " + graph::typeText(st.types[i]) +
+                                   " to " + graph::typeText(graph::typeOf(v.tensor())) +
+                                   " in the loop body: a graph while keeps the type and shape of its loop variables");
+    next.push_back(v.tensor());
+  }
+  // Names first bound inside the body do not live past the loop.
+  for (Symbol s : assigned)
+    if (std::find(st.names.begin(), st.names.end(), s) == st.names.end() && env->findLocal(s)) env->erase(s);
+  blocks.push_back(tracer.endBlock(next));
+  std::vector<int> inputs;
+  for (const auto& v : st.init) inputs.push_back(tracer.valueOf(v.tensor()));
+  std::vector<Tensor> outs = tracer.emit(ops::OpId::While, inputs, {}, st.types, std::move(blocks));
+  for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(outs[i], st.init[i].weak()));
+  return Flow::Normal;
+}
+
+Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& range, const std::shared_ptr<Env>& env) {
+  graph::Tracer& tracer = *graph::Tracer::active();
+  if (range.size() == 0) return Flow::Normal;
+  Symbol target = static_cast<const ast::Name&>(*f.target).name;
+  std::vector<Symbol> assigned;
+  assignedNames(f.body, assigned);
+  assigned.erase(std::remove(assigned.begin(), assigned.end(), target), assigned.end());
+  LoopState st = loopState(assigned, env);
+  bool wide = std::max(std::abs(range.start), std::abs(range.stop)) > INT32_MAX / 2;
+  DType it = wide ? DType::I64 : DType::I32;
+  auto scalar = [&](int64_t v) { return wide ? Tensor::scalar<int64_t>(v) : Tensor::scalar<int32_t>(int32_t(v)); };
+  std::vector<graph::TensorType> types = st.types;
+  types.insert(types.begin(), graph::TensorType{it, {}});
+  std::vector<graph::Block> blocks;
+  std::vector<Tensor> params = tracer.beginBlock(types);
+  Tensor more = ops::binary(range.step > 0 ? ops::BinaryOp::Lt : ops::BinaryOp::Gt, params[0], scalar(range.stop));
+  blocks.push_back(tracer.endBlock({more}));
+  params = tracer.beginBlock(types);
+  env->set(target, Value(params[0], true));
+  for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(params[i + 1], st.init[i].weak()));
+  Frame inner;
+  Flow flow = execBlock(f.body, env, inner);
+  if (flow != Flow::Normal)
+    throw WeftError(f.range, "'break', 'continue' and 'return' inside a for loop over range() are not supported "
+                             "in a graph function (the loop is one graph node); use a while loop");
+  std::vector<Tensor> next{ops::binary(ops::BinaryOp::Add, params[0], scalar(range.step))};
+  for (size_t i = 0; i < st.names.size(); ++i) {
+    Value v = *env->findLocal(st.names[i]);
+    Value init = st.init[i];
+    if (!isTensorLike(v))
+      throw WeftError(f.range, "loop variable " + nameText(st.names[i]) + " becomes a " + typeNameOf(v) +
+                                   " in the loop body: a graph loop carries tensors");
+    v = Value(tensorOf(v, "loop value"), v.weak());
+    if (v.tensor().dtype() != st.types[i].dtype && v.weak()) unifyDTypes(v, init, "for");
+    if (graph::typeOf(v.tensor()) != st.types[i])
+      throw WeftError(f.range, "loop variable " + nameText(st.names[i]) + " changes from " + graph::typeText(st.types[i]) +
+                                   " to " + graph::typeText(graph::typeOf(v.tensor())) + " in the loop body");
+    next.push_back(v.tensor());
+  }
+  for (Symbol s : assigned)
+    if (std::find(st.names.begin(), st.names.end(), s) == st.names.end() && env->findLocal(s)) env->erase(s);
+  blocks.push_back(tracer.endBlock(next));
+  std::vector<int> inputs{tracer.valueOf(scalar(range.start))};
+  for (const auto& v : st.init) inputs.push_back(tracer.valueOf(v.tensor()));
+  std::vector<Tensor> outs = tracer.emit(ops::OpId::While, inputs, {}, types, std::move(blocks));
+  // After the loop its target holds the last value, as in Python.
+  env->set(target, Value(ops::binary(ops::BinaryOp::Sub, outs[0], scalar(range.step)), true));
+  for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(outs[i + 1], st.init[i].weak()));
+  return Flow::Normal;
+}
+
+}  // namespace weft
