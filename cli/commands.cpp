@@ -11,8 +11,9 @@ namespace {
 
 const char* kUsage =
     "usage: weft COMMAND [ARGS]\n"
-    "  weft run [LIMITS] FILE.model [ARGS...]\n"
-    "                                  run a program eagerly (LIMITS: see below)\n"
+    "  weft run [LIMITS] [--run-functions-eagerly] FILE.model [ARGS...]\n"
+    "                                  run a program (LIMITS: see below); graph functions run\n"
+    "                                  their traced graphs unless --run-functions-eagerly\n"
     "  weft check [--plan] FILE.model  parse and check a program without running it; with layouts\n"
     "                                  or --plan, run it on shapes alone and report its layouts\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
@@ -20,8 +21,14 @@ const char* kUsage =
 
 }  // namespace
 
-int runCommand(const std::vector<std::string>& args) {
+int runCommand(const std::vector<std::string>& given) {
   Interpreter interp(std::cout, std::cerr);
+  std::vector<std::string> args;
+  for (size_t i = 0; i < given.size(); ++i) {
+    bool option = i > 0 && given[i] == "--run-functions-eagerly" && (args.size() < 2 || args.back().rfind("--", 0) == 0);
+    if (option) interp.setRunFunctionsEagerly(true);
+    else args.push_back(given[i]);
+  }
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (size_t(file) >= args.size()) {

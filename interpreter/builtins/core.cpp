@@ -65,6 +65,9 @@ Value len(Interpreter&, Args& a) {
     case Kind::Variable: {
       const Tensor& t = tensorOf(v, "x");
       if (t.rank() == 0) throw WeftError(a.site, "len() of a scalar tensor");
+      // A graph value's unknown length is a graph value too (as tf.shape(x)[0]).
+      if (t.shape()[0] == rt::kUnknownDim)
+        return Value(ops::cast(ops::getItem(ops::shapeOf(t), {ops::Subscript{ops::Subscript::Index, 0}}), DType::I32));
       n = t.shape()[0];
       break;
     }

@@ -19,6 +19,10 @@ std::vector<Tensor> tensors(const ArgReader& r, int i) {
 }  // namespace
 
 void registerTensorShaping(Env& env) {
+  def(env, "shape", [](Interpreter&, Args& a) {
+    ArgReader r(a, "shape", {"x"});
+    return Value(ops::shapeOf(r.tensor(0)));
+  });
   def(env, "reshape", [](Interpreter&, Args& a) {
     ArgReader r(a, "reshape", {"x", "shape"});
     return Value(ops::reshape(r.tensor(0), r.ints(1)));

@@ -104,6 +104,7 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
 }
 
 Value listAttr(const Value& self, const std::string& n) {
+  if (n == "append" || n == "extend" || n == "pop") checkMutable(self);
   if (n == "append")
     return makeBuiltin("append", [](Interpreter& in, Args& a) {
       in.trackContainer(a.self);
@@ -212,6 +213,9 @@ void Interpreter::setAttr(const Value& obj, Symbol name, Value v) {
   const std::string& n = symbolName(name);
   if (obj.is(Kind::Module)) {
     auto* m = obj.as<ModuleObj>();
+    if (insideGraphFunction())
+      throw WeftError("a graph function cannot set attribute '" + n + "' of module '" + m->name +
+                      "': it would be set once, while tracing; keep state in Variables (assign) instead");
     if (n == "trainable" && !m->attrs->findLocal(name)) {
       setTrainable(m, truthy(v));
       return;

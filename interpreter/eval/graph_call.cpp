@@ -75,10 +75,10 @@ Value rebuild(const Value& v, const std::vector<Tensor>& outs, size_t& next) {
 
 bool Interpreter::insideGraphFunction() { return graph::Tracer::active() != nullptr; }
 
-Value Interpreter::traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local) {
+Value Interpreter::traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site) {
   for (const FunctionObj* f : tracing_)
     if (f == &fn)
-      throw WeftError(fn.range, "graph function " + fn.name +
+      throw WeftError(site, "graph function " + fn.name +
                                     "() calls itself: a graph cannot recurse; use a while loop, or drop @function");
   tracing_.push_back(&fn);
   struct Pop {
@@ -92,7 +92,7 @@ Value Interpreter::traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local)
 }
 
 Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site) {
-  if (graph::Tracer::active()) return traceInto(fn, local);  // a graph function called by one: inlined
+  if (graph::Tracer::active()) return traceInto(fn, local, site);  // a graph function called by one: inlined
   if (!fn.traces) fn.traces = std::make_shared<GraphTraces>();
   GraphTraces& traces = *fn.traces;
   const auto& params = *fn.params;
@@ -118,7 +118,7 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
           e->inputParams.push_back(i);
           local->set(params[i].name, Value(tracer.addInput(*sig[i].input)));
         }
-      Value result = traceInto(fn, local);
+      Value result = traceInto(fn, local, site);
       std::vector<Tensor> outs;
       flatten(result, outs);
       e->graph = tracer.finish(outs);

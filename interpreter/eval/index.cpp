@@ -82,6 +82,22 @@ Value Interpreter::evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& e
       if (ix.items.size() == 1 && ix.items[0]->kind != ast::ExprKind::Slice && parts[0].size() == 1 &&
           isTensorLike(parts[0][0]) && tensorOf(parts[0][0], "index").rank() > 0)
         return Value(ops::take(t, tensorOf(parts[0][0], "index"), 0));
+      // Integer indices that are graph values (a loop counter): a gather along each leading axis.
+      bool symbolicIndex = false;
+      for (size_t i = 0; i < ix.items.size(); ++i)
+        if (ix.items[i]->kind != ast::ExprKind::Slice && parts[i].size() == 1 && isTensorLike(parts[i][0]) &&
+            tensorOf(parts[i][0], "index").isSymbolic())
+          symbolicIndex = true;
+      if (symbolicIndex) {
+        Tensor r = t;
+        for (size_t i = 0; i < ix.items.size(); ++i) {
+          if (ix.items[i]->kind == ast::ExprKind::Slice || ix.items[i]->kind == ast::ExprKind::Ellipsis ||
+              !isTensorLike(parts[i][0]))
+            throw WeftError("indexing with a graph value takes integer indices only (x[i, j]), not slices or '...'");
+          r = ops::take(r, tensorOf(parts[i][0], "index"), 0);
+        }
+        return Value(r);
+      }
       std::vector<ops::Subscript> subs;
       for (size_t i = 0; i < ix.items.size(); ++i) {
         ops::Subscript s;
@@ -138,6 +154,7 @@ Value Interpreter::evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& e
 }
 
 void setItem(const Value& obj, const Value& key, Value v, const SourceRange& keyAt) {
+  checkMutable(obj);
   switch (obj.kind()) {
     case Kind::List: {
       auto& items = obj.as<ListObj>()->items;

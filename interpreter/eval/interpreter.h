@@ -101,6 +101,9 @@ class Interpreter {
   // The layers a module holds directly (Keras' `model.layers` of a subclassed model).
   std::vector<Value> childModules(ModuleObj* m);
   void setTrainable(ModuleObj* root, bool trainable);
+  // tf.config.run_functions_eagerly: @function bodies run as plain functions (for debugging, and
+  // for the tests that compare graph and eager results).
+  void setRunFunctionsEagerly(bool on) { functionsEagerly_ = on; }
   // While a graph function's body is being traced (not while a layer builds its weights).
   static bool insideGraphFunction();
   // Envs captured by closures and modules form reference cycles; they are cleared at exit.
@@ -148,8 +151,9 @@ class Interpreter {
   // Graph functions (graph_call.cpp): runs the graph traced for the arguments' signature,
   // tracing it first when there is none; inside a trace, the body is traced inline.
   Value callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
-  Value traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local);
-  std::vector<const FunctionObj*> tracing_;  // graph functions whose bodies are being traced
+  Value traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
+  std::vector<const FunctionObj*> tracing_;
+  bool functionsEagerly_ = false;  // graph functions whose bodies are being traced
   std::shared_ptr<Env> bindParams(const std::string& fnName, const std::vector<ast::Param>& params,
                                   const std::vector<Value>& defaults, const std::vector<bool>& hasDefault,
                                   Args& args, std::shared_ptr<Env> parent);

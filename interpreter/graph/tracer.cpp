@@ -6,13 +6,15 @@ namespace weft::graph {
 namespace {
 
 Tracer* gActive = nullptr;
+uint32_t gTraces = 0;
 
 }  // namespace
 
 TensorType typeOf(const Tensor& t) { return {t.dtype(), t.shape()}; }
 
 Tracer::Tracer(std::string name)
-    : outer_(gActive), outerHook_(ops::traceHook()), outerAccess_(variableAccess()) {
+    : outer_(gActive), outerEpoch_(currentTraceEpoch()), outerHook_(ops::traceHook()), outerAccess_(variableAccess()) {
+  setCurrentTraceEpoch(++gTraces);
   graph_.name = std::move(name);
   blocks_.push_back(&graph_.body);
   gActive = this;
@@ -22,20 +24,24 @@ Tracer::Tracer(std::string name)
 
 Tracer::~Tracer() {
   gActive = outer_;
+  setCurrentTraceEpoch(outerEpoch_);
   ops::setTraceHook(outerHook_);
   setVariableAccess(outerAccess_);
 }
 
 Tracer* Tracer::active() { return gActive; }
 
-Tracer::Pause::Pause() : tracer_(gActive), hook_(ops::traceHook()), access_(variableAccess()) {
+Tracer::Pause::Pause()
+    : tracer_(gActive), hook_(ops::traceHook()), access_(variableAccess()), epoch_(currentTraceEpoch()) {
   gActive = nullptr;
+  setCurrentTraceEpoch(0);
   ops::setTraceHook(nullptr);
   setVariableAccess(nullptr);
 }
 
 Tracer::Pause::~Pause() {
   gActive = tracer_;
+  setCurrentTraceEpoch(epoch_);
   ops::setTraceHook(hook_);
   setVariableAccess(access_);
 }
@@ -92,7 +98,13 @@ std::vector<Tensor> Tracer::record(ops::OpId op, std::span<const Tensor> in, con
   std::vector<int> ids;
   for (const auto& t : in) ids.push_back(valueOf(t));
   std::vector<TensorType> types;
-  for (const auto& t : inferred) types.push_back(typeOf(t));
+  for (const auto& t : inferred) {
+    TensorType type = typeOf(t);
+    // Size arithmetic on unknown dimensions (concat of two) stays unknown.
+    for (int i = 0; i < type.shape.rank(); ++i)
+      if (type.shape[i] < 0) type.shape[i] = rt::kUnknownDim;
+    types.push_back(type);
+  }
   return emit(op, std::move(ids), attrs, types);
 }
 

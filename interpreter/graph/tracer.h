@@ -29,6 +29,7 @@ class Tracer : public ops::TraceHook, public VariableAccess {
     Tracer* tracer_;
     ops::TraceHook* hook_;
     VariableAccess* access_;
+    uint32_t epoch_;
   };
 
   Tensor addInput(const TensorType& t);
@@ -66,6 +67,7 @@ class Tracer : public ops::TraceHook, public VariableAccess {
   std::vector<Tensor> keep_;  // the constants' tensors, kept alive while their storage is a key
   std::vector<std::shared_ptr<VariableObj>> vars_;
   Tracer* outer_;
+  uint32_t outerEpoch_;
   ops::TraceHook* outerHook_;
   VariableAccess* outerAccess_;
 };

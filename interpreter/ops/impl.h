@@ -23,6 +23,7 @@ Tensor stack(const std::vector<Tensor>& xs, int axis);
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis);
 Tensor squeeze(const Tensor& x, const std::vector<int>& axes);
 Tensor expandDims(const Tensor& x, int axis);
+Tensor shapeOf(const Tensor& x);
 Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype);
 Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs);
 Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value);

@@ -158,6 +158,7 @@ OpDef row(OpId id) {
       d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
       d.run = id == OpId::MaxPool2D ? runPool<true> : runPool<false>;
       break;
+    case OpId::ShapeOf: d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; }; break;
     case OpId::Constant: d.attrs = {{"value", K::Tensor}}; break;
     case OpId::ReadVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
     case OpId::AssignVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;

@@ -56,6 +56,8 @@ Tensor stack(const std::vector<Tensor>& xs, int axis);
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis);
 Tensor squeeze(const Tensor& x, const std::vector<int>& axes);  // empty = all size-1 axes
 Tensor expandDims(const Tensor& x, int axis);
+// x's shape as an i64 vector; in a graph, its unknown dimensions are known when the graph runs.
+Tensor shapeOf(const Tensor& x);
 // An index outside [0, depth) gives a row of zeros (TensorFlow's rule).
 Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype);
 

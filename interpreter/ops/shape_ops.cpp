@@ -105,4 +105,11 @@ Tensor expandDims(const Tensor& x, int axis) {
   return x.reshaped(out);
 }
 
+Tensor shapeOf(const Tensor& x) {
+  if (x.isAbstract()) return Tensor::abstract(DType::I64, Shape{x.rank()});
+  Tensor out = Tensor::empty(DType::I64, Shape{x.rank()});
+  for (int i = 0; i < x.rank(); ++i) out.data<int64_t>()[i] = x.shape()[i];
+  return out;
+}
+
 }  // namespace weft::ops::impl

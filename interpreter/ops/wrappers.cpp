@@ -38,6 +38,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
 }
 Tensor squeeze(const Tensor& x, const std::vector<int>& axes) { return one(OpId::Squeeze, {x}, {{"axes", wide(axes)}}); }
 Tensor expandDims(const Tensor& x, int axis) { return one(OpId::ExpandDims, {x}, {{"axis", int64_t(axis)}}); }
+Tensor shapeOf(const Tensor& x) { return one(OpId::ShapeOf, {x}); }
 Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype) {
   return one(OpId::OneHot, {indices}, {{"depth", depth}, {"dtype", dtype}});
 }

@@ -147,7 +147,20 @@ Value makeBuiltin(std::string name, NativeFn fn, Value self) {
 
 namespace {
 VariableAccess* gVariableAccess = nullptr;
+uint32_t gTraceEpoch = 0;
 }  // namespace
+
+uint32_t currentTraceEpoch() { return gTraceEpoch; }
+void setCurrentTraceEpoch(uint32_t epoch) { gTraceEpoch = epoch; }
+
+void checkMutable(const Value& c) {
+  if (!gTraceEpoch) return;
+  uint32_t born = c.is(Kind::List) ? c.as<ListObj>()->traceEpoch : c.is(Kind::Dict) ? c.as<DictObj>()->traceEpoch : gTraceEpoch;
+  if (born != gTraceEpoch)
+    throw WeftError(std::string("a graph function cannot change a ") + kindName(c.kind()) +
+                    " made outside it: the change would happen once, while tracing, not on later calls; "
+                    "return the new values instead");
+}
 
 VariableAccess* variableAccess() { return gVariableAccess; }
 void setVariableAccess(VariableAccess* a) { gVariableAccess = a; }

@@ -23,6 +23,13 @@ struct StrObj : Object {
   std::string text;
 };
 
+// The trace running now (0: none), so that a graph function cannot mutate a list or dict it
+// captured: the change would happen once, while tracing, not on the graph's later calls.
+uint32_t currentTraceEpoch();
+void setCurrentTraceEpoch(uint32_t epoch);
+// Throws when the running trace may not mutate container c (a list or dict).
+void checkMutable(const Value& c);
+
 // Containers free what they hold without recursing (objects.cpp): a loop can nest `x = [x]`
 // millions deep, and recursive destructors would overflow the stack.
 struct ListObj : Object {
@@ -30,6 +37,7 @@ struct ListObj : Object {
   explicit ListObj(std::vector<Value> v) : Object(Kind::List), items(std::move(v)) {}
   ~ListObj() override;
   std::vector<Value> items;
+  uint32_t traceEpoch = currentTraceEpoch();
 };
 
 struct TupleObj : Object {
@@ -43,6 +51,7 @@ struct DictObj : Object {
   DictObj() : Object(Kind::Dict) {}
   ~DictObj() override;
   std::vector<std::pair<Value, Value>> entries;
+  uint32_t traceEpoch = currentTraceEpoch();
   Value* find(const Value& key);
   void set(const Value& key, Value v);
 };
