@@ -31,6 +31,22 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
     : g_(g), vars_(std::move(variables)), out_(out), onLoop_(std::move(onLoop)), slots_(g.values.size()) {
   for (const auto& n : g.body.nodes)  // constants are set once
     if (n.op == ops::OpId::Constant) slots_[size_t(n.outputs[0])] = n.attrs.tensor("value");
+  reuse_.assign(g.values.size(), 0);
+  auto known = [&](int v) {
+    for (int64_t d : g.values[size_t(v)].shape)
+      if (d == rt::kUnknownDim) return false;
+    return true;
+  };
+  std::function<void(const Block&)> plan = [&](const Block& b) {
+    for (const auto& n : b.nodes) {
+      for (const auto& inner : n.blocks) plan(inner);
+      if (!ops::opDef(n.op).into || n.outputs.size() != 1 || !known(n.outputs[0])) continue;
+      bool ok = true;
+      for (int i : n.inputs) ok = ok && known(i);
+      reuse_[size_t(n.outputs[0])] = ok;
+    }
+  };
+  plan(g.body);
 }
 
 std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
@@ -48,11 +64,7 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
   runBlock(g_.body);
   std::vector<Tensor> out;
   for (int r : g_.body.results) out.push_back(slots_[size_t(r)]);
-  // Release intermediate buffers between calls; constants stay.
-  for (const auto& n : g_.body.nodes)
-    if (n.op != ops::OpId::Constant)
-      for (int o : n.outputs) slots_[size_t(o)] = Tensor();
-  for (int p : params) slots_[size_t(p)] = Tensor();
+  for (int p : params) slots_[size_t(p)] = Tensor();  // the caller's tensors are not kept
   return out;
 }
 
@@ -98,9 +110,22 @@ void Executor::runNode(const Node& n) {
     }
     default: break;
   }
+  const ops::OpDef& def = ops::opDef(n.op);
+  if (reuse_[size_t(n.outputs[0])]) {
+    Tensor& out = slots_[size_t(n.outputs[0])];
+    if (!out.ownsStorage()) {
+      const TensorType& t = g_.values[size_t(n.outputs[0])];
+      out = Tensor::empty(t.dtype, t.shape);
+    }
+    const Tensor* in[3];
+    size_t k = 0;
+    for (int i : n.inputs) in[k++] = &slots_[size_t(i)];
+    def.into(std::span<const Tensor* const>(in, k), out);
+    return;
+  }
   in_.clear();
   for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
-  std::vector<Tensor> out = ops::opDef(n.op).run(in_, n.attrs);
+  std::vector<Tensor> out = def.run(in_, n.attrs);
   for (size_t i = 0; i < n.outputs.size(); ++i) slots_[size_t(n.outputs[i])] = std::move(out[i]);
 }
 

@@ -24,7 +24,11 @@ class Executor {
   std::vector<std::shared_ptr<VariableObj>> vars_;
   std::ostream& out_;
   std::function<void()> onLoop_;
-  std::vector<Tensor> slots_;  // one per graph value
+  // One per graph value. Between calls a slot keeps its last tensor: when nothing else holds it,
+  // the next call's kernel writes into it again (elementwise nodes of static shape), so that
+  // steady-state calls allocate nothing there.
+  std::vector<Tensor> slots_;
+  std::vector<char> reuse_;    // per value: its node may write into the slot's buffer
   std::vector<Tensor> in_;     // a node's inputs, reused
 };
 

@@ -91,6 +91,30 @@ void runBinary(const Tensor& a, const Tensor& b, Tensor& out) {
 
 }  // namespace
 
+IntoFn unaryInto(UnaryOp op) {
+  switch (op) {
+#define WEFT_CASE(F, Id, N, A, Fn, Rule) \
+  case UnaryOp::Id: return [](std::span<const Tensor* const> in, Tensor& out) { runUnary<rt::Fn, UnaryRule::Rule>(*in[0], out); };
+    WEFT_FOR_EACH_UNARY_OP(WEFT_CASE)
+#undef WEFT_CASE
+  }
+  return nullptr;
+}
+
+IntoFn binaryInto(BinaryOp op) {
+  switch (op) {
+#define WEFT_CASE(F, Id, N, A, Fn, Rule)                                        \
+  case BinaryOp::Id:                                                            \
+    return [](std::span<const Tensor* const> in, Tensor& out) {                 \
+      if (out.numel() > 0) checkIntOperand(BinaryOp::Id, *in[1]);              \
+      runBinary<rt::Fn, BinaryRule::Rule>(*in[0], *in[1], out);                 \
+    };
+    WEFT_FOR_EACH_BINARY_OP(WEFT_CASE)
+#undef WEFT_CASE
+  }
+  return nullptr;
+}
+
 }  // namespace weft::ops::impl
 
 namespace weft::ops {

@@ -3,9 +3,12 @@
 // running its kernel — so the same function is the op's shape/dtype inference and its kernel
 // call. Callers outside ops/ use ops.h (or ops::apply), which route through the table.
 #pragma once
-#include "ops.h"
+#include "op_table.h"
 
 namespace weft::ops::impl {
+
+IntoFn unaryInto(UnaryOp op);
+IntoFn binaryInto(BinaryOp op);
 
 Tensor unary(UnaryOp op, const Tensor& x);
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);

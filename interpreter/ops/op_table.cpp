@@ -40,11 +40,11 @@ OpDef row(OpId id) {
   OpDef d{id, opName(id), opArity(id)};
   switch (id) {
 #define WEFT_UNARY_ROW(F, Id, ...) \
-  case OpId::F##Id: d.run = runUnary<UnaryOp::Id>; break;
+  case OpId::F##Id: d.run = runUnary<UnaryOp::Id>; d.into = impl::unaryInto(UnaryOp::Id); break;
     WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_ROW)
 #undef WEFT_UNARY_ROW
 #define WEFT_BINARY_ROW(F, Id, ...) \
-  case OpId::F##Id: d.run = runBinary<BinaryOp::Id>; break;
+  case OpId::F##Id: d.run = runBinary<BinaryOp::Id>; d.into = impl::binaryInto(BinaryOp::Id); break;
     WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_ROW)
 #undef WEFT_BINARY_ROW
 #define WEFT_REDUCE_ROW(F, Id, ...)                              \

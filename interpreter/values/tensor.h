@@ -81,6 +81,8 @@ class Tensor {
   double asDouble(int64_t i = 0) const;
   int64_t asInt(int64_t i = 0) const;
   bool sharesStorage(const Tensor& o) const { return storage_ == o.storage_; }
+  // No other tensor holds this storage: it may be overwritten (a graph executor's buffers).
+  bool ownsStorage() const { return storage_ && storage_.use_count() == 1; }
 
  private:
   DType dtype_ = DType::F32;
