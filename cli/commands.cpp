@@ -53,13 +53,16 @@ int checkCommand(const std::vector<std::string>& given) {
     return 2;
   }
   int status = interp.checkFile(args[file]);
-  if (status != 0 || (!plan && !mesh::fileUsesLayouts(args[file]))) return status;
-  // Layouts are checked by running the program on shapes alone (docs/layouts.md); only --plan
-  // shows what the program prints.
+  bool graphs = mesh::fileHasGraphFunctions(args[file]);
+  if (status != 0 || (!plan && !graphs && !mesh::fileUsesLayouts(args[file]))) return status;
+  // Layouts are checked by running the program on shapes alone (docs/layouts.md), and graph
+  // functions traced from their annotations after that run; only --plan shows what it prints.
   std::ostream discard(nullptr);
   Interpreter runner(plan ? std::cout : discard, std::cerr);
   applyLimitOptions(args, 1, runner);
-  return mesh::runPlan(runner, args[file], std::cout);
+  status = mesh::runPlan(runner, args[file], std::cout);
+  if (status == 0 && graphs && runner.checkGraphFunctions() > 0) status = 1;
+  return status;
 }
 
 int dispatch(const std::vector<std::string>& args) {

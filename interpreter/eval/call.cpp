@@ -103,7 +103,7 @@ Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
   } depth{++callDepth_};
   try {
     Value result;
-    if (fn.graph && !functionsEagerly_) {
+    if (fn.graph && !functionsEagerly_ && !ops::shapesOnly()) {  // a plan runs bodies on shapes
       result = callGraphFunction(fn, local, args.site);
     } else if (fn.lambdaBody) {
       result = eval(*fn.lambdaBody, local);

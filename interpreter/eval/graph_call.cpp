@@ -22,6 +22,19 @@ std::optional<graph::TensorType> annotatedType(const ast::Param& p, DType dtype)
   return t;
 }
 
+}  // namespace
+
+std::optional<graph::TensorType> annotatedSignature(const ast::TypeExpr& t) {
+  std::optional<DType> dtype = rt::dtypeFromName(t.base);
+  // `int` and `float` arguments are traced by their values; `f32` alone has no rank.
+  if (!dtype || !t.hasDims) return std::nullopt;
+  graph::TensorType type{*dtype, {}};
+  for (const auto& d : t.dims) type.shape.push_back(d ? *d : rt::kUnknownDim);
+  return type;
+}
+
+namespace {
+
 // How one argument enters the signature: as a graph input of some type, or by its value.
 struct ArgSignature {
   std::string key;
@@ -91,6 +104,42 @@ Value Interpreter::traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local,
   return std::move(frame.returnValue);
 }
 
+std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, const std::shared_ptr<Env>& local,
+                                                            const std::vector<std::optional<graph::TensorType>>& inputs,
+                                                            const SourceRange& site) {
+  auto e = std::make_unique<GraphTraces::Entry>();
+  graph::Tracer tracer(fn.name);
+  tracer.loc = {fn.range.valid() ? fn.range.file->path : "", int(fn.range.begin.line)};
+  const auto& params = *fn.params;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (inputs[i]) {
+      e->inputParams.push_back(i);
+      local->set(params[i].name, Value(tracer.addInput(*inputs[i])));
+    }
+  Value result = traceInto(fn, local, site);
+  std::vector<Tensor> outs;
+  flatten(result, outs);
+  e->graph = tracer.finish(outs);
+  e->variables = tracer.variables();
+  e->structure = std::move(result);
+  return e;
+}
+
+std::shared_ptr<const graph::Graph> Interpreter::traceAnnotated(FunctionObj& fn) {
+  auto local = std::make_shared<Env>(fn.closure);
+  std::vector<std::optional<graph::TensorType>> inputs;
+  for (const auto& p : *fn.params) {
+    std::optional<graph::TensorType> t = p.type ? annotatedSignature(*p.type) : std::nullopt;
+    if (!t)
+      throw WeftError(fn.range, fn.name + "() cannot be traced without its arguments: parameter '" +
+                                    symbolName(p.name) + "' has no tensor annotation (such as f32[None, 784])");
+    inputs.push_back(t);
+    local->set(p.name, Value());
+  }
+  auto e = traceGraph(fn, local, inputs, fn.range);
+  return std::shared_ptr<const graph::Graph>(std::make_shared<graph::Graph>(std::move(e->graph)));
+}
+
 Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site) {
   if (graph::Tracer::active()) return traceInto(fn, local, site);  // a graph function called by one: inlined
   if (!fn.traces) fn.traces = std::make_shared<GraphTraces>();
@@ -108,23 +157,10 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
   for (auto& e : traces.entries)
     if (e->key == key) entry = e.get();
   if (!entry) {
-    auto e = std::make_unique<GraphTraces::Entry>();
+    std::vector<std::optional<graph::TensorType>> inputs;
+    for (const auto& s : sig) inputs.push_back(s.input);
+    std::unique_ptr<GraphTraces::Entry> e = traceGraph(fn, local, inputs, site);
     e->key = key;
-    {
-      graph::Tracer tracer(fn.name);
-      tracer.loc = {fn.range.valid() ? fn.range.file->path : "", int(fn.range.begin.line)};
-      for (size_t i = 0; i < params.size(); ++i)
-        if (sig[i].input) {
-          e->inputParams.push_back(i);
-          local->set(params[i].name, Value(tracer.addInput(*sig[i].input)));
-        }
-      Value result = traceInto(fn, local, site);
-      std::vector<Tensor> outs;
-      flatten(result, outs);
-      e->graph = tracer.finish(outs);
-      e->variables = tracer.variables();
-      e->structure = std::move(result);
-    }
     e->executor = std::make_unique<graph::Executor>(e->graph, e->variables, out_, [this, site] { checkInterrupt(site); });
     traces.signaturesSeen.resize(params.size());
     for (size_t i = 0; i < params.size(); ++i) traces.signaturesSeen[i].insert(sig[i].key);

@@ -24,4 +24,8 @@ struct GraphTraces {
   bool warned = false;
 };
 
+// The graph input type an annotation names (`f32[None, 3]`), or nullopt when it does not name a
+// tensor type with its dimensions (`f32` alone, `int`, `str`, a module type).
+std::optional<graph::TensorType> annotatedSignature(const ast::TypeExpr& t);
+
 }  // namespace weft

@@ -16,6 +16,7 @@
 #include "../values/objects.h"
 #include "cycle_roots.h"
 #include "env.h"
+#include "graph_call.h"
 
 namespace weft {
 
@@ -152,6 +153,21 @@ class Interpreter {
   // tracing it first when there is none; inside a trace, the body is traced inline.
   Value callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
   Value traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
+  // Traces fn's body with the parameters given a type bound to graph inputs (the others as bound
+  // in `local`).
+  std::unique_ptr<GraphTraces::Entry> traceGraph(FunctionObj& fn, const std::shared_ptr<Env>& local,
+                                                 const std::vector<std::optional<graph::TensorType>>& inputs,
+                                                 const SourceRange& site);
+
+ public:
+  // The graph of a graph function traced from its annotations alone (weft check, weft graph);
+  // throws WeftError when a parameter has no tensor annotation or tracing fails.
+  std::shared_ptr<const graph::Graph> traceAnnotated(FunctionObj& fn);
+  // weft check: traces every graph function reachable from the globals whose parameters are all
+  // annotated; reports each failure and returns how many there were.
+  int checkGraphFunctions();
+
+ private:
   std::vector<const FunctionObj*> tracing_;
   bool functionsEagerly_ = false;  // graph functions whose bodies are being traced
   std::shared_ptr<Env> bindParams(const std::string& fnName, const std::vector<ast::Param>& params,

@@ -59,7 +59,19 @@ Tensor Tracer::symbolicOf(int id) const {
 
 int Tracer::valueOf(const Tensor& t) {
   if (t.isSymbolic()) return t.symbol();
-  if (t.isAbstract()) throw WeftError("a shape-only tensor cannot enter a graph");
+  // A shape-only tensor (a plan, weft check) enters as a constant without data: such a graph is
+  // checked, never run.
+  if (t.isAbstract() && !ops::shapesOnly()) throw WeftError("a shape-only tensor cannot enter a graph");
+  if (t.isAbstract()) {
+    int id = graph_.addValue(typeOf(t));
+    Node n;
+    n.op = ops::OpId::Constant;
+    n.attrs.set("value", t);
+    n.outputs = {id};
+    n.loc = loc;
+    graph_.body.nodes.push_back(std::move(n));
+    return id;
+  }
   auto it = constants_.find(t.raw());
   if (it != constants_.end() && graph_.values[size_t(it->second)] == typeOf(t)) return it->second;
   // Constants go to the top block, before the node being built: every nested block sees them.

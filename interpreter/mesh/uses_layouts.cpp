@@ -119,13 +119,39 @@ bool blockUses(const ast::Block& b) {
 
 bool usesLayouts(const ast::Program& program) { return blockUses(program.body); }
 
-bool fileUsesLayouts(const std::string& path) {
+namespace {
+
+bool hasGraphFunction(const ast::Block& b) {
+  for (const auto& s : b) {
+    if (s->kind == ast::StmtKind::Fn) {
+      auto& f = static_cast<const ast::FnDecl&>(*s);
+      if (!f.decorators.empty() || hasGraphFunction(f.body)) return true;
+    }
+    if (s->kind == ast::StmtKind::Module && hasGraphFunction(static_cast<const ast::ModuleDecl&>(*s).body))
+      return true;
+  }
+  return false;
+}
+
+std::unique_ptr<ast::Program> parseFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream text;
   text << f.rdbuf();
   Diagnostics diags;
   auto program = parseProgram(std::make_shared<SourceFile>(path, text.str()), diags);
-  return !diags.hasErrors() && usesLayouts(*program);
+  return diags.hasErrors() ? nullptr : std::move(program);
+}
+
+}  // namespace
+
+bool fileUsesLayouts(const std::string& path) {
+  auto program = parseFile(path);
+  return program && usesLayouts(*program);
+}
+
+bool fileHasGraphFunctions(const std::string& path) {
+  auto program = parseFile(path);
+  return program && hasGraphFunction(program->body);
 }
 
 }  // namespace weft::mesh

@@ -40,7 +40,11 @@ void checkRank(const char* op, int rank) {
 
 void checkShape(const char* op, const Shape& shape) {
   for (int64_t d : shape)
-    if (d < 0) fail(std::string(op) + ": negative dimension in shape " + shape.str());
+    if (d < 0) {
+      std::string dims;  // as the user wrote them (str() shows -1 as an unknown dimension)
+      for (int64_t x : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(x);
+      fail(std::string(op) + ": negative dimension in shape [" + dims + "]");
+    }
 }
 
 void checkIntIndices(const char* op, const Tensor& x) {

@@ -55,7 +55,7 @@ class Shape {
     std::string s = "[";
     for (int i = 0; i < rank_; ++i) {
       if (i) s += ", ";
-      s += std::to_string(dims_[i]);
+      s += dims_[i] == kUnknownDim ? std::string("None") : std::to_string(dims_[i]);
     }
     return s + "]";
   }

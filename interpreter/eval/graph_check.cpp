@@ -1,0 +1,46 @@
+// `weft check` and `weft graph`: graph functions traced from their annotations, without calling them.
+#include <set>
+
+#include "../graph/tracer.h"
+#include "interpreter.h"
+
+namespace weft {
+namespace {
+
+bool fullyAnnotated(const FunctionObj& fn) {
+  if (!fn.graph || !fn.body) return false;
+  for (const auto& p : *fn.params)
+    if (!p.type || !annotatedSignature(*p.type)) return false;
+  return true;
+}
+
+// Every graph function a program's globals reach: global functions and module methods.
+void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Object*>& seen, int depth) {
+  if (!v.object() || depth > 64 || !seen.insert(v.object()).second) return;
+  if (v.is(Kind::Function)) {
+    auto* fn = v.as<FunctionObj>();
+    if (fullyAnnotated(*fn)) out.push_back(fn);
+    return;
+  }
+  if (v.is(Kind::Module))
+    for (const auto& [k, x] : v.as<ModuleObj>()->attrs->entries()) collect(x, out, seen, depth + 1);
+  if (v.is(Kind::List))
+    for (const auto& x : v.as<ListObj>()->items) collect(x, out, seen, depth + 1);
+}
+
+}  // namespace
+
+int Interpreter::checkGraphFunctions() {
+  std::vector<FunctionObj*> fns;
+  std::set<const Object*> seen;
+  for (const auto& [k, v] : globals_->entries()) collect(v, fns, seen, 0);
+  int errors = 0;
+  bool was = ops::shapesOnly();
+  ops::setShapesOnly(true);  // the program ran on shapes alone: its tensors have no data
+  for (FunctionObj* fn : fns)
+    if (!reportingErrors([&] { traceAnnotated(*fn); })) ++errors;
+  ops::setShapesOnly(was);
+  return errors;
+}
+
+}  // namespace weft
