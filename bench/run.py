@@ -31,6 +31,9 @@ TARGETS = {
     "mlp": (1.25, "× Eigen"),
     "seq_mlp": (1.25, "× Eigen"),
     "conv": (1.5, "× torch"),
+    "graph_perop": (0.05, "µs/op"),
+    "graph_mlp": (1.10, "× Eigen"),
+    "trace_gpt": (1000.0, "ms"),
 }
 
 # Sizes. A "round" runs every contender of a workload once; rounds interleave the contenders so
@@ -41,6 +44,7 @@ STARTUP_RUNS, STARTUP_TORCH_RUNS = 15, 5
 CHECK_LINES, CHECK_RUNS = 10_000, 11
 MLP_BATCH, MLP_ITERS, MLP_REPS = 32, 100, 5
 CONV_BATCH, CONV_ITERS, CONV_REPS = 8, 20, 5
+GRAPH_MLP_BATCHES = (1, 32, 256)
 
 
 def log(*a):
@@ -126,9 +130,10 @@ def contend(contenders, rounds=ROUNDS):
 # ---------------------------------------------------------------- workload programs
 
 
-def perop_model(ops, calls, reps):
+def perop_model(ops, calls, reps, graph=False):
     body = "  x = x + a\n" * ops
     return (f"# {ops} chained adds on f32[4] in one function; prints µs per op per repetition.\n"
+            + ("@function\n" if graph else "") +
             f"fn chain(x, a) {{\n{body}  return x\n}}\n"
             "x = zeros([4])\na = ones([4])\ny = chain(x, a)\n"
             f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
@@ -137,13 +142,14 @@ def perop_model(ops, calls, reps):
             "print(y.dtype, y[0])\n")
 
 
-def mlp_model(batch, iters, reps):
+def mlp_model(batch, iters, reps, graph=False):
+    signature = "@function\nfn forward(x: f32[None, 784])" if graph else "fn forward(x)"
     return ("seed(0)\n"
             f"x = random.normal([{batch}, 784])\n"
             "w1 = random.normal([784, 512]) * 0.05\nb1 = random.normal([512]) * 0.05\n"
             "w2 = random.normal([512, 512]) * 0.05\nb2 = random.normal([512]) * 0.05\n"
             "w3 = random.normal([512, 10]) * 0.05\nb3 = random.normal([10]) * 0.05\n"
-            "fn forward(x) {\n  return relu(relu(x @ w1 + b1) @ w2 + b2) @ w3 + b3\n}\n"
+            f"{signature} {{\n  return relu(relu(x @ w1 + b1) @ w2 + b2) @ w3 + b3\n}}\n"
             "for i in range(10) { y = forward(x) }\n"
             f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
             f"  for i in range({iters}) {{ y = forward(x) }}\n"
@@ -263,6 +269,42 @@ def bench_perop(weft, work):
     if weft:
         contenders = {"weft": lambda: run_figures([weft, "run", model])[0], **contenders}
     return contend(contenders)
+
+
+def bench_graph_perop(weft, work):
+    model = work / "graph_perop.model"
+    model.write_text(perop_model(PEROP_OPS, PEROP_CALLS, PEROP_REPS, graph=True))
+    eager = work / "perop.model"
+    eager.write_text(perop_model(PEROP_OPS, PEROP_CALLS, PEROP_REPS))
+    return contend({"graph": lambda: run_figures([weft, "run", model])[0],
+                    "eager": lambda: run_figures([weft, "run", eager])[0]})
+
+
+def bench_graph_mlp(weft, eigen, work, batch):
+    """The MLP as a graph function (one graph for every batch size) beside the Eigen anchor."""
+    iters = max(10, MLP_ITERS * 32 // batch) if batch >= 32 else MLP_ITERS * 4
+    model = work / f"graph_mlp_{batch}.model"
+    model.write_text(mlp_model(batch, iters, MLP_REPS, graph=True))
+    return contend({"graph": lambda: run_figures([weft, "run", model])[0],
+                    "eigen": lambda: run_figures([eigen, MLP_REPS, iters, batch])[0]})
+
+
+def bench_trace_gpt(weft, work):
+    """Tracing the 24-layer transformer of examples/plan_large.model: `weft check` of it with a
+    graph function over the model (traced from its annotation) minus the same check without."""
+    text = (ROOT / "examples/plan_large.model").read_text()
+    text = text[:text.index("\nwith plan()") + 1] + (
+        "with plan() { gpt = GPT(vocab=50000, d=2048, hidden=8192, layers=24, heads=16) }\n")
+    plain, traced = work / "gpt_plain.model", work / "gpt_traced.model"
+    plain.write_text(text)
+    traced.write_text(text + "@function\nfn forward(tokens: i32[8, 128]) { return gpt(tokens) }\n")
+
+    def check_ms(path):
+        t0 = time.perf_counter()
+        subprocess.run([weft, "check", path], check=True, capture_output=True, timeout=300)
+        return (time.perf_counter() - t0) * 1000.0
+    return contend({"traced": lambda: [check_ms(traced) for _ in range(3)],
+                    "plain": lambda: [check_ms(plain) for _ in range(3)]})
 
 
 def bench_startup(weft, spawner, work):
@@ -402,6 +444,13 @@ def main():
     seq = bench_seq_mlp(weft, eigen, work)
     log("6/6 Conv2D layer forward ...")
     conv = bench_conv(weft, work)
+    graph = {}
+    if weft:
+        log("graph functions: per-op overhead, MLP at batch 1/32/256, tracing the transformer ...")
+        graph["perop"] = bench_graph_perop(weft, work)
+        for b in GRAPH_MLP_BATCHES:
+            graph[f"mlp{b}"] = bench_graph_mlp(weft, eigen, work, b)
+        graph["gpt"] = bench_trace_gpt(weft, work)
     log(f"done in {time.time() - t_start:.0f} s")
 
     w_perop, t_perop = med(perop.get("weft")), med(perop["torch"])
@@ -438,6 +487,20 @@ def main():
         (f"Conv2D 3x3 32->32 same, [{CONV_BATCH},32,32,32] (µs)", wcol(conv.get("weft"), w_conv),
          f"torch {fmt(t_conv)}", fmt(ratio(w_conv, t_conv)), "conv", ratio(w_conv, t_conv)),
     ]
+    if graph:
+        g = graph["perop"]
+        rows.append(("graph fn per-op overhead (µs/op, 1000 adds)", wcol(g.get("graph"), med(g.get("graph"))),
+                     f"eager {fmt(med(g.get('eager')))}, torch {fmt(t_perop)}",
+                     fmt(ratio(med(g.get("graph")), t_perop)), "graph_perop", med(g.get("graph"))))
+        for b in GRAPH_MLP_BATCHES:
+            g = graph[f"mlp{b}"]
+            r = ratio(med(g.get("graph")), med(g.get("eigen")))
+            rows.append((f"MLP graph fn fwd, batch {b} (µs)", wcol(g.get("graph"), med(g.get("graph"))),
+                         f"Eigen {fmt(med(g.get('eigen')))}", fmt(r), "graph_mlp", r))
+        g = graph["gpt"]
+        t = med(g.get("traced")) - med(g.get("plain")) if isinstance(med(g.get("traced")), float) else None
+        rows.append(("trace 24-layer transformer (ms)", fmt(t), f"check alone {fmt(med(g.get('plain')))}",
+                     "", "trace_gpt", t))
     head = ("workload", "Weft median", "anchor median(s)", "Weft/anchor", "target", "result")
     table = [head] + [(w, wv, an, ra, f"≤ {TARGETS[k][0]:g} {TARGETS[k][1]}", verdict(k, v))
                       for w, wv, an, ra, k, v in rows]
