@@ -98,7 +98,8 @@ void registerTensorMath(Env& env) {
   });
   def(env, "cast", [](Interpreter&, Args& a) {
     ArgReader r(a, "cast", {"x", "dtype"});
-    return Value(ops::cast(r.tensor(0), r.dtype(1, DType::F32)));
+    r.tensor(0);  // checks that x is a tensor
+    return Value(leafAs(r.get(0), r.dtype(1, DType::F32)));
   });
   def(env, "one_hot", [](Interpreter&, Args& a) {
     ArgReader r(a, "one_hot", {"indices", "depth", "dtype?"});
