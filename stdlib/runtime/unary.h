@@ -1,6 +1,6 @@
 // Unary elementwise functors and the kernel that applies them to a contiguous buffer.
 // Each functor has exactly one form: `arr` on Eigen arrays, so that exp/log/tanh/... use Eigen's
-// vectorised implementations (unaryKernel runs it on whole aligned blocks, see there), or a
+// vectorised implementations (unaryKernel runs it on whole aligned packets only, see there), or a
 // scalar `f` for exact and correctly rounded operations. Either way a value's result depends on
 // that value alone. Generated code calls the same kernel, so eager and
 // compiled results agree bit for bit. Accuracy per op, in ulps: docs/numerics.md.
@@ -49,31 +49,35 @@ WEFT_RT_IEEE_UNARY(Ceil, std::ceil(x))
 WEFT_RT_IEEE_UNARY(Round, std::nearbyint(x))
 #undef WEFT_RT_IEEE_UNARY
 
-// Eigen's exp flushes results below the smallest normal number to zero (exp(-90) in f32 is 0,
-// not 8.2e-40); there exp(x / 2)^2 keeps the subnormal result. Only blocks that need it pay.
+// Eigen's exp flushes results below the smallest normal number to zero or to a constant
+// (exp(-90) in f32 was 0, not 8.2e-40). A functor with `fix` repairs those values after its
+// array form has run: each value below the threshold gets std::exp, whatever its neighbours.
+template <class T>
+void subnormalExp(const T* x, T* out, int64_t n) {
+  const T lowest = std::log(std::numeric_limits<T>::min());
+  if (Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(x, n).minCoeff() >= lowest) return;  // the usual case
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] < lowest) out[i] = std::exp(x[i]);
+}
+
 struct Exp {
   template <class A>
-  static auto arr(const A& x) {
-    using T = typename A::Scalar;
-    using R = typename A::PlainObject;
-    const T lowest = std::log(std::numeric_limits<T>::min());
-    R r = x.exp();  // one evaluation for every block, so a value's bits never depend on the path
-    if ((x < lowest).any()) r = (x < lowest).select((x * T(0.5)).exp().square(), r);
-    return r;
-  }
+  static auto arr(const A& x) { return x.exp(); }
+  template <class T>
+  static void fix(const T* x, T* out, int64_t n) { subnormalExp(x, out, n); }
 };
 
-// Eigen's logistic loses thousands of ulps for x < -5 in f32. Here e = exp(-|x|) is never
-// rounded against 1 before the division: 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, a
-// few ulps everywhere (NaN stays NaN).
+// Eigen's logistic loses thousands of ulps for x < -5 in f32 (it rounds a value near 1 and
+// subtracts). 1 / (1 + exp(-x)) has no cancellation: a few ulps everywhere. Where the result is
+// subnormal (x below log of the smallest normal) it equals exp(x) to within far less than an ulp.
 struct Sigmoid {
   template <class A>
   static auto arr(const A& x) {
     using T = typename A::Scalar;
-    auto e = Exp::arr((-x.abs()).eval());
-    auto r = (T(1) + e).inverse().eval();
-    return (x >= T(0)).select(r, e * r).eval();
+    return (T(1) + (-x).exp()).inverse();
   }
+  template <class T>
+  static void fix(const T* x, T* out, int64_t n) { subnormalExp(x, out, n); }
 };
 
 // The functors below also take integers; they have no `arr` form and run as plain loops that
@@ -112,23 +116,46 @@ template <class F, class = void>
 struct HasArrayForm : std::false_type {};
 template <class F>
 struct HasArrayForm<F, std::void_t<decltype(F::arr(std::declval<Eigen::ArrayXf>()))>> : std::true_type {};
+template <class F, class = void>
+struct HasFix : std::false_type {};
+template <class F>
+struct HasFix<F, std::void_t<decltype(F::fix(static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 0))>>
+    : std::true_type {};
 
-// out[i] = F(x[i]) for i < n; out may alias x. A float functor with an array form runs on
-// aligned blocks of kUnaryBlock values, the last one padded: Eigen on a whole buffer would
-// compute an unaligned head and the tail with scalar code, so a value's result would depend on
-// the tensor's length and alignment. Every value goes through the vectorised code here.
-inline constexpr int64_t kUnaryBlock = 16;
+// out[i] = F(x[i]) for i < n; out may alias x. A float functor with an array form runs only on
+// whole packets with aligned stores: Eigen on an arbitrary buffer computes an unaligned head and
+// the tail with scalar code, so a value's result would depend on the tensor's length and
+// alignment. Chunks of up to kUnaryChunk values (a multiple of every packet size) go straight to
+// a 64-byte aligned `out`; the rest (all of it, when `out` is not aligned) goes through an
+// aligned buffer padded to a whole number of packets.
+inline constexpr int64_t kUnaryChunk = 256;
+inline constexpr int64_t kUnaryPad = 16;  // 64 bytes of f32: whole AVX-512 packets
+
+// dst[i] = F(src[i]) for m values, m a multiple of kUnaryPad and at most a chunk (so that the
+// intermediate arrays of F::arr live on the stack), dst 64-byte aligned. Never inlined: the
+// compiler may fuse a multiply and an add differently in different callers, and every value
+// must go through the same machine code.
+template <class F, class T>
+[[gnu::noinline]] void unaryChunk(const T* src, T* dst, int64_t m) {
+  using Chunk = Eigen::Array<T, Eigen::Dynamic, 1, Eigen::ColMajor, kUnaryChunk, 1>;
+  Eigen::Map<Chunk, Eigen::Aligned64>(dst, m) = F::arr(Eigen::Map<const Chunk>(src, m));
+  if constexpr (HasFix<F>::value) F::fix(src, dst, m);
+}
 
 template <class F, class T>
 void unaryKernel(const T* x, T* out, int64_t n) {
   if constexpr (std::is_floating_point_v<T> && HasArrayForm<F>::value) {
-    using Block = Eigen::Array<T, kUnaryBlock, 1>;  // aligned by Eigen
-    Block in = Block::Zero(), res;
-    for (int64_t i = 0; i < n; i += kUnaryBlock) {
-      int64_t m = std::min(kUnaryBlock, n - i);
-      std::memcpy(in.data(), x + i, size_t(m) * sizeof(T));
-      res = F::arr(in);
-      std::memcpy(out + i, res.data(), size_t(m) * sizeof(T));
+    int64_t done = 0;
+    if (reinterpret_cast<uintptr_t>(out) % 64 == 0) {
+      done = n - n % kUnaryPad;
+      for (int64_t i = 0; i < done; i += kUnaryChunk) unaryChunk<F>(x + i, out + i, std::min(kUnaryChunk, done - i));
+    }
+    alignas(64) T in[kUnaryChunk] = {}, res[kUnaryChunk];
+    for (; done < n; done += kUnaryChunk) {
+      int64_t m = std::min(kUnaryChunk, n - done);
+      std::memcpy(in, x + done, size_t(m) * sizeof(T));
+      unaryChunk<F>(in, res, (m + kUnaryPad - 1) / kUnaryPad * kUnaryPad);
+      std::memcpy(out + done, res, size_t(m) * sizeof(T));
     }
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = F::f(x[i]);
