@@ -24,7 +24,7 @@ Tensor Literal::as(DType to) const {
     case DType::I32:
       if (isFloat) return Tensor::scalar<int32_t>(rt::saturateCast<int32_t>(f));
       if (!fits(to))
-        throw WeftError("the integer literal " + str() + " is out of range for i32 (use an i64 tensor or cast)");
+        throw WeftError("the integer literal " + str() + " is out of range for i32");
       return Tensor::scalar<int32_t>(int32_t(i));
     case DType::I64: return Tensor::scalar<int64_t>(isFloat ? rt::saturateCast<int64_t>(f) : i);
   }
