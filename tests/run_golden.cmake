@@ -1,6 +1,7 @@
-# Runs `WEFT MODE NAME.model` in DIR. Its stdout must equal DIR/NAME.out (when present) and its
-# stderr DIR/NAME.err (when present; else it must be empty). With a .err file that reports an
-# error the exit status must be 1, else 0.
+# Runs `WEFT MODE NAME.model` in DIR. Its stdout must equal DIR/NAME.out, which every test has
+# (empty when nothing is printed: a test without one fails, so that nothing passes unchecked),
+# and its stderr DIR/NAME.err (when present; else it must be empty). With a .err file that
+# reports an error the exit status must be 1, else 0.
 # MODE (default run) is the subcommand: tests/check runs `weft check`.
 if(NOT MODE)
   set(MODE run)
@@ -15,12 +16,12 @@ execute_process(COMMAND ${WEFT} ${MODE} ${options} ${NAME}.model
                 WORKING_DIRECTORY ${DIR}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status
                 TIMEOUT 120)
-set(expected_out "")
+if(NOT EXISTS ${DIR}/${NAME}.out)
+  message(FATAL_ERROR "${NAME}: no expected output ${NAME}.out (create it, empty if nothing is printed)")
+endif()
+file(READ ${DIR}/${NAME}.out expected_out)
 set(expected_err "")
 set(expected_status 0)
-if(EXISTS ${DIR}/${NAME}.out)
-  file(READ ${DIR}/${NAME}.out expected_out)
-endif()
 if(EXISTS ${DIR}/${NAME}.err)
   file(READ ${DIR}/${NAME}.err expected_err)
   # A .err holding only warnings (a layout key that matched nothing) expects success.
@@ -32,7 +33,7 @@ set(problems "")
 if(NOT status STREQUAL "${expected_status}")
   string(APPEND problems "exit status ${status}, expected ${expected_status}\n")
 endif()
-if(EXISTS ${DIR}/${NAME}.out AND NOT out STREQUAL expected_out)
+if(NOT out STREQUAL expected_out)
   string(APPEND problems "stdout differs from ${NAME}.out\n--- expected\n${expected_out}--- actual\n${out}")
 endif()
 if(NOT err STREQUAL expected_err)

@@ -56,6 +56,7 @@ int64_t ArgReader::integer(int i, int64_t dflt) const {
   if (!isTensorLike(v)) fail(i, "must be an integer, not " + typeNameOf(v));
   const Tensor& t = tensorOf(v, "argument");
   if (t.rank() != 0 || !rt::isInt(t.dtype())) fail(i, "must be an integer scalar, not " + typeNameOf(v));
+  if (const Literal* l = v.literal()) return l->i;
   return t.asInt();
 }
 
@@ -63,6 +64,7 @@ double ArgReader::number(int i, double dflt) const {
   if (!has(i)) return dflt;
   const Value& v = get(i);
   if (!isTensorLike(v) || tensorOf(v, "argument").rank() != 0) fail(i, "must be a number, not " + typeNameOf(v));
+  if (const Literal* l = v.literal()) return l->toDouble();  // 0.1 as a double, not f32's 0.1
   return tensorOf(v, "argument").asDouble();
 }
 
@@ -169,11 +171,14 @@ void flatten(const Value& v, int depth, Shape& shape, std::vector<Value>& leaves
 
 }  // namespace
 
+Tensor leafAs(const Value& v, DType dt) {
+  if (const Literal* l = v.literal()) return l->as(dt);
+  const Tensor& t = tensorOf(v, "x");
+  return t.dtype() == dt ? t : ops::cast(t, dt);
+}
+
 Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::string& what) {
-  if (isTensorLike(v)) {
-    const Tensor& t = tensorOf(v, what.c_str());
-    return dtype && *dtype != t.dtype() ? ops::cast(t, *dtype) : t;
-  }
+  if (isTensorLike(v)) return leafAs(v, dtype ? *dtype : tensorOf(v, what.c_str()).dtype());
   Shape shape;
   std::vector<Value> leaves;
   flatten(v, 0, shape, leaves, what);
@@ -185,8 +190,8 @@ Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::st
                     ", more than the maximum of " + std::to_string(rt::kMaxRank));
   for (int64_t d : leafShape) shape.push_back(d);
   // dtype: the given one; else the first non-literal leaf's; else f32 if any literal is a float,
-  // bool if all are bools, i32 otherwise.
-  bool anyFloat = false, allBool = !leaves.empty();
+  // bool if all are bools, i64 if an integer literal needs it, i32 otherwise.
+  bool anyFloat = false, allBool = !leaves.empty(), anyI64 = false;
   std::optional<DType> strong;
   for (const auto& l : leaves) {
     const Tensor& t = tensorOf(l, "x");
@@ -195,8 +200,13 @@ Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::st
     if (!l.weak() && !strong) strong = t.dtype();
     anyFloat |= rt::isFloat(t.dtype());
     allBool &= t.dtype() == DType::Bool;
+    anyI64 |= t.dtype() == DType::I64;
   }
-  DType dt = strong ? *strong : anyFloat || leaves.empty() ? DType::F32 : allBool ? DType::Bool : DType::I32;
+  DType dt = strong                           ? *strong
+             : anyFloat || leaves.empty()     ? DType::F32
+             : allBool                        ? DType::Bool
+             : anyI64                         ? DType::I64
+                                              : DType::I32;
   if (dtype) dt = *dtype;
   // A shape-only item (a plan) makes the whole result shape-only.
   for (const auto& l : leaves)
@@ -205,8 +215,7 @@ Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::st
   int64_t per = leafShape.numel();
   size_t esz = rt::dtypeSize(dt);
   for (size_t i = 0; i < leaves.size(); ++i) {
-    Tensor t = tensorOf(leaves[i], "x");
-    if (t.dtype() != dt) t = ops::cast(t, dt);
+    Tensor t = leafAs(leaves[i], dt);
     std::memcpy(static_cast<char*>(out.raw()) + int64_t(i) * per * int64_t(esz), t.raw(), size_t(per) * esz);
   }
   return out;

@@ -41,6 +41,8 @@ class ArgReader {
 
 // Conversions shared by builtins.
 Shape shapeFromValue(const Value& v, const std::string& what);
+// A tensor value at dtype `dt`: a literal adopts it from its exact value, other tensors are cast.
+Tensor leafAs(const Value& v, DType dt);
 Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::string& what);
 
 }  // namespace weft

@@ -132,7 +132,7 @@ Value variable(Interpreter& in, Args& a) {
   std::optional<DType> dt;
   if (r.has(1)) dt = r.dtype(1, DType::F32);
   var->value = tensorFromValue(r.get(0), dt, "Variable()");
-  var->trainable = r.flag(2, true);
+  var->trainable = var->ownTrainable = r.flag(2, true);
   var->named = r.has(3);
   var->name = r.has(3) ? r.str(3) : "Variable";
   if (in.insideGraphFunction())

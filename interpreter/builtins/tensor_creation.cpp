@@ -35,9 +35,7 @@ void registerTensorCreation(Env& env) {
   def(env, "ones_like", filledLike("ones_like", 1));
   def(env, "full", [](Interpreter&, Args& a) {
     ArgReader r(a, "full", {"shape", "value", "dtype?"});
-    const Tensor& v = r.tensor(1);
-    DType dflt = r.get(1).weak() && rt::isInt(v.dtype()) ? DType::I32 : v.dtype();
-    return Value(ops::full(r.shape(0), r.number(1), r.dtype(2, dflt)));
+    return Value(ops::full(r.shape(0), r.number(1), r.dtype(2, r.tensor(1).dtype())));
   });
   def(env, "eye", [](Interpreter&, Args& a) {
     ArgReader r(a, "eye", {"n", "m?", "dtype?"});

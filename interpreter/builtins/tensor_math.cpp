@@ -81,7 +81,11 @@ void registerTensorMath(Env& env) {
     const char* name = isMax ? "argmax" : "argmin";
     def(env, name, [name, isMax](Interpreter&, Args& a) {
       ArgReader r(a, name, {"x", "axis?", "keepdims?"});
-      return Value(ops::argReduce(isMax, r.tensor(0), int(r.integer(1, -1)), r.flag(2, false)));
+      const Tensor& x = r.tensor(0);
+      if (r.has(1)) return Value(ops::argReduce(isMax, x, int(r.integer(1)), r.flag(2, false)));
+      // No axis: the index into the flattened tensor, as NumPy and PyTorch give.
+      Tensor i = ops::argReduce(isMax, ops::reshape(x, {x.numel()}), 0, false);
+      return Value(r.flag(2, false) ? ops::reshape(i, std::vector<int64_t>(size_t(x.rank()), 1)) : i);
     });
   }
   def(env, "where", [](Interpreter&, Args& a) {
@@ -98,7 +102,8 @@ void registerTensorMath(Env& env) {
   });
   def(env, "cast", [](Interpreter&, Args& a) {
     ArgReader r(a, "cast", {"x", "dtype"});
-    return Value(ops::cast(r.tensor(0), r.dtype(1, DType::F32)));
+    r.tensor(0);  // checks that x is a tensor
+    return Value(leafAs(r.get(0), r.dtype(1, DType::F32)));
   });
   def(env, "one_hot", [](Interpreter&, Args& a) {
     ArgReader r(a, "one_hot", {"indices", "depth", "dtype?"});

@@ -225,7 +225,8 @@ void Interpreter::setAttr(const Value& obj, Symbol name, Value v) {
     return;
   }
   if (obj.is(Kind::Variable) && n == "trainable") {
-    obj.as<VariableObj>()->trainable = truthy(v);
+    auto* var = obj.as<VariableObj>();
+    var->trainable = var->ownTrainable = truthy(v);
     return;
   }
   throw WeftError("cannot set attribute '" + n + "' on a " + typeNameOf(obj));

@@ -87,7 +87,7 @@ Value Interpreter::call(const Value& callee, Args& args) {
     case Kind::Module: return callModule(*callee.as<ModuleObj>(), args);
     case Kind::DType: {  // `f32(x)` casts
       ArgReader r(args, rt::dtypeName(callee.dtypeValue()), {"x"});
-      return Value(ops::cast(tensorFromValue(r.get(0), std::nullopt, r.name() + "()"), callee.dtypeValue()));
+      return Value(tensorFromValue(r.get(0), callee.dtypeValue(), r.name() + "()"));
     }
     default: throw WeftError(args.site, "a " + typeNameOf(callee) + " is not callable");
   }

@@ -39,12 +39,8 @@ Value Interpreter::evalName(const ast::Name& n, const std::shared_ptr<Env>& env)
 Value Interpreter::eval(const ast::Expr& e, const std::shared_ptr<Env>& env) {
   using K = ast::ExprKind;
   switch (e.kind) {
-    case K::Int: {
-      int64_t v = static_cast<const ast::IntLit&>(e).value;
-      if (v >= INT32_MIN && v <= INT32_MAX) return Value(Tensor::scalar<int32_t>(int32_t(v)), true);
-      return Value(Tensor::scalar<int64_t>(v), true);
-    }
-    case K::Float: return Value(Tensor::scalar<float>(float(static_cast<const ast::FloatLit&>(e).value)), true);
+    case K::Int: return Value(Literal::integer(static_cast<const ast::IntLit&>(e).value));
+    case K::Float: return Value(Literal::real(static_cast<const ast::FloatLit&>(e).value));
     case K::Bool: return Value(Tensor::scalar<bool>(static_cast<const ast::BoolLit&>(e).value));
     case K::String: return makeStr(static_cast<const ast::StringLit&>(e).value);
     case K::None: return Value();

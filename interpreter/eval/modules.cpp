@@ -227,7 +227,10 @@ std::vector<Value> Interpreter::childModules(ModuleObj* m) {
 void Interpreter::setTrainable(ModuleObj* root, bool trainable) {
   root->trainable = trainable;
   for (const Value& m : collectSubmodules(root)) m.as<ModuleObj>()->trainable = trainable;
-  for (const Value& v : collectVariables(root)) v.as<VariableObj>()->trainable = trainable;
+  for (const Value& v : collectVariables(root)) {
+    auto* var = v.as<VariableObj>();
+    var->trainable = trainable && var->ownTrainable;  // Keras: a frozen variable stays frozen
+  }
 }
 
 }  // namespace weft

@@ -61,6 +61,41 @@ bool containerContains(const Value& container, const Value& item) {
   }
 }
 
+// a ** b on int64 by squaring; false when the result leaves int64's range.
+bool checkedPow(int64_t base, int64_t exp, int64_t& r) {
+  r = 1;
+  while (exp > 0) {
+    if ((exp & 1) && __builtin_mul_overflow(r, base, &r)) return false;
+    exp >>= 1;
+    if (exp && __builtin_mul_overflow(base, base, &base)) return false;
+  }
+  return true;
+}
+
+// Arithmetic on two literals stays exact: int64 for integers, double once a float is involved,
+// through the tensor kernels (so `//`, `%`, `**` and their errors are the same as on tensors).
+// An integer result outside int64 is an error rather than a wrapped value.
+Literal literalArith(ops::BinaryOp op, const char* text, const Literal& a, const Literal& b) {
+  bool isFloat = a.isFloat || b.isFloat;
+  if (!isFloat) {
+    int64_t r = 0;
+    bool ok = true;
+    switch (op) {
+      case ops::BinaryOp::Add: ok = !__builtin_add_overflow(a.i, b.i, &r); break;
+      case ops::BinaryOp::Sub: ok = !__builtin_sub_overflow(a.i, b.i, &r); break;
+      case ops::BinaryOp::Mul: ok = !__builtin_mul_overflow(a.i, b.i, &r); break;
+      case ops::BinaryOp::Pow: ok = b.i < 0 || checkedPow(a.i, b.i, r); break;
+      default: break;
+    }
+    if (!ok)
+      throw WeftError("integer literal arithmetic overflows i64: " + a.str() + " " + text + " " + b.str() +
+                      " (use float literals)");
+  }
+  DType dt = isFloat ? DType::F64 : DType::I64;
+  Tensor r = ops::binary(op, a.as(dt), b.as(dt));
+  return r.dtype() == DType::F64 ? Literal::real(r.asDouble()) : Literal::integer(r.asInt());
+}
+
 }  // namespace
 
 bool isTensorLike(const Value& v) { return v.isTensor() || v.is(Kind::Variable); }
@@ -79,12 +114,16 @@ void unifyDTypes(Value& a, Value& b, const char* opText) {
     if (rt::isFloat(from) && !rt::isFloat(to))
       throw WeftError("the float literal " + formatTensor(weak.tensor()) + " cannot join an operand of dtype " +
                       rt::dtypeName(to) + " in '" + opText + "'; cast one of them");
-    weak = Value(ops::cast(weak.tensor(), to), weak.weak() && !b.weak());
+    const Literal* l = weak.literal();
+    if (l && !l->fits(to))
+      throw WeftError("the integer literal " + l->str() + " is out of range for " + rt::dtypeName(to) + " in '" +
+                      opText + "' (use an i64 tensor or cast)");
+    weak = Value(l ? l->as(to) : ops::cast(weak.tensor(), to));
   };
   if (a.weak() && !b.weak()) return adopt(a, db);
   if (b.weak() && !a.weak()) return adopt(b, da);
-  if (a.weak() && b.weak()) {  // literals only: int joins float, as in Python
-    DType to = rt::isFloat(da) ? da : db;
+  if (a.weak() && b.weak()) {  // literals only: int joins float, as in Python; i32 joins i64
+    DType to = rt::isFloat(da) ? da : rt::isFloat(db) ? db : da == DType::I64 ? da : db;
     if (da != to) a = Value(ops::cast(a.tensor(), to), true);
     if (db != to) b = Value(ops::cast(b.tensor(), to), true);
     return;
@@ -97,6 +136,8 @@ Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b) {
   const char* text = ast::binaryOpText(op);
   if (isTensorLike(a) && isTensorLike(b)) {
     Value x = readValue(a), y = readValue(b);
+    if (x.literal() && y.literal() && op != ast::BinaryOp::MatMul)
+      return Value(literalArith(toOp(op), text, *x.literal(), *y.literal()));
     bool weak = x.weak() && y.weak();
     if (x.tensor().dtype() != y.tensor().dtype()) unifyDTypes(x, y, text);
     if (op == ast::BinaryOp::MatMul) return Value(ops::matmul(x.tensor(), y.tensor()), weak);
@@ -134,6 +175,11 @@ Value unaryOp(ast::UnaryOp op, const Value& a) {
                     typeNameOf(a));
   Value x = readValue(a);
   if (op == ast::UnaryOp::Pos) return x;
+  if (const Literal* l = x.literal()) {
+    if (l->isFloat) return Value(Literal::real(-l->f));
+    if (l->i == INT64_MIN) throw WeftError("integer literal arithmetic overflows i64: -(" + l->str() + ")");
+    return Value(Literal::integer(-l->i));
+  }
   return Value(ops::unary(ops::UnaryOp::Neg, x.tensor()), x.weak());
 }
 
@@ -142,6 +188,10 @@ Value compareOp(ast::CompareOp op, const Value& a, const Value& b) {
   if (op == ast::CompareOp::NotIn) return Value(Tensor::scalar<bool>(!containerContains(b, a)));
   if (isTensorLike(a) && isTensorLike(b)) {
     Value x = readValue(a), y = readValue(b);
+    if (const Literal *l = x.literal(), *m = y.literal(); l && m) {  // by exact value
+      DType dt = l->isFloat || m->isFloat ? DType::F64 : DType::I64;
+      return Value(ops::binary(toOp(op), l->as(dt), m->as(dt)));
+    }
     if (x.tensor().dtype() != y.tensor().dtype()) unifyDTypes(x, y, ast::compareOpText(op));
     return Value(ops::binary(toOp(op), x.tensor(), y.tensor()));
   }

@@ -128,7 +128,8 @@ struct VariableObj : Object {
   VariableObj() : Object(Kind::Variable) {}
   Tensor value;
   std::string name;  // "demo_module/x"
-  bool trainable = true;
+  bool trainable = true;     // its own flag, unless a layer holding it is frozen
+  bool ownTrainable = true;  // Variable(trainable=...) or `v.trainable = ...`: unfreezing a layer keeps it
   ModuleObj* owner = nullptr;  // the module whose attribute it became first
   std::string keyInOwner;      // "x", "kernels.0"
   bool named = false;          // an explicit name= was given

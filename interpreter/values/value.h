@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "literal.h"
 #include "tensor.h"
 
 namespace weft {
@@ -24,6 +25,8 @@ class Value {
  public:
   Value() = default;  // none
   Value(Tensor t, bool weak = false) : kind_(Kind::Tensor), weak_(weak), tensor_(std::move(t)) {}
+  // A literal: its tensor has the literal's own dtype; the exact value stays for adoption.
+  Value(const Literal& l) : kind_(Kind::Tensor), weak_(true), exact_(true), literal_(l), tensor_(l.as(l.naturalDType())) {}
   Value(std::shared_ptr<Object> o) : kind_(o ? o->kind : Kind::None), obj_(std::move(o)) {}
   static Value dtype(DType d) {
     Value v;
@@ -38,6 +41,8 @@ class Value {
   bool is(Kind k) const { return kind_ == k; }
   // A tensor made from a literal (or only from literals): it adopts the other operand's dtype.
   bool weak() const { return weak_; }
+  // The exact value of a literal (or of arithmetic on literals alone), else null.
+  const Literal* literal() const { return exact_ ? &literal_ : nullptr; }
 
   const Tensor& tensor() const { return tensor_; }
   DType dtypeValue() const { return dtype_; }
@@ -51,6 +56,8 @@ class Value {
  private:
   Kind kind_ = Kind::None;
   bool weak_ = false;
+  bool exact_ = false;
+  Literal literal_;
   DType dtype_ = DType::F32;
   Tensor tensor_;
   std::shared_ptr<Object> obj_;

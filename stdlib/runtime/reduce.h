@@ -1,7 +1,9 @@
 // Reductions. The input's dimensions are collapsed into alternating kept/reduced blocks; each
-// reduced block is one [outer, reduce, inner] pass: inner == 1 reduces contiguous rows with
-// Eigen's vectorised redux, otherwise whole rows are combined elementwise (vectorised too).
-// Several reduced blocks run as successive passes (all reducers are associative).
+// reduced block is one [outer, reduce, inner] pass: inner == 1 reduces contiguous rows (Eigen's
+// vectorised redux, or a pairwise sum), otherwise whole rows are combined elementwise (vectorised
+// too). Several reduced blocks run as successive passes (all reducers are associative).
+// Float sums are pairwise (NumPy's algorithm) in both forms, so a sum of n values is off by
+// O(log n) roundings rather than O(n): a million f32 0.1s sum to within 1e-6 relative.
 #pragma once
 #include <Eigen/Core>
 #include <cstdint>
@@ -17,11 +19,51 @@ namespace weft::rt {
 template <class T>
 using ArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
+// NumPy's pairwise_sum: blocks of up to 128 values are summed in 8 independent lanes (which the
+// compiler vectorises), and blocks are combined in a binary tree.
+template <class T>
+T pairwiseSum(const T* x, int64_t n) {
+  if (n < 8) {
+    T s = n > 0 ? x[0] : T(0);  // from the first value, so that a sum of -0.0 is -0.0
+    for (int64_t i = 1; i < n; ++i) s += x[i];
+    return s;
+  }
+  if (n <= 128) {
+    T r[8];
+    for (int j = 0; j < 8; ++j) r[j] = x[j];
+    int64_t i = 8;
+    for (; i + 8 <= n; i += 8)
+      for (int j = 0; j < 8; ++j) r[j] += x[i + j];
+    T s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) s += x[i];
+    return s;
+  }
+  int64_t h = n / 2;
+  h -= h % 8;
+  return pairwiseSum(x, h) + pairwiseSum(x + h, n - h);
+}
+
+// dst[i] = sum over r < R of src[r * I + i], pairwise over r (halves summed apart, then added).
+// `tmp` has room for I values per level of the tree: I * (1 + log2(R)).
+template <class T>
+void pairwiseSumRows(const T* src, int64_t R, int64_t I, T* dst, T* tmp) {
+  if (R <= 8) {
+    std::memcpy(dst, src, size_t(I) * sizeof(T));
+    for (int64_t r = 1; r < R; ++r)
+      for (int64_t i = 0; i < I; ++i) dst[i] += src[r * I + i];
+    return;
+  }
+  int64_t h = R / 2;
+  pairwiseSumRows(src, h, I, dst, tmp + I);
+  pairwiseSumRows(src + h * I, R - h, I, tmp, tmp + I);
+  for (int64_t i = 0; i < I; ++i) dst[i] += tmp[i];
+}
+
 struct SumR {
   template <class T> static T init() { return T(0); }
   template <class T> static T combine(T a, T b) { return wrapAdd(a, b); }
   template <class T> static T row(const T* x, int64_t n) {
-    if constexpr (std::is_floating_point_v<T>) return ArrayMap<T>(x, n).sum();
+    if constexpr (std::is_floating_point_v<T>) return pairwiseSum(x, n);
     T s = 0;
     for (int64_t i = 0; i < n; ++i) s = wrapAdd(s, x[i]);
     return s;
@@ -91,11 +133,19 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I) {
     for (int64_t o = 0; o < O; ++o) out[o] = Red::row(in + o * R, R);
     return;
   }
+  std::unique_ptr<T[]> tmp;  // the pairwise sum's partial rows
   for (int64_t o = 0; o < O; ++o) {
     T* dst = out + o * I;
     const T* src = in + o * R * I;
     if (R == 0) {
       for (int64_t i = 0; i < I; ++i) dst[i] = Red::template init<T>();
+      continue;
+    }
+    if constexpr (std::is_same_v<Red, SumR> && std::is_floating_point_v<T>) {
+      int levels = 1;
+      for (int64_t r = R; r > 8; r = (r + 1) / 2) ++levels;
+      if (!tmp) tmp.reset(new T[size_t(I * levels)]);
+      pairwiseSumRows(src, R, I, dst, tmp.get());
       continue;
     }
     std::memcpy(dst, src, size_t(I) * sizeof(T));

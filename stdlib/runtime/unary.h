@@ -1,42 +1,84 @@
 // Unary elementwise functors and the kernel that applies them to a contiguous buffer.
-// Each functor has a scalar form `f` (all dtypes it accepts) and, for floats, an Eigen array
-// form `arr` so that exp/log/tanh/... use Eigen's vectorised implementations. Generated code
-// calls the same functors, so eager and compiled results agree bit for bit.
+// Each functor has exactly one form: `arr` on Eigen arrays, so that exp/log/tanh/... use Eigen's
+// vectorised implementations (unaryKernel runs it on whole aligned packets only, see there), or a
+// scalar `f` for exact and correctly rounded operations. Either way a value's result depends on
+// that value alone. Generated code calls the same kernel, so eager and
+// compiled results agree bit for bit. Accuracy per op, in ulps: docs/numerics.md.
 #pragma once
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "scalar_math.h"
 
 namespace weft::rt {
 
-#define WEFT_RT_FLOAT_UNARY(Name, scalarExpr, arrayExpr)      \
-  struct Name {                                               \
-    template <class T>                                        \
-    static T f(T x) { return scalarExpr; }                    \
-    template <class A>                                        \
-    static auto arr(const A& x) { return arrayExpr; }         \
+#define WEFT_RT_FLOAT_UNARY(Name, arrayExpr)          \
+  struct Name {                                       \
+    template <class A>                                \
+    static auto arr(const A& x) { return arrayExpr; } \
   };
 
-WEFT_RT_FLOAT_UNARY(Exp, std::exp(x), x.exp())
-WEFT_RT_FLOAT_UNARY(Log, std::log(x), x.log())
-WEFT_RT_FLOAT_UNARY(Sqrt, std::sqrt(x), x.sqrt())
-WEFT_RT_FLOAT_UNARY(Rsqrt, T(1) / std::sqrt(x), x.rsqrt())
-WEFT_RT_FLOAT_UNARY(Tanh, std::tanh(x), x.tanh())
-WEFT_RT_FLOAT_UNARY(Sigmoid, T(1) / (T(1) + std::exp(-x)), x.logistic())
-WEFT_RT_FLOAT_UNARY(Erf, std::erf(x), x.erf())
-WEFT_RT_FLOAT_UNARY(Sin, std::sin(x), x.sin())
-WEFT_RT_FLOAT_UNARY(Cos, std::cos(x), x.cos())
-WEFT_RT_FLOAT_UNARY(Floor, std::floor(x), x.floor())
-WEFT_RT_FLOAT_UNARY(Ceil, std::ceil(x), x.ceil())
-// Half to even, as NumPy, TensorFlow and Python's round().
-WEFT_RT_FLOAT_UNARY(Round, std::nearbyint(x), x.rint())
-WEFT_RT_FLOAT_UNARY(Log1p, std::log1p(x), x.log1p())
-WEFT_RT_FLOAT_UNARY(Expm1, std::expm1(x), x.expm1())
+WEFT_RT_FLOAT_UNARY(Log, x.log())
+WEFT_RT_FLOAT_UNARY(Tanh, x.tanh())
+WEFT_RT_FLOAT_UNARY(Erf, x.erf())
+WEFT_RT_FLOAT_UNARY(Sin, x.sin())
+WEFT_RT_FLOAT_UNARY(Cos, x.cos())
+WEFT_RT_FLOAT_UNARY(Log1p, x.log1p())
+WEFT_RT_FLOAT_UNARY(Expm1, x.expm1())
 #undef WEFT_RT_FLOAT_UNARY
+
+// Correctly rounded IEEE operations, one scalar form: the scalar and vector instructions give the
+// same bits. (Eigen's vectorised sqrt under EIGEN_FAST_MATH is an estimate refined once, off by
+// up to 3 ulps, so it is not used.)
+#define WEFT_RT_IEEE_UNARY(Name, scalarExpr) \
+  struct Name {                              \
+    template <class T>                       \
+    static T f(T x) { return scalarExpr; }   \
+  };
+WEFT_RT_IEEE_UNARY(Sqrt, std::sqrt(x))
+WEFT_RT_IEEE_UNARY(Rsqrt, T(1) / std::sqrt(x))  // two roundings: at most 1 ulp
+WEFT_RT_IEEE_UNARY(Floor, std::floor(x))
+WEFT_RT_IEEE_UNARY(Ceil, std::ceil(x))
+// Half to even, as NumPy, TensorFlow and Python's round().
+WEFT_RT_IEEE_UNARY(Round, std::nearbyint(x))
+#undef WEFT_RT_IEEE_UNARY
+
+// Eigen's exp flushes results below the smallest normal number to zero or to a constant
+// (exp(-90) in f32 was 0, not 8.2e-40). A functor with `fix` repairs those values after its
+// array form has run: each value below the threshold gets std::exp, whatever its neighbours.
+template <class T>
+void subnormalExp(const T* x, T* out, int64_t n) {
+  const T lowest = std::log(std::numeric_limits<T>::min());
+  if (Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(x, n).minCoeff() >= lowest) return;  // the usual case
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] < lowest) out[i] = std::exp(x[i]);
+}
+
+struct Exp {
+  template <class A>
+  static auto arr(const A& x) { return x.exp(); }
+  template <class T>
+  static void fix(const T* x, T* out, int64_t n) { subnormalExp(x, out, n); }
+};
+
+// Eigen's logistic loses thousands of ulps for x < -5 in f32 (it rounds a value near 1 and
+// subtracts). 1 / (1 + exp(-x)) has no cancellation: a few ulps everywhere. Where the result is
+// subnormal (x below log of the smallest normal) it equals exp(x) to within far less than an ulp.
+struct Sigmoid {
+  template <class A>
+  static auto arr(const A& x) {
+    using T = typename A::Scalar;
+    return (T(1) + (-x).exp()).inverse();
+  }
+  template <class T>
+  static void fix(const T* x, T* out, int64_t n) { subnormalExp(x, out, n); }
+};
 
 // The functors below also take integers; they have no `arr` form and run as plain loops that
 // the compiler vectorises.
@@ -74,13 +116,47 @@ template <class F, class = void>
 struct HasArrayForm : std::false_type {};
 template <class F>
 struct HasArrayForm<F, std::void_t<decltype(F::arr(std::declval<Eigen::ArrayXf>()))>> : std::true_type {};
+template <class F, class = void>
+struct HasFix : std::false_type {};
+template <class F>
+struct HasFix<F, std::void_t<decltype(F::fix(static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 0))>>
+    : std::true_type {};
 
-// out[i] = F(x[i]) for i < n; out may alias x.
+// out[i] = F(x[i]) for i < n; out may alias x. A float functor with an array form runs only on
+// whole packets with aligned stores: Eigen on an arbitrary buffer computes an unaligned head and
+// the tail with scalar code, so a value's result would depend on the tensor's length and
+// alignment. Chunks of up to kUnaryChunk values (a multiple of every packet size) go straight to
+// a 64-byte aligned `out`; the rest (all of it, when `out` is not aligned) goes through an
+// aligned buffer padded to a whole number of packets.
+inline constexpr int64_t kUnaryChunk = 256;
+inline constexpr int64_t kUnaryPad = 16;  // 64 bytes of f32: whole AVX-512 packets
+
+// dst[i] = F(src[i]) for m values, m a multiple of kUnaryPad and at most a chunk (so that the
+// intermediate arrays of F::arr live on the stack), dst 64-byte aligned. Never inlined: the
+// compiler may fuse a multiply and an add differently in different callers, and every value
+// must go through the same machine code.
+template <class F, class T>
+[[gnu::noinline]] void unaryChunk(const T* src, T* dst, int64_t m) {
+  using Chunk = Eigen::Array<T, Eigen::Dynamic, 1, Eigen::ColMajor, kUnaryChunk, 1>;
+  Eigen::Map<Chunk, Eigen::Aligned64>(dst, m) = F::arr(Eigen::Map<const Chunk>(src, m));
+  if constexpr (HasFix<F>::value) F::fix(src, dst, m);
+}
+
 template <class F, class T>
 void unaryKernel(const T* x, T* out, int64_t n) {
   if constexpr (std::is_floating_point_v<T> && HasArrayForm<F>::value) {
-    using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
-    Eigen::Map<Arr>(out, n) = F::arr(Eigen::Map<const Arr>(x, n));
+    int64_t done = 0;
+    if (reinterpret_cast<uintptr_t>(out) % 64 == 0) {
+      done = n - n % kUnaryPad;
+      for (int64_t i = 0; i < done; i += kUnaryChunk) unaryChunk<F>(x + i, out + i, std::min(kUnaryChunk, done - i));
+    }
+    alignas(64) T in[kUnaryChunk] = {}, res[kUnaryChunk];
+    for (; done < n; done += kUnaryChunk) {
+      int64_t m = std::min(kUnaryChunk, n - done);
+      std::memcpy(in, x + done, size_t(m) * sizeof(T));
+      unaryChunk<F>(in, res, (m + kUnaryPad - 1) / kUnaryPad * kUnaryPad);
+      std::memcpy(out + done, res, size_t(m) * sizeof(T));
+    }
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = F::f(x[i]);
   }

@@ -77,7 +77,11 @@ TEST_CASE("layouts check their fit") {
   CHECK(!l->misfit(Shape{3, 8}));
   CHECK(l->misfit(Shape{8}));
   CHECK(l->misfit(Shape{3, 10}));
-  CHECK_THROWS_AS(makeLayout({std::string("model"), std::string("model")}, mesh), WeftError);
-  CHECK_THROWS_AS(makeLayout({std::string("data")}, mesh), WeftError);
-  CHECK_THROWS_AS(makeMesh("", {"a"}, {i32(0)}), WeftError);
+  CHECK_THROWS_WITH_AS(makeLayout({std::string("model"), std::string("model")}, mesh),
+                       "mesh dimension 'model' appears twice in a layout; it may split one tensor dimension only",
+                       WeftError);
+  CHECK_THROWS_WITH_AS(makeLayout({std::string("data")}, mesh),
+                       "layout dimension 'data' is not a dimension of mesh grid(batch=2, model=4)", WeftError);
+  CHECK_THROWS_WITH_AS(makeMesh("", {"a"}, {i32(0)}), "mesh dimension 'a' must have a positive size, got 0",
+                       WeftError);
 }

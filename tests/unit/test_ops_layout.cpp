@@ -16,7 +16,7 @@ TEST_CASE("reshape infers -1, shares storage, and names sizes on error") {
   CHECK(errorOf([&] { ops::reshape(x, {4, -1}); }) == "cannot reshape [2, 3] (6 elements) to [4, -1]");
   CHECK(errorOf([&] { ops::reshape(x, {-1, -1}); }) == "reshape: only one dimension can be -1");
   CHECK(errorOf([&] { ops::reshape(x, {-2, -3}); }) == "reshape: invalid dimension -2");
-  CHECK(!errorOf([&] { ops::reshape(x, {int64_t(1) << 40, int64_t(1) << 40, 8}); }).empty());
+  CHECK(errorOf([&] { ops::reshape(x, {int64_t(1) << 40, int64_t(1) << 40, 8}); }).rfind("cannot reshape [2, 3]", 0) == 0);
 }
 
 TEST_CASE("transpose: reverse, explicit permutations, large tiled case") {
