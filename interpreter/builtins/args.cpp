@@ -208,6 +208,15 @@ Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::st
              : anyI64                         ? DType::I64
                                               : DType::I32;
   if (dtype) dt = *dtype;
+  // Graph values among the items (a trace): the result is a stack of them, a graph node too.
+  for (const auto& l : leaves)
+    if (tensorOf(l, "x").isSymbolic()) {
+      std::vector<Tensor> parts;
+      for (const auto& x : leaves) parts.push_back(leafAs(x, dt));
+      Tensor stacked = ops::stack(parts, 0);
+      if (shape.rank() == leafShape.rank() + 1) return stacked;
+      return ops::reshape(stacked, std::vector<int64_t>(shape.begin(), shape.end()));
+    }
   // A shape-only item (a plan) makes the whole result shape-only.
   for (const auto& l : leaves)
     if (tensorOf(l, "x").isAbstract()) return Tensor::abstract(dt, shape);

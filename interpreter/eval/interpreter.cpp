@@ -8,6 +8,7 @@
 #include "../../grammar/parser.h"
 #include "../builtins/builtins.h"
 #include "../mesh/scope.h"
+#include "../ops/ops.h"
 #include "../values/format.h"
 #include "embedded.h"
 #include "checker.h"
@@ -206,6 +207,14 @@ void Interpreter::forEach(const Value& iterable, const std::function<bool(Value)
       Shape rowShape;
       for (int i = 1; i < t.rank(); ++i) rowShape.push_back(t.shape()[i]);
       int64_t rowBytes = rowShape.numel() * int64_t(rt::dtypeSize(t.dtype()));
+      if (t.isSymbolic()) {  // rows of a graph value are graph values: one getitem node each
+        if (t.shape()[0] == rt::kUnknownDim)
+          throw WeftError("cannot iterate over a graph value of unknown length " + t.shape().str() +
+                          " (a None dimension); use a while loop over len(x)");
+        for (int64_t i = 0; i < t.shape()[0]; ++i)
+          if (body(Value(ops::getItem(t, {ops::Subscript{ops::Subscript::Index, i}})))) return;
+        return;
+      }
       for (int64_t i = 0; i < t.shape()[0]; ++i) {
         if (t.isAbstract()) {  // a plan: rows of the same type
           if (body(Value(Tensor::abstract(t.dtype(), rowShape)))) return;
