@@ -27,6 +27,11 @@ Tensor reshape(const Tensor& x, const std::vector<int64_t>& dims) {
     else if (known >= 0) known *= d;
   }
   if (zero) known = 0;
+  for (int64_t d : x.shape())
+    if (d == rt::kUnknownDim) {  // a graph value of unknown size: -1 is decided when it runs
+      if (infer >= 0) s[infer] = rt::kUnknownDim;
+      return Tensor::abstract(x.dtype(), s);
+    }
   const int64_t n = x.numel();
   auto wrong = [&]() -> std::string {
     std::string target = "[";
