@@ -16,6 +16,9 @@ const char* kUsage =
     "                                  their traced graphs unless --run-functions-eagerly\n"
     "  weft check [--plan] FILE.model  parse and check a program without running it; with layouts\n"
     "                                  or --plan, run it on shapes alone and report its layouts\n"
+    "  weft graph FILE.model FN [-o OUT]\n"
+    "                                  print a function's static graph, or write it to OUT\n"
+    "                                  (.txt, .dot, or .svg/.png through Graphviz)\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
     "  weft help                       this text\n";
 
@@ -73,6 +76,7 @@ int dispatch(const std::vector<std::string>& args) {
   }
   if (args[0] == "run") return runCommand(args);
   if (args[0] == "check") return checkCommand(args);
+  if (args[0] == "graph") return graphCommand(args);
   std::cerr << "weft: unknown command '" << args[0] << "'\n" << kUsage;
   return 2;
 }

@@ -8,6 +8,7 @@ namespace weft::cli {
 int dispatch(const std::vector<std::string>& args);
 int runCommand(const std::vector<std::string>& args);
 int checkCommand(const std::vector<std::string>& args);
-int replCommand(const std::vector<std::string>& args);  // repl_command.cpp
+int replCommand(const std::vector<std::string>& args);   // repl_command.cpp
+int graphCommand(const std::vector<std::string>& args);  // graph_command.cpp
 
 }  // namespace weft::cli

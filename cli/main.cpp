@@ -1,4 +1,4 @@
-// The `weft` command: run, check, repl.
+// The `weft` command: run, check, graph, repl.
 #include <pthread.h>
 
 #include <cstring>

@@ -23,6 +23,9 @@ namespace weft {
 namespace mesh {
 struct State;  // interpreter/mesh/scope.h
 }
+namespace graph {
+struct Graph;  // interpreter/graph/graph.h
+}
 
 // docs/robustness.md. A step is a while-loop iteration, an item taken from an iterable (a
 // `for` iteration, list(range(n)), ...) or a call of a Weft function: the points where Ctrl-C
@@ -52,6 +55,11 @@ class Interpreter {
   int runSource(std::shared_ptr<const SourceFile> file, std::function<void(const Value&)> echo = {});
   // Parses and statically checks a file without running it; prints errors; returns the exit status.
   int checkFile(const std::string& path);
+
+  // The static graph of a graph function of the program run so far: a global function's name, a
+  // method path (`demo.addprint`) or an export's name (`weft graph`, SPEC §9). Throws WeftError
+  // when fn is unknown or cannot be traced.
+  std::shared_ptr<const graph::Graph> graphOf(const std::string& fn);
 
   // Evaluation entry points used by builtins.
   Value call(const Value& callee, Args& args);
