@@ -18,6 +18,8 @@ namespace {
 constexpr int kMaxDepth = 100;        // nesting of blocks
 constexpr int kMaxValueDigits = 9;    // %999999999 at most
 
+std::string elements(int64_t n) { return std::to_string(n) + (n == 1 ? " element" : " elements"); }
+
 bool isWordStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -318,6 +320,7 @@ class Parser {
     size_t opAt = pos_;
     std::string name = word();
     if (name.empty()) fail(opAt, "expected an op name, found " + found());
+    if (name == "var" && n.outputs.empty()) fail(opAt, "variables are declared before the first node");
     if (!ops::findOp(name, n.op)) fail(opAt, "unknown op '" + name + "'");
     expect('(', "after the op name");
     if (!accept(')')) {
@@ -327,12 +330,18 @@ class Parser {
     }
     skip();
     if (at('{') && !blocksFollow()) attrs(n.attrs);
+    skip();
+    size_t typesAt = pos_;
+    if (n.outputs.empty() && at(':')) fail(typesAt, "a node without outputs has no types");
     if (!n.outputs.empty()) {
       expect(':', "before the output types");
-      for (size_t i = 0; i < n.outputs.size(); ++i) {
-        if (i) expect(',', "between the output types");
-        define(type(), outAt[i], n.outputs[i]);
-      }
+      std::vector<TensorType> types;
+      do types.push_back(type());
+      while (accept(','));
+      if (types.size() != n.outputs.size())
+        fail(typesAt, std::to_string(n.outputs.size()) + " output" + (n.outputs.size() == 1 ? "" : "s") + " but " +
+                          std::to_string(types.size()) + " type" + (types.size() == 1 ? "" : "s"));
+      for (size_t i = 0; i < types.size(); ++i) define(types[i], outAt[i], n.outputs[i]);
     }
     skip();
     if (at('{')) {
@@ -421,7 +430,7 @@ class Parser {
       if (__builtin_mul_overflow(n, d, &n)) fail(start, "constant of type " + typeText(t) + " is too large");
     expect('[', "before the constant's elements");
     // Every element takes at least one character: more than the text holds cannot follow.
-    if (n > int64_t(s_.size() - pos_)) fail(start, "constant of type " + typeText(t) + " needs " + std::to_string(n) + " elements, more than the text holds");
+    if (n > int64_t(s_.size() - pos_)) fail(start, "constant of type " + typeText(t) + " needs " + elements(n) + ", more than the text holds");
     Tensor out = Tensor::empty(t.dtype, t.shape);
     int64_t count = 0;
     skip();
@@ -429,14 +438,14 @@ class Parser {
       do {
         skip();
         size_t at = pos_;
-        if (count == n) fail(at, "constant of type " + typeText(t) + " has more than " + std::to_string(n) + " elements");
+        if (count == n) fail(at, "constant of type " + typeText(t) + " needs " + elements(n) + ", found more");
         element(out, count++, at);
       } while (accept(','));
     }
     skip();
     size_t close = pos_;
     expect(']', "after the constant's elements");
-    if (count != n) fail(close, "constant of type " + typeText(t) + " needs " + std::to_string(n) + " elements, found " + std::to_string(count));
+    if (count != n) fail(close, "constant of type " + typeText(t) + " needs " + elements(n) + ", found " + std::to_string(count));
     return out;
   }
 
