@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs Weft's build dependencies from Debian's packages (when missing) and builds it in build/.
+# graphviz is for `weft graph -o F.svg` and `.png` (Graphviz's `dot`) only.
 # Usage: ./setup.sh [extra cmake arguments]
 set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(g++ cmake ninja-build antlr4 libantlr4-runtime-dev libeigen3-dev libyaml-cpp-dev doctest-dev
-          libedit-dev libre2-dev)
+          libedit-dev libre2-dev graphviz)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

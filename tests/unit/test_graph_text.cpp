@@ -512,3 +512,13 @@ TEST_CASE("graph files: the extension picks the form") {
         "the PATH; write a .dot file instead");
   fs::remove_all(dir);
 }
+
+TEST_CASE("graph text: the fuzz seeds are canonical and verify") {
+  for (const char* name : {"addprint", "collatz", "constants"}) {
+    std::ifstream f(std::string(WEFT_SOURCE_DIR) + "/tests/fuzz/graphs/" + name + ".txt");
+    std::stringstream s;
+    s << f.rdbuf();
+    CHECK_MESSAGE(errorOf([&] { check(s.str()); }) == "", name);
+    CHECK(printText(parse(s.str())) == s.str());
+  }
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# CI's fuzz smoke run (docs/robustness.md): every libFuzzer target for a short while from its
+# seeds, through run.sh; any crash, leak or timeout fails the run.
+#   tests/fuzz/smoke.sh [SECONDS PER TARGET, default 60]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-60}
+for target in check run npy graph_diff graph_text; do
+  tests/fuzz/run.sh "$target" "$seconds"
+done
