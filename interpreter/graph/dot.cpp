@@ -79,9 +79,9 @@ class DotWriter {
       std::string name = "out" + std::to_string(i);
       out_ += "  " + name + " [label=" + q("output " + std::to_string(i)) +
               ", shape=house, style=filled, fillcolor=\"#dcfce7\"];\n";
-      edge(g_.body.results[i], name, "  ");
+      edge(g_.body.results[i], name);
     }
-    return out_ + "}\n";
+    return out_ + edges_ + "}\n";
   }
 
  private:
@@ -156,10 +156,10 @@ class DotWriter {
     return decl + "];";
   }
 
-  void edge(int from, const std::string& to, const std::string& pad) {
+  void edge(int from, const std::string& to) {
     auto it = producer_.find(from);
     if (it == producer_.end()) return;
-    out_ += pad + it->second + " -> " + to + " [label=" + q(type(from)) + "];\n";
+    edges_ += "  " + it->second + " -> " + to + " [label=" + q(type(from)) + "];\n";
   }
 
   void nodes(const std::vector<Node>& list, const std::string& pad) {
@@ -182,11 +182,11 @@ class DotWriter {
     if (int64_t k = varOf(n); k >= 0 && (n.op == OpId::ReadVariable || n.op == OpId::AssignVariable))
       for (const auto& [index, v] : varNodes_[k]) declared = declared || index == me;
     if (!declared) out_ += inner + nodeDecl(n, me) + "\n";
-    for (int id : n.inputs) edge(id, name, inner);
+    for (int id : n.inputs) edge(id, name);
     if (int64_t k = varOf(n); k >= 0) {
       std::string var = "var" + std::to_string(k);
-      if (n.op == OpId::ReadVariable) out_ += inner + var + " -> " + name + " [style=dashed];\n";
-      if (n.op == OpId::AssignVariable) out_ += inner + name + " -> " + var + " [style=dashed];\n";
+      if (n.op == OpId::ReadVariable) edges_ += "  " + var + " -> " + name + " [style=dashed];\n";
+      if (n.op == OpId::AssignVariable) edges_ += "  " + name + " -> " + var + " [style=dashed];\n";
     }
     const char* names[2][2] = {{"then", "else"}, {"cond", "body"}};
     for (size_t b = 0; b < n.blocks.size(); ++b) {
@@ -200,13 +200,13 @@ class DotWriter {
         producer_[id] = "v" + std::to_string(id);
         out_ += bpad + "v" + std::to_string(id) + " [label=" + q("%" + std::to_string(id) + "\n" + type(id)) +
                 ", shape=ellipse];\n";
-        out_ += bpad + name + " -> v" + std::to_string(id) + " [style=dotted];\n";
+        edges_ += "  " + name + " -> v" + std::to_string(id) + " [style=dotted];\n";
       }
       nodes(blk.nodes, bpad);
       std::string yield = bname + "_yield";
       out_ += bpad + yield + " [label=\"yield\", shape=plaintext];\n";
-      for (int id : blk.results) edge(id, yield, bpad);
-      out_ += bpad + yield + " -> " + name + " [style=dotted, constraint=false];\n";
+      for (int id : blk.results) edge(id, yield);
+      edges_ += "  " + yield + " -> " + name + " [style=dotted, constraint=false];\n";
       out_ += inner + "}\n";
     }
     if (control) out_ += pad + "}\n";
@@ -215,6 +215,8 @@ class DotWriter {
 
   const Graph& g_;
   std::string out_;
+  // Edges follow every node: an edge written inside a cluster would pull its ends into it.
+  std::string edges_;
   int index_ = -1;
   std::map<int64_t, std::vector<std::pair<int, const Node*>>> varNodes_;
   std::map<int, std::string> producer_;
