@@ -16,6 +16,19 @@ struct ShapesOnlyScope {
 
 bool isBoolScalar(const TensorType& t) { return t.dtype == DType::Bool && t.shape.rank() == 0; }
 
+// What is wrong with a type, or "": a dimension below -1 (None), or so many elements that shape
+// arithmetic in the ops' inference could overflow (no tensor that large can exist anyway).
+std::string typeProblem(const TensorType& t) {
+  constexpr int64_t kMaxElements = int64_t(1) << 53;
+  int64_t n = 1;
+  for (int64_t d : t.shape) {
+    if (d < rt::kUnknownDim) return "a negative dimension";
+    if (d > 0 && (n > kMaxElements / d || d > kMaxElements)) return "more than 2^53 elements";
+    if (d > 0) n *= d;
+  }
+  return "";
+}
+
 std::string valueName(int id) { return "%" + std::to_string(id); }
 
 // The number of `{}` placeholders of a print format, or -1 when a brace is unpaired.
@@ -42,9 +55,13 @@ class Verifier {
         if (d < 0)
           fail("variable " + std::to_string(k) + " '" + g_.variables[k].name + "' has type " +
                typeText(g_.variables[k].type) + ": a variable's shape is fully known");
+    for (size_t k = 0; k < g_.variables.size(); ++k)
+      if (std::string p = typeProblem(g_.variables[k].type); !p.empty())
+        fail("variable " + std::to_string(k) + " '" + g_.variables[k].name + "' has type " +
+             typeText(g_.variables[k].type) + " with " + p);
     for (size_t id = 0; id < g_.values.size(); ++id)
-      for (int64_t d : g_.values[id].shape)
-        if (d < rt::kUnknownDim) fail(valueName(int(id)) + " has a negative dimension");
+      if (std::string p = typeProblem(g_.values[id]); !p.empty())
+        fail(valueName(int(id)) + " has type " + typeText(g_.values[id]) + " with " + p);
     block(g_.body);
     for (size_t id = 0; id < g_.values.size(); ++id)
       if (!defined_[id]) fail(valueName(int(id)) + " is never defined");

@@ -406,6 +406,10 @@ TEST_CASE("graph verifier: each rule, pointing at the node's line") {
   for (const auto& c : cases) CHECK_MESSAGE(errorOf([&] { check(graphOf(c.body)); }) == c.error, c.body);
   CHECK(errorOf([&] { check("graph g() {\n  var 0 \"v\": f32[None]\n  return\n}"); }) ==
         "error: graph 'g': variable 0 'v' has type f32[None]: a variable's shape is fully known");
+  CHECK(errorOf([&] { check("graph g(%0: f32[4294967296, 4294967296]) {\n  return %0\n}"); }) ==
+        "error: graph 'g': %0 has type f32[4294967296, 4294967296] with more than 2^53 elements");
+  CHECK(errorOf([&] { check("graph g() {\n  var 0 \"v\": i64[0, 9007199254740993]\n  return\n}"); }) ==
+        "error: graph 'g': variable 0 'v' has type i64[0, 9007199254740993] with more than 2^53 elements");
   CHECK(errorOf([&] { check("graph g(%0: f32[None]) {\n  %1 = add(%0, %0) : f32[2]\n  return %1\n}"); }) ==
         "g.txt:2:3: error: add: output %1 is declared f32[2], but add gives f32[None]");
 }
@@ -420,6 +424,9 @@ TEST_CASE("graph verifier: graphs built by hand name the node by its number") {
   unknown.body.nodes[1].inputs = {1, 9};
   CHECK(errorOf([&] { verify(unknown); }) ==
         "error: graph 'addprint', node 1 (add at demo.model:7): %9 is not a value of the graph (it has 3)");
+  Graph negative = g;
+  negative.values[0].shape = {-2};
+  CHECK(errorOf([&] { verify(negative); }) == "error: graph 'addprint': %0 has type f32[-2] with a negative dimension");
   Graph unused = g;
   unused.addValue(kF32);
   CHECK(errorOf([&] { verify(unused); }) == "error: graph 'addprint': %3 is never defined");
