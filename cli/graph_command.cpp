@@ -33,7 +33,8 @@ int graphCommand(const std::vector<std::string>& given) {
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (args.size() != size_t(file) + 2) {
-    std::cerr << (args.size() == size_t(file) + 1 ? "weft graph: which function? name FN after the file\n" : "") << usage;
+    std::cerr << (args.size() == size_t(file) + 1 ? "weft graph: which function? name FN after the file\n" : "")
+              << usage;
     return 2;
   }
   try {
@@ -45,8 +46,10 @@ int graphCommand(const std::vector<std::string>& given) {
   if (int status = interp.runFile(args[file]); status != 0) return status;
   try {
     std::shared_ptr<const graph::Graph> g = interp.graphOf(args[file + 1]);
-    if (out.empty()) std::cout << graph::printText(*g);
-    else graph::writeGraphFile(*g, out);
+    if (out.empty())
+      std::cout << graph::printText(*g);
+    else
+      graph::writeGraphFile(*g, out);
   } catch (const WeftError& e) {
     std::cerr << e.format();
     return 1;

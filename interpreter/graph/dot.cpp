@@ -13,9 +13,12 @@ std::string escaped(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -36,9 +39,7 @@ std::pair<std::vector<std::string>, std::string> splitPath(const std::string& pa
   return {parts, leaf};
 }
 
-std::string locText(const Loc& loc) {
-  return loc == Loc{} ? "" : loc.file + ":" + std::to_string(loc.line);
-}
+std::string locText(const Loc& loc) { return loc == Loc{} ? "" : loc.file + ":" + std::to_string(loc.line); }
 
 // A short view of a small constant ("[1.0, 2.0]"); empty for larger ones.
 std::string constantPreview(const Tensor& t) {
@@ -63,8 +64,9 @@ class DotWriter {
 
   std::string run() {
     out_ = "digraph " + q(g_.name) + " {\n";
-    out_ += "  compound=true;\n  node [fontname=\"Helvetica\", fontsize=10];\n"
-            "  edge [fontname=\"Helvetica\", fontsize=9];\n";
+    out_ +=
+        "  compound=true;\n  node [fontname=\"Helvetica\", fontsize=10];\n"
+        "  edge [fontname=\"Helvetica\", fontsize=9];\n";
     number(g_.body);
     modules();
     for (size_t i = 0; i < g_.body.params.size(); ++i) {
@@ -122,8 +124,8 @@ class DotWriter {
     int clusters = 0;
     auto emit = [&](auto& self, const Group& grp, const std::string& pad) -> void {
       for (size_t k : grp.vars) {
-        out_ += pad + "var" + std::to_string(k) + " [label=" +
-                q(splitPath(g_.variables[k].name).second + "\n" + typeText(g_.variables[k].type)) +
+        out_ += pad + "var" + std::to_string(k) +
+                " [label=" + q(splitPath(g_.variables[k].name).second + "\n" + typeText(g_.variables[k].type)) +
                 ", tooltip=" + q(g_.variables[k].name) + ", shape=cylinder, style=filled, fillcolor=\"#fef3c7\"];\n";
         for (const auto& [index, n] : varNodes_[k]) out_ += pad + nodeDecl(*n, index) + "\n";
       }

@@ -71,8 +71,8 @@ void writeGraphFile(const Graph& g, const std::string& path) {
   ::close(fd);
   writeText(tmp, dotText(g));
   std::string dot = findProgram("dot"), format = "-T" + ext.substr(1);
-  std::vector<char*> argv = {dot.data(), format.data(), tmp.data(), const_cast<char*>("-o"),
-                             const_cast<char*>(path.c_str()), nullptr};
+  std::vector<char*> argv = {
+      dot.data(), format.data(), tmp.data(), const_cast<char*>("-o"), const_cast<char*>(path.c_str()), nullptr};
   pid_t pid;
   int status = 0;
   bool ran = ::posix_spawn(&pid, dot.c_str(), nullptr, nullptr, argv.data(), environ) == 0 &&

@@ -15,8 +15,8 @@
 namespace weft::graph {
 namespace {
 
-constexpr int kMaxDepth = 100;        // nesting of blocks
-constexpr int kMaxValueDigits = 9;    // %999999999 at most
+constexpr int kMaxDepth = 100;      // nesting of blocks
+constexpr int kMaxValueDigits = 9;  // %999999999 at most
 
 std::string elements(int64_t n) { return std::to_string(n) + (n == 1 ? " element" : " elements"); }
 
@@ -64,9 +64,12 @@ class Parser {
   void skip() {
     while (pos_ < s_.size()) {
       char c = s_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r') ++pos_;
-      else if (c == '#') while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
-      else break;
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+        ++pos_;
+      else if (c == '#')
+        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+      else
+        break;
     }
   }
   bool at(char c) const { return pos_ < s_.size() && s_[pos_] == c; }
@@ -163,7 +166,8 @@ class Parser {
   }
   static bool isIntText(const std::string& t) {
     size_t i = t[0] == '-' ? 1 : 0;
-    return i < t.size() && std::all_of(t.begin() + i, t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    return i < t.size() &&
+           std::all_of(t.begin() + i, t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
   }
   template <class I>
   I intValue(const std::string& t, size_t at) {
@@ -295,7 +299,8 @@ class Parser {
     while (true) {
       skip();
       if (peekWord() == terminator) break;
-      if (at('}') || pos_ >= s_.size()) fail(pos_, std::string("expected '") + terminator + "' before the end of the block, found " + found());
+      if (at('}') || pos_ >= s_.size())
+        fail(pos_, std::string("expected '") + terminator + "' before the end of the block, found " + found());
       b.nodes.push_back(node(depth));
     }
     pos_ += std::strlen(terminator);
@@ -430,7 +435,8 @@ class Parser {
       if (__builtin_mul_overflow(n, d, &n)) fail(start, "constant of type " + typeText(t) + " is too large");
     expect('[', "before the constant's elements");
     // Every element takes at least one character: more than the text holds cannot follow.
-    if (n > int64_t(s_.size() - pos_)) fail(start, "constant of type " + typeText(t) + " needs " + elements(n) + ", more than the text holds");
+    if (n > int64_t(s_.size() - pos_))
+      fail(start, "constant of type " + typeText(t) + " needs " + elements(n) + ", more than the text holds");
     Tensor out = Tensor::empty(t.dtype, t.shape);
     int64_t count = 0;
     skip();
@@ -445,14 +451,16 @@ class Parser {
     skip();
     size_t close = pos_;
     expect(']', "after the constant's elements");
-    if (count != n) fail(close, "constant of type " + typeText(t) + " needs " + elements(n) + ", found " + std::to_string(count));
+    if (count != n)
+      fail(close, "constant of type " + typeText(t) + " needs " + elements(n) + ", found " + std::to_string(count));
     return out;
   }
 
   void element(Tensor& out, int64_t i, size_t at) {
     if (out.dtype() == DType::Bool) {
       std::string w = word();
-      if (w != "true" && w != "false") fail(at, "expected true or false, found " + (w.empty() ? found() : "'" + w + "'"));
+      if (w != "true" && w != "false")
+        fail(at, "expected true or false, found " + (w.empty() ? found() : "'" + w + "'"));
       out.data<uint8_t>()[i] = w == "true";
       return;
     }

@@ -1,6 +1,6 @@
 // The printer of the graph text form (docs/graphs.md).
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -80,16 +80,22 @@ std::string attrText(const ops::AttrValue& v) {
   return std::visit(
       [](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, int64_t>) return std::to_string(x);
-        else if constexpr (std::is_same_v<T, double>) return floatText(x);
-        else if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
-        else if constexpr (std::is_same_v<T, std::string>) return quoted(x);
+        if constexpr (std::is_same_v<T, int64_t>)
+          return std::to_string(x);
+        else if constexpr (std::is_same_v<T, double>)
+          return floatText(x);
+        else if constexpr (std::is_same_v<T, bool>)
+          return x ? "true" : "false";
+        else if constexpr (std::is_same_v<T, std::string>)
+          return quoted(x);
         else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           std::string s = "[";
           for (size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + std::to_string(x[i]);
           return s + "]";
-        } else if constexpr (std::is_same_v<T, DType>) return rt::dtypeName(x);
-        else return tensorText(x);
+        } else if constexpr (std::is_same_v<T, DType>)
+          return rt::dtypeName(x);
+        else
+          return tensorText(x);
       },
       v);
 }
@@ -109,9 +115,7 @@ class Printer {
   }
 
  private:
-  std::string type(int id) const {
-    return id >= 0 && size_t(id) < g_.values.size() ? typeText(g_.values[id]) : "?";
-  }
+  std::string type(int id) const { return id >= 0 && size_t(id) < g_.values.size() ? typeText(g_.values[id]) : "?"; }
   static std::string values(const std::vector<int>& ids, const char* lead = "") {
     std::string s;
     for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", %" : std::string(lead) + "%") + std::to_string(ids[i]);

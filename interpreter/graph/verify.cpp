@@ -37,9 +37,12 @@ int placeholders(const std::string& format) {
   for (size_t i = 0; i < format.size(); ++i) {
     char c = format[i];
     bool doubled = i + 1 < format.size() && format[i + 1] == c;
-    if (c == '{' && i + 1 < format.size() && format[i + 1] == '}') ++n, ++i;
-    else if ((c == '{' || c == '}') && doubled) ++i;
-    else if (c == '{' || c == '}') return -1;
+    if (c == '{' && i + 1 < format.size() && format[i + 1] == '}')
+      ++n, ++i;
+    else if ((c == '{' || c == '}') && doubled)
+      ++i;
+    else if (c == '{' || c == '}')
+      return -1;
   }
   return n;
 }
@@ -71,7 +74,8 @@ class Verifier {
   [[noreturn]] void fail(const std::string& reason, const Node* n = nullptr, int index = -1) const {
     if (!n) throw WeftError("graph '" + g_.name + "': " + reason);
     std::string op = ops::opDef(n->op).name;
-    if (nodeAt_ && index >= 0 && size_t(index) < nodeAt_->size()) throw WeftError((*nodeAt_)[index], op + ": " + reason);
+    if (nodeAt_ && index >= 0 && size_t(index) < nodeAt_->size())
+      throw WeftError((*nodeAt_)[index], op + ": " + reason);
     std::string where = "graph '" + g_.name + "', node " + std::to_string(index) + " (" + op;
     if (!(n->loc == Loc{})) where += " at " + n->loc.file + ":" + std::to_string(n->loc.line);
     throw WeftError(where + "): " + reason);
@@ -82,13 +86,15 @@ class Verifier {
   std::string typed(int id) const { return valueName(id) + " (" + typeText(type(id)) + ")"; }
 
   void define(int id, std::vector<int>& scope, const Node* n, int index) {
-    if (!inRange(id)) fail(valueName(id) + " is not a value of the graph (it has " + std::to_string(g_.values.size()) + ")", n, index);
+    if (!inRange(id))
+      fail(valueName(id) + " is not a value of the graph (it has " + std::to_string(g_.values.size()) + ")", n, index);
     if (defined_[id]) fail(valueName(id) + " is defined twice", n, index);
     defined_[id] = visible_[id] = 1;
     scope.push_back(id);
   }
   void use(int id, const Node* n, int index) const {
-    if (!inRange(id)) fail(valueName(id) + " is not a value of the graph (it has " + std::to_string(g_.values.size()) + ")", n, index);
+    if (!inRange(id))
+      fail(valueName(id) + " is not a value of the graph (it has " + std::to_string(g_.values.size()) + ")", n, index);
     if (visible_[id]) return;
     if (defined_[id]) fail(valueName(id) + " is used outside the block that defines it", n, index);
     fail(valueName(id) + " is used before it is defined", n, index);
@@ -109,13 +115,16 @@ class Verifier {
     auto bad = [&](const std::string& reason) { fail(reason, &n, me); };
     for (int id : n.inputs) use(id, &n, me);
     for (int id : n.outputs)
-      if (!inRange(id)) bad(valueName(id) + " is not a value of the graph (it has " + std::to_string(g_.values.size()) + ")");
+      if (!inRange(id))
+        bad(valueName(id) + " is not a value of the graph (it has " + std::to_string(g_.values.size()) + ")");
     if (def.arity >= 0 && n.inputs.size() != size_t(def.arity))
-      bad("takes " + std::to_string(def.arity) + " input" + (def.arity == 1 ? "" : "s") + ", given " + std::to_string(n.inputs.size()));
+      bad("takes " + std::to_string(def.arity) + " input" + (def.arity == 1 ? "" : "s") + ", given " +
+          std::to_string(n.inputs.size()));
     checkAttrs(n, def, bad);
     size_t blocks = n.op == OpId::Cond || n.op == OpId::While ? 2 : 0;
     if (n.blocks.size() != blocks)
-      bad("has " + std::to_string(n.blocks.size()) + " block" + (n.blocks.size() == 1 ? "" : "s") + ", expected " + std::to_string(blocks));
+      bad("has " + std::to_string(n.blocks.size()) + " block" + (n.blocks.size() == 1 ? "" : "s") + ", expected " +
+          std::to_string(blocks));
 
     switch (n.op) {
       case OpId::Constant: constant(n, bad); break;
@@ -141,7 +150,8 @@ class Verifier {
     }
     for (const auto& spec : def.attrs) {
       const ops::AttrValue* v = n.attrs.find(spec.key);
-      if (!v) bad(std::string("attribute '") + spec.key + "' (" + ops::attrKindName(spec.kind) + ") is missing");
+      if (!v)
+        bad(std::string("attribute '") + spec.key + "' (" + ops::attrKindName(spec.kind) + ") is missing");
       else if (ops::kindOf(*v) != spec.kind)
         bad(std::string("attribute '") + spec.key + "' is " + ops::attrKindName(ops::kindOf(*v)) + ", expected " +
             ops::attrKindName(spec.kind));
@@ -184,8 +194,8 @@ class Verifier {
     const Tensor& t = n.attrs.tensor("value");
     if (t.isAbstract()) bad("the constant has no data");
     if (type(n.outputs[0]) != TensorType{t.dtype(), t.shape()})
-      bad("output " + valueName(n.outputs[0]) + " is declared " + typeText(type(n.outputs[0])) + ", but the constant is " +
-          typeText({t.dtype(), t.shape()}));
+      bad("output " + valueName(n.outputs[0]) + " is declared " + typeText(type(n.outputs[0])) +
+          ", but the constant is " + typeText({t.dtype(), t.shape()}));
   }
 
   template <class Bad>
@@ -194,7 +204,8 @@ class Verifier {
     outputCount(n, read ? 1 : 0, bad);
     int64_t k = n.attrs.i("var");
     if (k < 0 || size_t(k) >= g_.variables.size())
-      bad("variable " + std::to_string(k) + " does not exist (the graph has " + std::to_string(g_.variables.size()) + ")");
+      bad("variable " + std::to_string(k) + " does not exist (the graph has " + std::to_string(g_.variables.size()) +
+          ")");
     const VariableSlot& v = g_.variables[size_t(k)];
     int id = read ? n.outputs[0] : n.inputs[0];
     if (type(id) != v.type)
@@ -220,7 +231,8 @@ class Verifier {
           std::to_string(types.size()));
     for (size_t i = 0; i < types.size(); ++i)
       if (inRange(b.params[i]) && type(b.params[i]) != types[i])
-        bad(std::string("the ") + which + " block's parameter " + typed(b.params[i]) + " should be " + typeText(types[i]));
+        bad(std::string("the ") + which + " block's parameter " + typed(b.params[i]) + " should be " +
+            typeText(types[i]));
   }
   // A block's results must fit these types.
   template <class Bad>

@@ -1,5 +1,6 @@
 // The graph text form (round trips, parse errors), the verifier and the DOT writer.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -8,8 +9,6 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "grammar/diagnostics.h"
 #include "interpreter/graph/dot.h"
@@ -170,11 +169,14 @@ TEST_CASE("graph text: every attribute kind round-trips exactly") {
       kF32);
   add(g, b, OpId::Squeeze, {x}, {{"axes", std::vector<int64_t>{}}}, kF32);
   add(g, b, OpId::Cast, {x}, {{"dtype", DType::Bool}}, {DType::Bool, {rt::kUnknownDim, 3}});
-  for (double v : {-0.0, 0.0, 0.1, 1.0, 1e300, 5e-324, -1.7976931348623157e308, std::numeric_limits<double>::infinity(),
-                   -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(), nanPayload, negNan})
-    add(g, b, OpId::Full, {}, {{"shape", std::vector<int64_t>{2}}, {"value", v}, {"dtype", DType::F64}}, {DType::F64, {2}});
+  for (double v :
+       {-0.0, 0.0, 0.1, 1.0, 1e300, 5e-324, -1.7976931348623157e308, std::numeric_limits<double>::infinity(),
+        -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(), nanPayload, negNan})
+    add(g, b, OpId::Full, {}, {{"shape", std::vector<int64_t>{2}}, {"value", v}, {"dtype", DType::F64}},
+        {DType::F64, {2}});
   add(g, b, OpId::Conv2D, {x, x},
-      {{"strides", std::vector<int64_t>{1, 1}}, {"padding", std::string("sa\"m\\e\n\t\r\x01\x7f caf\xc3\xa9 {}")},
+      {{"strides", std::vector<int64_t>{1, 1}},
+       {"padding", std::string("sa\"m\\e\n\t\r\x01\x7f caf\xc3\xa9 {}")},
        {"dilation", std::vector<int64_t>{1, 1}}},
       kF32);
   requireRoundTrip(g);
@@ -184,9 +186,9 @@ TEST_CASE("graph text: every attribute kind round-trips exactly") {
   CHECK(text.find("{axis = -9223372036854775808, keepdims = false}") != std::string::npos);
   CHECK(text.find("{axes = []}") != std::string::npos);
   CHECK(text.find("{dtype = bool} : bool[None, 3]") != std::string::npos);
-  for (const char* v : {"value = -0.0,", "value = 0.0,", "value = 0.1,", "value = 1.0,", "value = 1e+300,", "value = 5e-324,",
-                        "value = inf,", "value = -inf,", "value = nan,", "value = nan:0x7ff8000000000001,",
-                        "value = nan:0xfff8000000000000,"})
+  for (const char* v : {"value = -0.0,", "value = 0.0,", "value = 0.1,", "value = 1.0,", "value = 1e+300,",
+                        "value = 5e-324,", "value = inf,", "value = -inf,", "value = nan,",
+                        "value = nan:0x7ff8000000000001,", "value = nan:0xfff8000000000000,"})
     CHECK_MESSAGE(text.find(v) != std::string::npos, v);
   CHECK(text.find(R"(padding = "sa\"m\\e\n\t\r\x01\x7f café {}")") != std::string::npos);
   // Floats compare by their bits: -0.0 is not 0.0.
@@ -202,8 +204,9 @@ TEST_CASE("graph text: constants of every dtype round-trip exactly") {
   float fnan = fromBits<float>(uint32_t(0x7fc00001));
   float fmin = fromBits<float>(uint32_t(0x00000001));
   std::vector<Tensor> values = {
-      tensorOf<float>({2, 4}, {-0.0f, 1.5f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                               std::numeric_limits<float>::quiet_NaN(), fnan, fmin, 3.4028235e38f}),
+      tensorOf<float>({2, 4},
+                      {-0.0f, 1.5f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                       std::numeric_limits<float>::quiet_NaN(), fnan, fmin, 3.4028235e38f}),
       tensorOf<double>({3}, {0.1, -0.0, fromBits<double>(uint64_t(0x7ff0000000000001))}),
       tensorOf<int32_t>({2}, {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()}),
       tensorOf<int64_t>({1, 2}, {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}),
@@ -287,12 +290,14 @@ TEST_CASE("graph text: parse errors give the line, the column and the reason") {
       {head + "  %1 = neg(%0) : f32[-2]\n  return %1\n}", "g.txt:2:22: error: a dimension is a size or None, not -2"},
       {head + "  %1 = neg(%0) : f32[1, 1, 1, 1, 1, 1, 1, 1, 1]\n  return %1\n}",
        "g.txt:2:46: error: a type has at most 8 dimensions"},
-      {head + "  %1 = neg(%0)\n  return %1\n}", "g.txt:3:3: error: expected ':' before the output types, found 'return'"},
+      {head + "  %1 = neg(%0)\n  return %1\n}",
+       "g.txt:3:3: error: expected ':' before the output types, found 'return'"},
       {head + "  %0 = neg(%0) : f32[2]\n  return %0\n}", "g.txt:2:3: error: %0 is defined twice"},
       {head + "  %1 = neg(%7) : f32[2]\n  return %1\n}", "g.txt:2:12: error: %7 is not defined"},
       {head + "  %2 = neg(%0) : f32[2]\n  return %2\n}",
        "g.txt:2:3: error: values are numbered from %0 without gaps, but %2 is defined and only 2 values are"},
-      {head + "  %1 = neg(%0) : f32[2]\n}", "g.txt:3:1: error: expected 'return' before the end of the block, found '}'"},
+      {head + "  %1 = neg(%0) : f32[2]\n}",
+       "g.txt:3:1: error: expected 'return' before the end of the block, found '}'"},
       {head + "  %1 = neg(%0) : f32[2]\n  return %1\n}\nextra",
        "g.txt:5:1: error: expected the end of the text after the graph, found 'extra'"},
       {head + "  print(%0) {format = \"{}\n  return\n}", "g.txt:2:23: error: unterminated string"},
@@ -316,11 +321,14 @@ TEST_CASE("graph text: parse errors give the line, the column and the reason") {
       {head + "  print(%0) {format = \"{}\"}\n  var 0 \"a\": f32[]\n  return\n}",
        "g.txt:3:3: error: variables are declared before the first node"},
       {head + "  %1 = neg(%0) : f32[2], f32[2]\n  return %1\n}", "g.txt:2:16: error: 1 output but 2 types"},
-      {head + "  print(%0) {format = \"{}\"} : f32[2]\n  return\n}", "g.txt:2:29: error: a node without outputs has no types"},
-      {"graph g() {\n  var 1 \"a\": f32[]\n  return\n}", "g.txt:2:3: error: variables are numbered in order: expected var 0"},
+      {head + "  print(%0) {format = \"{}\"} : f32[2]\n  return\n}",
+       "g.txt:2:29: error: a node without outputs has no types"},
+      {"graph g() {\n  var 1 \"a\": f32[]\n  return\n}",
+       "g.txt:2:3: error: variables are numbered in order: expected var 0"},
       {head + "  %1 = neg(%0) : f32[2] @ \"a.model\"\n  return %1\n}",
        "g.txt:3:3: error: expected ':' between the file and the line, found 'return'"},
-      {head + "  %1 = neg(%12345678901) : f32[2]\n  return %1\n}", "g.txt:2:12: error: value number 12345678901 is too large"},
+      {head + "  %1 = neg(%12345678901) : f32[2]\n  return %1\n}",
+       "g.txt:2:12: error: value number 12345678901 is too large"},
       {head + "  %1 = cond(%0) : f32[2] {\n    (%2: f32[2]) {\n      yield %2\n    }\n  }\n  return %1\n}", ""},
       {head + "  %1 = cond(%0) : f32[2] {\n    (%2: f32[2]) {\n      yield %2\n  }\n  return %1\n}",
        "g.txt:6:3: error: expected '}' after the blocks, found 'return'"},
@@ -370,33 +378,42 @@ TEST_CASE("graph verifier: each rule, pointing at the node's line") {
       {"  print(%0) {format = \"{{{}}}\"}\n  return\n", ""},
       {"  %3 = constant() {value = f32[1] [1.0]} : f32[2]\n  return %3\n",
        "g.txt:3:3: error: constant: output %3 is declared f32[2], but the constant is f32[1]"},
-      {"  %3 = cond(%1) : i32[] {\n    () {\n      yield %1\n    }\n    () {\n      yield %1\n    }\n  }\n  return %3\n",
+      {"  %3 = cond(%1) : i32[] {\n    () {\n      yield %1\n    }\n    () {\n      yield %1\n    }\n  }\n  return "
+       "%3\n",
        "g.txt:3:3: error: cond: the condition %1 (i32[]) is not a bool scalar"},
       {"  %3 = cond(%2) : i32[] {\n    () {\n      yield %1\n    }\n  }\n  return %3\n",
        "g.txt:3:3: error: cond: has 1 block, expected 2"},
-      {"  %3 = cond(%2, %1) : i32[] {\n    () {\n      yield %1\n    }\n    () {\n      yield %1\n    }\n  }\n  return %3\n",
+      {"  %3 = cond(%2, %1) : i32[] {\n    () {\n      yield %1\n    }\n    () {\n      yield %1\n    }\n  }\n  return "
+       "%3\n",
        "g.txt:3:3: error: cond: the then block has 0 parameters, expected 1"},
-      {"  %3 = cond(%2) : i32[] {\n    () {\n      yield %1\n    }\n    () {\n      yield %0\n    }\n  }\n  return %3\n",
+      {"  %3 = cond(%2) : i32[] {\n    () {\n      yield %1\n    }\n    () {\n      yield %0\n    }\n  }\n  return "
+       "%3\n",
        "g.txt:3:3: error: cond: the else block yields %0 (f32[2]) where i32[] is expected"},
       {"  %3 = cond(%2) : f32[None] {\n    () {\n      %4 = constant() {value = f32[3] [1.0, 2.0, 3.0]} : f32[3]\n"
        "      yield %4\n    }\n    () {\n      yield %0\n    }\n  }\n  return %3\n",
        ""},
-      {"  %3 = cond(%2) : f32[2] {\n    () {\n      %4 = neg(%0) : f32[2]\n      yield %4\n    }\n    () {\n      yield %0\n"
+      {"  %3 = cond(%2) : f32[2] {\n    () {\n      %4 = neg(%0) : f32[2]\n      yield %4\n    }\n    () {\n      "
+       "yield %0\n"
        "    }\n  }\n  %5 = neg(%4) : f32[2]\n  return %5\n",
        "g.txt:12:3: error: neg: %4 is used outside the block that defines it"},
-      {"  %3 = while(%1) : i32[] {\n    (%4: i32[]) {\n      yield %4\n    }\n    (%5: i32[]) {\n      yield %5\n    }\n  }\n"
+      {"  %3 = while(%1) : i32[] {\n    (%4: i32[]) {\n      yield %4\n    }\n    (%5: i32[]) {\n      yield %5\n    "
+       "}\n  }\n"
        "  return %3\n",
        "g.txt:3:3: error: while: the cond block yields %4 (i32[]) where bool[] is expected"},
-      {"  %3 = while(%1) : i32[] {\n    (%4: i32[]) {\n      yield %2\n    }\n    (%5: i32[]) {\n      yield %0\n    }\n  }\n"
+      {"  %3 = while(%1) : i32[] {\n    (%4: i32[]) {\n      yield %2\n    }\n    (%5: i32[]) {\n      yield %0\n    "
+       "}\n  }\n"
        "  return %3\n",
        "g.txt:3:3: error: while: the body block yields %0 (f32[2]) where i32[] is expected"},
-      {"  %3 = while(%1) : i32[] {\n    (%4: i32[]) {\n      yield %2\n    }\n    (%5: f32[2]) {\n      yield %1\n    }\n  }\n"
+      {"  %3 = while(%1) : i32[] {\n    (%4: i32[]) {\n      yield %2\n    }\n    (%5: f32[2]) {\n      yield %1\n    "
+       "}\n  }\n"
        "  return %3\n",
        "g.txt:3:3: error: while: the body block's parameter %5 (f32[2]) should be i32[]"},
-      {"  %3 = while(%0) : f32[3] {\n    (%4: f32[3]) {\n      yield %2\n    }\n    (%5: f32[3]) {\n      yield %5\n    }\n  }\n"
+      {"  %3 = while(%0) : f32[3] {\n    (%4: f32[3]) {\n      yield %2\n    }\n    (%5: f32[3]) {\n      yield %5\n   "
+       " }\n  }\n"
        "  return %3\n",
        "g.txt:3:3: error: while: the initial value %0 (f32[2]) does not fit the loop value %3 (f32[3])"},
-      {"  %3 = while(%0, %1) : f32[2] {\n    (%4: f32[2]) {\n      yield %2\n    }\n    (%5: f32[2]) {\n      yield %5\n    }\n"
+      {"  %3 = while(%0, %1) : f32[2] {\n    (%4: f32[2]) {\n      yield %2\n    }\n    (%5: f32[2]) {\n      yield "
+       "%5\n    }\n"
        "  }\n  return %3\n",
        "g.txt:3:3: error: while: has 1 output, expected 2"},
       {"  %3 = while(%1) : i32[] {\n    (%4: i32[]) {\n      %5 = add(%4, %0) : i32[]\n      yield %2\n    }\n"
@@ -419,7 +436,8 @@ TEST_CASE("graph verifier: graphs built by hand name the node by its number") {
   verify(g);
   Graph twice = g;
   twice.body.nodes[1].outputs = {1};
-  CHECK(errorOf([&] { verify(twice); }) == "error: graph 'addprint', node 1 (add at demo.model:7): %1 is defined twice");
+  CHECK(errorOf([&] { verify(twice); }) ==
+        "error: graph 'addprint', node 1 (add at demo.model:7): %1 is defined twice");
   Graph unknown = g;
   unknown.body.nodes[1].inputs = {1, 9};
   CHECK(errorOf([&] { verify(unknown); }) ==
