@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "../graph/tracer.h"
+#include "../graph/verify.h"
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
@@ -55,6 +56,19 @@ ArgSignature signatureOf(const ast::Param& p, const Value& v) {
   if (v.isTensor() || v.isNone() || v.is(Kind::Str) || v.is(Kind::DType)) return {toRepr(v), std::nullopt};
   if (v.is(Kind::List) || v.is(Kind::Tuple)) return {typeNameOf(v) + ":" + toRepr(v), std::nullopt};
   return {"object@" + std::to_string(reinterpret_cast<uintptr_t>(v.object())), std::nullopt};
+}
+
+// A returned Variable gives its value, as tf.function returns a tensor for `return self.x`.
+Value readVariables(const Value& v) {
+  if (v.is(Kind::Variable)) return Value(readVariable(*v.as<VariableObj>()));
+  auto items = [&](const std::vector<Value>& xs) {
+    std::vector<Value> r;
+    for (const auto& x : xs) r.push_back(readVariables(x));
+    return r;
+  };
+  if (v.is(Kind::List)) return makeList(items(v.as<ListObj>()->items));
+  if (v.is(Kind::Tuple)) return makeTuple(items(v.as<TupleObj>()->items));
+  return v;
 }
 
 void flatten(const Value& v, std::vector<Tensor>& out) {
@@ -116,10 +130,13 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, con
       e->inputParams.push_back(i);
       local->set(params[i].name, Value(tracer.addInput(*inputs[i])));
     }
-  Value result = traceInto(fn, local, site);
+  Value result = readVariables(traceInto(fn, local, site));
   std::vector<Tensor> outs;
   flatten(result, outs);
   e->graph = tracer.finish(outs);
+  // The tracer's own invariants (an error here is a bug in Weft); a shape-only trace (weft
+  // check) has constants without data, which only a graph that runs needs.
+  if (!ops::shapesOnly()) graph::verify(e->graph);
   e->variables = tracer.variables();
   e->structure = std::move(result);
   return e;

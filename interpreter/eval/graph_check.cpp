@@ -2,6 +2,7 @@
 #include <set>
 
 #include "../graph/tracer.h"
+#include "../values/format.h"
 #include "interpreter.h"
 
 namespace weft {
@@ -29,6 +30,32 @@ void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Obje
 }
 
 }  // namespace
+
+std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path) {
+  Value v;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t dot = path.find('.', start);
+    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (start == 0) {
+      Value* found = globals_->find(intern(part));
+      if (!found) throw WeftError("'" + part + "' is not defined in the program");
+      v = *found;
+    } else {
+      v = getAttr(v, intern(part));
+    }
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (!v.is(Kind::Function)) throw WeftError("'" + path + "' is a " + typeNameOf(v) + ", not a function");
+  auto* fn = v.as<FunctionObj>();
+  if (fullyAnnotated(*fn)) return traceAnnotated(*fn);
+  // Otherwise the graph its last call traced.
+  if (fn->traces && !fn->traces->entries.empty())
+    return std::make_shared<graph::Graph>(fn->traces->entries.back()->graph);
+  throw WeftError("'" + path + "' has a parameter without a tensor annotation (such as f32[None, 784]) and the "
+                  "program never called it: there is no signature to trace it with");
+}
 
 int Interpreter::checkGraphFunctions() {
   std::vector<FunctionObj*> fns;
