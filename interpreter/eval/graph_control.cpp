@@ -190,6 +190,30 @@ LoopState loopState(const std::vector<Symbol>& assigned, const std::shared_ptr<E
   return st;
 }
 
+// The loop values the traced body leaves, each of its loop variable's type; the names the body
+// bound first are unbound, as they do not live past the loop.
+std::vector<Tensor> nextValues(const LoopState& st, const std::vector<Symbol>& assigned,
+                               const std::shared_ptr<Env>& env, const SourceRange& at, const char* loop) {
+  std::vector<Tensor> next;
+  for (size_t i = 0; i < st.names.size(); ++i) {
+    Value v = *env->findLocal(st.names[i]);
+    Value init = st.init[i];
+    if (!isTensorLike(v))
+      throw WeftError(at, "loop variable " + nameText(st.names[i]) + " becomes a " + typeNameOf(v) +
+                              " in the loop body: a graph " + loop + " loop carries tensors");
+    v = Value(tensorOf(v, "loop value"), v.weak());
+    if (v.tensor().dtype() != st.types[i].dtype && v.weak()) unifyDTypes(v, init, loop);
+    if (graph::typeOf(v.tensor()) != st.types[i])
+      throw WeftError(at, "loop variable " + nameText(st.names[i]) + " changes from " + graph::typeText(st.types[i]) +
+                              " to " + graph::typeText(graph::typeOf(v.tensor())) + " in the loop body: a graph " +
+                              loop + " loop keeps the type and shape of its loop variables");
+    next.push_back(v.tensor());
+  }
+  for (Symbol s : assigned)
+    if (std::find(st.names.begin(), st.names.end(), s) == st.names.end() && env->findLocal(s)) env->erase(s);
+  return next;
+}
+
 }  // namespace
 
 Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared_ptr<Env>& env) {
@@ -213,25 +237,7 @@ Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared
     throw WeftError(w.range, std::string("'") + (f == Flow::Return ? "return" : f == Flow::Break ? "break" : "continue") +
                                  "' inside a while loop on graph values is not supported in a graph function; "
                                  "put the stopping test in the loop condition");
-  std::vector<Tensor> next;
-  for (size_t i = 0; i < st.names.size(); ++i) {
-    Value v = *env->findLocal(st.names[i]);
-    Value init = st.init[i];
-    if (!isTensorLike(v))
-      throw WeftError(w.range, "loop variable " + nameText(st.names[i]) + " becomes a " + typeNameOf(v) +
-                                   " in the loop body: a graph while carries tensors");
-    v = Value(tensorOf(v, "loop value"), v.weak());
-    if (v.tensor().dtype() != st.types[i].dtype && v.weak()) unifyDTypes(v, init, "while");
-    if (graph::typeOf(v.tensor()) != st.types[i])
-      throw WeftError(w.range, "loop variable " + nameText(st.names[i]) + " changes from " + graph::typeText(st.types[i]) +
-                                   " to " + graph::typeText(graph::typeOf(v.tensor())) +
-                                   " in the loop body: a graph while keeps the type and shape of its loop variables");
-    next.push_back(v.tensor());
-  }
-  // Names first bound inside the body do not live past the loop.
-  for (Symbol s : assigned)
-    if (std::find(st.names.begin(), st.names.end(), s) == st.names.end() && env->findLocal(s)) env->erase(s);
-  blocks.push_back(tracer.endBlock(next));
+  blocks.push_back(tracer.endBlock(nextValues(st, assigned, env, w.range, "while")));
   std::vector<int> inputs;
   for (const auto& v : st.init) inputs.push_back(tracer.valueOf(v.tensor()));
   std::vector<Tensor> outs = tracer.emit(ops::OpId::While, inputs, {}, st.types, std::move(blocks));
@@ -265,21 +271,7 @@ Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& 
     throw WeftError(f.range, "'break', 'continue' and 'return' inside a for loop over range() are not supported "
                              "in a graph function (the loop is one graph node); use a while loop");
   std::vector<Tensor> next{ops::binary(ops::BinaryOp::Add, params[0], scalar(range.step))};
-  for (size_t i = 0; i < st.names.size(); ++i) {
-    Value v = *env->findLocal(st.names[i]);
-    Value init = st.init[i];
-    if (!isTensorLike(v))
-      throw WeftError(f.range, "loop variable " + nameText(st.names[i]) + " becomes a " + typeNameOf(v) +
-                                   " in the loop body: a graph loop carries tensors");
-    v = Value(tensorOf(v, "loop value"), v.weak());
-    if (v.tensor().dtype() != st.types[i].dtype && v.weak()) unifyDTypes(v, init, "for");
-    if (graph::typeOf(v.tensor()) != st.types[i])
-      throw WeftError(f.range, "loop variable " + nameText(st.names[i]) + " changes from " + graph::typeText(st.types[i]) +
-                                   " to " + graph::typeText(graph::typeOf(v.tensor())) + " in the loop body");
-    next.push_back(v.tensor());
-  }
-  for (Symbol s : assigned)
-    if (std::find(st.names.begin(), st.names.end(), s) == st.names.end() && env->findLocal(s)) env->erase(s);
+  for (const Tensor& t : nextValues(st, assigned, env, f.range, "for")) next.push_back(t);
   blocks.push_back(tracer.endBlock(next));
   std::vector<int> inputs{tracer.valueOf(scalar(range.start))};
   for (const auto& v : st.init) inputs.push_back(tracer.valueOf(v.tensor()));

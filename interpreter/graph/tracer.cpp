@@ -62,18 +62,10 @@ int Tracer::valueOf(const Tensor& t) {
   // A shape-only tensor (a plan, weft check) enters as a constant without data: such a graph is
   // checked, never run.
   if (t.isAbstract() && !ops::shapesOnly()) throw WeftError("a shape-only tensor cannot enter a graph");
-  if (t.isAbstract()) {
-    int id = graph_.addValue(typeOf(t));
-    Node n;
-    n.op = ops::OpId::Constant;
-    n.attrs.set("value", t);
-    n.outputs = {id};
-    n.loc = loc;
-    graph_.body.nodes.push_back(std::move(n));
-    return id;
+  if (!t.isAbstract()) {
+    auto it = constants_.find(t.raw());
+    if (it != constants_.end() && graph_.values[size_t(it->second)] == typeOf(t)) return it->second;
   }
-  auto it = constants_.find(t.raw());
-  if (it != constants_.end() && graph_.values[size_t(it->second)] == typeOf(t)) return it->second;
   // Constants go to the top block, before the node being built: every nested block sees them.
   int id = graph_.addValue(typeOf(t));
   Node n;
@@ -82,6 +74,7 @@ int Tracer::valueOf(const Tensor& t) {
   n.outputs = {id};
   n.loc = loc;
   graph_.body.nodes.push_back(std::move(n));
+  if (t.isAbstract()) return id;
   constants_[t.raw()] = id;
   keep_.push_back(t);
   return id;
