@@ -38,6 +38,7 @@ int runCommand(const std::vector<std::string>& given) {
     std::cerr << "usage: weft run [LIMITS] FILE.model [ARGS...]\n" << kLimitOptionsHelp;
     return 2;
   }
+  interp.setProgramArgs({args.begin() + file + 1, args.end()});
   return interp.runFile(args[file]);
 }
 

@@ -13,6 +13,10 @@
 // full context on valid input; see parser.cpp for the two-stage SLL/LL strategy.
 grammar Weft;
 
+// An f-string is lexed as one FSTRING token; token_source.cpp splits it into these, with the
+// tokens of each `{expression}` in between, before the parser runs.
+tokens { FSTRING_START, FSTRING_TEXT, FSTRING_OPEN, FSTRING_SPEC, FSTRING_CLOSE, FSTRING_END }
+
 // Every parse-tree node reserves room for two children up front, saving the reallocations of
 // growing its child vector one by one (allocation is most of what a parse costs).
 options { contextSuperClass = WeftContext; }
@@ -87,7 +91,7 @@ exprList : expr (COMMA expr)* COMMA? ;
 // A name or literal is a token directly under primaryExpr, not a rule of its own, and the
 // rules here carry no labels: both save work per token on large files (see ast_builder.cpp).
 expr
-  : (NAME | MESH | ON | MODULE | LAYOUT_MAP | INT | FLOAT | STRING | TRUE | FALSE | NONE | group) trailer*  # primaryExpr
+  : (NAME | MESH | ON | MODULE | LAYOUT_MAP | INT | FLOAT | STRING | TRUE | FALSE | NONE | group | fstring) trailer*  # primaryExpr
   | <assoc=right> expr POW expr                            # powerExpr
   | (MINUS | PLUS) expr                                    # unaryExpr
   | expr (STAR | SLASH | DSLASH | PERCENT | AT) expr       # mulExpr
@@ -103,7 +107,10 @@ expr
 compOp : EQ | NE | LT | LE | GT | GE | IN | NOT IN ;
 
 // Calls, indexing and attributes are a loop, not left recursion: `a.b.c(d)[e]` is flat.
-postfix : (NAME | MESH | ON | MODULE | LAYOUT_MAP | INT | FLOAT | STRING | TRUE | FALSE | NONE | group) trailer* ;
+postfix : (NAME | MESH | ON | MODULE | LAYOUT_MAP | INT | FLOAT | STRING | TRUE | FALSE | NONE | group | fstring) trailer* ;
+
+// f"epoch {e}: loss {l:.4f}": text, and expressions with an optional format spec.
+fstring : FSTRING_START (FSTRING_TEXT | FSTRING_OPEN expr FSTRING_SPEC? FSTRING_CLOSE)* FSTRING_END ;
 trailer : LPAREN argList? RPAREN | LBRACK subscriptList RBRACK | DOT (NAME | MESH | ON | MODULE | LAYOUT_MAP) ;
 
 argList : argument (COMMA argument)* COMMA? ;
@@ -112,13 +119,15 @@ argument : (NAME | MESH | ON | MODULE | LAYOUT_MAP) ASSIGN expr | expr ;
 subscriptList : subscript (COMMA subscript)* COMMA? ;
 subscript : ELLIPSIS | expr (COLON expr? (COLON expr?)?)? | COLON expr? (COLON expr?)? ;
 
-// `( )` is the empty tuple, `(e)` a parenthesised expression, `(e,)` and `(a, b)` tuples.
+// `( )` is the empty tuple, `(e)` a parenthesised expression, `(e,)` and `(a, b)` tuples;
+// `[e for x in xs if c]` a list comprehension.
 group
   : LPAREN (expr (COMMA expr)* COMMA?)? RPAREN
-  | LBRACK (expr (COMMA expr)* COMMA?)? RBRACK
+  | LBRACK (expr (compFor+ | (COMMA expr)* COMMA?))? RBRACK
   | LBRACE (dictEntry (entrySep dictEntry)* entrySep?)? RBRACE
   ;
 dictEntry : expr COLON expr ;
+compFor : FOR forTarget IN expr (IF expr)* ;
 
 // `mesh`, `on`, `module` and `layout_map` are keywords only where a declaration can start, so
 // they stay usable as names (`layout.mesh`, `Layout(dims, mesh=grid)`).
@@ -158,6 +167,12 @@ FLOAT : DIGITS '.' DIGITS? EXPONENT? | '.' DIGITS EXPONENT? | DIGITS EXPONENT ;
 INT : DIGITS ;
 fragment DIGITS : [0-9]+ ;
 fragment EXPONENT : [eE] [+-]? DIGITS ;
+
+// `f"..."` on one line; its `{expressions}` are split out after lexing (token_source.cpp).
+FSTRING
+  : [fF] '"' ('\\' ('\r\n' | .) | ~[\\\r\n"])* '"'
+  | [fF] '\'' ('\\' ('\r\n' | .) | ~[\\\r\n'])* '\''
+  ;
 
 // Escapes are decoded (and checked) by the AST builder. Triple-quoted strings may span lines.
 STRING

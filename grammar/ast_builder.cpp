@@ -52,7 +52,8 @@ const char* describe(const Expr& e) {
     case ExprKind::Conditional: return "a conditional expression";
     case ExprKind::Lambda: return "a lambda";
     case ExprKind::Dict: return "a dict literal";
-    case ExprKind::List: return "a list";
+    case ExprKind::List: case ExprKind::ListComp: return "a list";
+    case ExprKind::FString: return "an f-string";
     case ExprKind::Tuple: return "a tuple";
     default: return "this expression";
   }
@@ -554,7 +555,8 @@ ExprPtr AstBuilder::transformLambda(P::LambdaExprContext& ctx) {
 ExprPtr AstBuilder::transformPostfix(antlr4::ParserRuleContext* ctx) {
   if (!ctx || ctx->children.empty()) return missing(ctx);
   auto* group = as<P::GroupContext>(ctx->children[0]);
-  ExprPtr acc = group ? transformGroup(*group) : transformLiteral(ctx->start);
+  auto* fstring = as<P::FstringContext>(ctx->children[0]);
+  ExprPtr acc = group ? transformGroup(*group) : fstring ? transformFString(*fstring) : transformLiteral(ctx->start);
   for (size_t i = 1; i < ctx->children.size(); ++i) {
     auto* tr = as<P::TrailerContext>(ctx->children[i]);
     if (!tr) continue;
@@ -644,12 +646,56 @@ ExprPtr AstBuilder::transformGroup(P::GroupContext& ctx) {
   std::vector<P::ExprContext*> items;
   for (ParseTree* child : ctx.children)
     if (P::ExprContext* e = exprAt(child)) items.push_back(e);
+  if (!ctx.compFor().empty()) return transformListComp(ctx, items.empty() ? nullptr : items[0]);
   bool comma = ctx.children.size() > items.size() + 2;
   if (open == P::LPAREN && items.size() == 1 && !comma) return transformExpr(items[0]);
   ExprPtr seq = open == P::LPAREN ? ExprPtr(node<TupleExpr>(range(&ctx))) : ExprPtr(node<ListExpr>(range(&ctx)));
   auto& out = open == P::LPAREN ? static_cast<TupleExpr&>(*seq).items : static_cast<ListExpr&>(*seq).items;
   for (P::ExprContext* e : items) out.push_back(transformExpr(e));
   return seq;
+}
+
+ExprPtr AstBuilder::transformListComp(P::GroupContext& ctx, P::ExprContext* element) {
+  auto c = node<ListComp>(range(&ctx));
+  c->element = transformExpr(element);
+  for (P::CompForContext* f : ctx.compFor()) {
+    ListComp::Clause clause;
+    clause.target = f->forTarget() ? transformForTarget(*f->forTarget()) : missing(f);
+    checkTarget(*clause.target, "a loop variable must be a name or a tuple of names, not ");
+    std::vector<P::ExprContext*> e = f->expr();
+    clause.iterable = transformExpr(e.empty() ? nullptr : e[0]);
+    for (size_t i = 1; i < e.size(); ++i) clause.conditions.push_back(transformExpr(e[i]));
+    c->clauses.push_back(std::move(clause));
+  }
+  return c;
+}
+
+// The text parts are decoded as string literals (the same escapes); `{{` and `}}` arrive as
+// one-brace FSTRING_TEXT tokens from token_source.cpp.
+ExprPtr AstBuilder::transformFString(P::FstringContext& ctx) {
+  auto f = node<FString>(range(&ctx));
+  const std::string quote = ctx.start->getText().substr(1);  // `"` or `'`
+  for (size_t i = 0; i < ctx.children.size(); ++i) {
+    ParseTree* child = ctx.children[i];
+    if (P::ExprContext* e = exprAt(child)) {
+      FString::Part part;
+      part.value = transformExpr(e);
+      auto* next = dynamic_cast<antlr4::tree::TerminalNode*>(childAt(&ctx, i + 1));
+      if (next && next->getSymbol()->getType() == P::FSTRING_SPEC) part.spec = next->getText();
+      f->parts.push_back(std::move(part));
+      continue;
+    }
+    auto* t = dynamic_cast<antlr4::tree::TerminalNode*>(child);
+    if (!t || t->getSymbol()->getType() != P::FSTRING_TEXT) continue;
+    const Token* tok = t->getSymbol();
+    std::vector<LiteralError> problems;
+    SourcePos at = tokenBegin(tok);
+    std::string text = decodeStringLiteral(quote + tok->getText() + quote, {at.line, at.col - 1}, problems);
+    for (auto& p : problems) errors_.add(p.at, {p.at.line, p.at.col + 1}, std::move(p.message));
+    if (!f->parts.empty() && !f->parts.back().value) f->parts.back().text += text;
+    else f->parts.push_back({std::move(text), nullptr, ""});
+  }
+  return f;
 }
 
 ExprPtr AstBuilder::transformLiteral(const Token* t) {

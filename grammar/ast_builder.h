@@ -70,6 +70,8 @@ class AstBuilder {
   std::vector<ast::ExprPtr> transformSubscriptList(P::SubscriptListContext* ctx);
   ast::ExprPtr transformSubscript(P::SubscriptContext& ctx);
   ast::ExprPtr transformGroup(P::GroupContext& ctx);
+  ast::ExprPtr transformListComp(P::GroupContext& ctx, P::ExprContext* element);
+  ast::ExprPtr transformFString(P::FstringContext& ctx);
   ast::ExprPtr transformLiteral(const antlr4::Token* t);
   Symbol transformName(P::NameContext* ctx);
 

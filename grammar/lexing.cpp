@@ -188,6 +188,8 @@ uint32_t number(std::u32string_view s, size_t i, size_t& end) {
   return end > k ? L::FLOAT : L::INT;
 }
 
+uint32_t oneLineString(std::u32string_view s, size_t i, size_t& end);
+
 // A string starting at the quote s[i]; sets `end`. Unterminated ones get their own types.
 uint32_t string(std::u32string_view s, size_t i, size_t& end) {
   char32_t q = s[i];
@@ -201,6 +203,13 @@ uint32_t string(std::u32string_view s, size_t i, size_t& end) {
     end = i + 3;
     return L::UNTERMINATED_TRIPLE;
   }
+  return oneLineString(s, i, end);
+}
+
+// A string on one line (or continued by backslash-newlines) starting at the quote s[i].
+uint32_t oneLineString(std::u32string_view s, size_t i, size_t& end) {
+  char32_t q = s[i];
+  size_t n = s.size();
   size_t k = i + 1;
   while (k < n && s[k] != q && s[k] != U'\r' && s[k] != U'\n') {
     if (s[k] == U'\\') {
@@ -258,6 +267,13 @@ void lexTokens(std::u32string_view s, const std::function<void(const RawToken&)>
     } else if (isNameStart(c)) {
       while (end < s.size() && isNameChar(s[end])) ++end;
       type = keywordOrName(s.substr(i, end - i));
+      // `f"..."`: an f-string when a whole one-line string follows (else a name and a string).
+      size_t fend;
+      if (end == i + 1 && (c == U'f' || c == U'F') && end < s.size() && (s[end] == U'"' || s[end] == U'\'') &&
+          oneLineString(s, end, fend) == L::STRING) {
+        type = L::FSTRING;
+        end = fend;
+      }
     } else if (isDigit(c) || (c == U'.' && i + 1 < s.size() && isDigit(s[i + 1]))) {
       type = number(s, i, end);
     } else if (c == U'"' || c == U'\'') {

@@ -6,6 +6,7 @@
 #include "Exceptions.h"
 #include "RuleContext.h"
 #include "WeftLexer.h"
+#include "WeftParser.h"
 #include "lexing.h"
 #include "syntax_errors.h"
 
@@ -13,6 +14,7 @@ namespace weft::syntax {
 
 using antlr4::Token;
 using gen::WeftLexer;
+using gen::WeftParser;
 
 Utf32InputStream::Utf32InputStream(std::u32string text, std::string name) : name_(std::move(name)) {
   _data = std::move(text);
@@ -115,10 +117,89 @@ WeftToken syntheticToken(const WeftToken& anchor, size_t type, const char* text)
   return t;
 }
 
+namespace {
+
+// Splits an FSTRING token: FSTRING_START (`f"`), runs of FSTRING_TEXT (`{{` and `}}` each become
+// an FSTRING_TEXT of one brace), and for each `{expression:spec}` FSTRING_OPEN, the expression's
+// tokens, FSTRING_SPEC (the text after a top-level ':', if any) and FSTRING_CLOSE; then
+// FSTRING_END. A brace without its partner becomes an ERROR_CHAR, reported as a stray character.
+void splitFString(std::u32string_view text, const RawToken& r, TokenList& tokens, WeftTokenSource& source) {
+  auto add = [&](size_t type, size_t start, size_t length) {
+    tokens.emplace_back(type, start, length, SourcePos{r.line, static_cast<uint32_t>(r.col + 1 + (start - r.start))},
+                        &source);
+  };
+  size_t end = r.start + r.length - 1;  // the closing quote
+  add(WeftParser::FSTRING_START, r.start, 2);
+  size_t i = r.start + 2, textStart = i;
+  auto flushText = [&](size_t upTo) {
+    if (upTo > textStart) add(WeftParser::FSTRING_TEXT, textStart, upTo - textStart);
+  };
+  while (i < end) {
+    char32_t c = text[i];
+    if (c == U'\\') {  // an escape belongs to the text
+      i += text[i + 1] == U'\r' ? 3 : 2;
+      continue;
+    }
+    if (c != U'{' && c != U'}') {
+      ++i;
+      continue;
+    }
+    flushText(i);
+    if (i + 1 < end && text[i + 1] == c) {  // `{{` or `}}`
+      add(WeftParser::FSTRING_TEXT, i, 1);
+      textStart = i += 2;
+      continue;
+    }
+    // The expression runs to the '}' or ':' outside its own brackets and strings.
+    size_t j = i + 1;
+    int depth = 0;
+    char32_t quote = 0;
+    for (; j < end; ++j) {
+      char32_t d = text[j];
+      if (quote) {
+        if (d == U'\\') ++j;
+        else if (d == quote) quote = 0;
+      } else if (d == U'"' || d == U'\'') {
+        quote = d;
+      } else if (d == U'(' || d == U'[' || d == U'{') {
+        ++depth;
+      } else if (d == U')' || d == U']' || d == U'}') {
+        if (depth == 0 && d == U'}') break;
+        depth = std::max(0, depth - 1);
+      } else if (d == U':' && depth == 0) {
+        break;
+      }
+    }
+    size_t close = j;
+    while (close < end && text[close] != U'}') ++close;
+    if (c == U'}' || close == end) {  // a lone brace
+      add(WeftLexer::ERROR_CHAR, i, 1);
+      textStart = ++i;
+      continue;
+    }
+    add(WeftParser::FSTRING_OPEN, i, 1);
+    size_t exprStart = i + 1;
+    lexTokens(text.substr(exprStart, j - exprStart), [&](const RawToken& e) {
+      if (e.type == WeftLexer::NEWLINE || e.type == Token::EOF) return;
+      RawToken at{e.type, e.length, e.start + exprStart, r.line, static_cast<uint32_t>(r.col + (e.start + exprStart - r.start))};
+      if (e.type == WeftLexer::FSTRING) splitFString(text, at, tokens, source);
+      else add(e.type, at.start, at.length);
+    });
+    if (close > j + 1) add(WeftParser::FSTRING_SPEC, j + 1, close - j - 1);
+    add(WeftParser::FSTRING_CLOSE, close, 1);
+    textStart = i = close + 1;
+  }
+  flushText(end);
+  add(WeftParser::FSTRING_END, end, 1);
+}
+
+}  // namespace
+
 TokenList lexAll(Utf32InputStream& input, WeftTokenSource& source) {
   TokenList tokens;
   tokens.reserve(input.text().size() / 4 + 16);
   lexTokens(input.text(), [&](const RawToken& r) {
+    if (r.type == WeftLexer::FSTRING) return splitFString(input.text(), r, tokens, source);
     tokens.emplace_back(r.type, r.start, r.length, SourcePos{r.line, r.col + 1}, &source);
     if (r.type == WeftLexer::RBRACE) {  // room for the NEWLINE ending a statement
       tokens.insert(tokens.end() - 1, syntheticToken(tokens.back(), WeftLexer::NEWLINE, ""));
@@ -166,7 +247,7 @@ bool isOperandEnd(size_t type) {
     case WeftLexer::NAME: case WeftLexer::MESH: case WeftLexer::ON: case WeftLexer::MODULE:
     case WeftLexer::LAYOUT_MAP: case WeftLexer::INT: case WeftLexer::FLOAT: case WeftLexer::STRING:
     case WeftLexer::TRUE: case WeftLexer::FALSE: case WeftLexer::NONE: case WeftLexer::RPAREN:
-    case WeftLexer::RBRACK: case WeftLexer::RBRACE: case WeftLexer::ELLIPSIS:
+    case WeftLexer::RBRACK: case WeftLexer::RBRACE: case WeftLexer::ELLIPSIS: case WeftParser::FSTRING_END:
       return true;
     default:
       return false;

@@ -12,7 +12,13 @@ if(EXISTS ${DIR}/${NAME}.args)
   file(READ ${DIR}/${NAME}.args options)
   separate_arguments(options UNIX_COMMAND "${options}")
 endif()
-execute_process(COMMAND ${WEFT} ${MODE} ${options} ${NAME}.model
+# DIR/NAME.argv, when present, holds the program's own arguments, after the file (its `args`).
+set(argv "")
+if(EXISTS ${DIR}/${NAME}.argv)
+  file(READ ${DIR}/${NAME}.argv argv)
+  separate_arguments(argv UNIX_COMMAND "${argv}")
+endif()
+execute_process(COMMAND ${WEFT} ${MODE} ${options} ${NAME}.model ${argv}
                 WORKING_DIRECTORY ${DIR}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status
                 TIMEOUT 120)

@@ -9,7 +9,7 @@ namespace weft::ast {
 
 enum class ExprKind {
   Int, Float, String, Bool, None, Name, Attribute, Index, Call, Unary, Binary, Compare,
-  Logical, Conditional, Lambda, List, Tuple, Dict,
+  Logical, Conditional, Lambda, List, Tuple, Dict, ListComp, FString,
   Slice,     // only inside Index::items
   Ellipsis,  // only inside Index::items
 };
@@ -149,6 +149,28 @@ struct TupleExpr : Expr {
 struct DictExpr : Expr {
   DictExpr() : Expr(ExprKind::Dict) {}
   std::vector<std::pair<ExprPtr, ExprPtr>> entries;
+};
+
+// `[element for target in iterable if condition ...]`, clauses nesting left to right as in Python.
+struct ListComp : Expr {
+  ListComp() : Expr(ExprKind::ListComp) {}
+  struct Clause {
+    ExprPtr target, iterable;
+    std::vector<ExprPtr> conditions;
+  };
+  ExprPtr element;
+  std::vector<Clause> clauses;
+};
+
+// f"loss {l:.4f}": text parts, and values with a format spec (Python's mini-language).
+struct FString : Expr {
+  FString() : Expr(ExprKind::FString) {}
+  struct Part {
+    std::string text;  // when value is null
+    ExprPtr value;
+    std::string spec;
+  };
+  std::vector<Part> parts;
 };
 
 }  // namespace weft::ast

@@ -1,10 +1,20 @@
 #include "args.h"
 
 #include "../eval/operators.h"
+#include "../eval/suggest.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 
 namespace weft {
+
+std::optional<DType> dtypeFromString(const std::string& s) {
+  if (auto d = rt::dtypeFromName(s)) return d;
+  if (s == "float32") return DType::F32;
+  if (s == "float64") return DType::F64;
+  if (s == "int32") return DType::I32;
+  if (s == "int64") return DType::I64;
+  return std::nullopt;
+}
 
 ArgReader::ArgReader(Args& args, std::string fn, std::initializer_list<const char*> params) : fn_(std::move(fn)) {
   std::vector<bool> optional;
@@ -84,8 +94,8 @@ DType ArgReader::dtype(int i, DType dflt) const {
   const Value& v = get(i);
   if (v.is(Kind::DType)) return v.dtypeValue();
   if (v.is(Kind::Str))
-    if (auto d = rt::dtypeFromName(v.as<StrObj>()->text)) return *d;
-  fail(i, "must be a dtype (f32, f64, i32, i64, bool), not " + toRepr(v));
+    if (auto d = dtypeFromString(v.as<StrObj>()->text)) return *d;
+  fail(i, std::string("must be a dtype: ") + kDTypeList + ", not " + toRepr(v));
 }
 
 Shape ArgReader::shape(int i) const {

@@ -40,6 +40,8 @@ class ArgReader {
 };
 
 // Conversions shared by builtins.
+// A dtype by Weft's name ("f32") or Keras' ("float32"): SPEC §6 accepts both wherever a dtype is.
+std::optional<DType> dtypeFromString(const std::string& s);
 Shape shapeFromValue(const Value& v, const std::string& what);
 // A tensor value at dtype `dt`: a literal adopts it from its exact value, other tensors are cast.
 Tensor leafAs(const Value& v, DType dt);

@@ -58,6 +58,7 @@ Value makeInput(Interpreter& in, const Shape& shape, std::optional<int64_t> batc
   full.push_back(batch.value_or(1));
   for (int64_t d : shape) full.push_back(d);
   layer->outputShape = full;
+  layer->batchFixed = batch.has_value();
   auto sym = std::make_shared<SymbolicTensor>();
   sym->spec = Tensor::abstract(dtype, full);
   sym->batchIsNone = !batch;
@@ -212,6 +213,9 @@ Value sequential(Interpreter& in, Args& a) {
                                                    inputName));
       in.call(a.self, ca);
       self->built = true;
+      // The layers ran on shape-only tensors: an Input's batch_size is theirs too, as in Keras.
+      bool fixed = symbolic(shape) && !symbolic(shape)->batchIsNone;
+      for (const Value& l : layers->items) l.as<ModuleObj>()->batchFixed = fixed;
     }
     return Value();
   });
@@ -233,6 +237,12 @@ Value sequential(Interpreter& in, Args& a) {
 }  // namespace
 
 void registerKeras(Env& env) {
+  // tf.Module itself: a bare module that attributes (variables, submodules, functions) are added
+  // to after construction (SPEC §5).
+  def(env, "Module", [](Interpreter& in, Args& a) {
+    ArgReader r(a, "Module", {"name?"});
+    return Value(newModule(in, "Module", r.has(0) ? r.str(0) : in.uniqueModuleName("Module")));
+  });
   def(env, "Input", input);
   def(env, "Model", model);
   def(env, "Sequential", sequential);

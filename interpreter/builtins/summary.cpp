@@ -35,12 +35,13 @@ void row(std::ostringstream& out, std::vector<std::string> fields) {
   }
 }
 
-std::string shapeText(const std::optional<Shape>& s) {
+std::string shapeText(const ModuleObj& layer) {
+  const std::optional<Shape>& s = layer.outputShape;
   if (!s) return "?";
   std::string t = "(";
   for (int i = 0; i < s->rank(); ++i) {
     if (i) t += ", ";
-    t += i == 0 ? "None" : std::to_string((*s)[i]);
+    t += i == 0 && !layer.batchFixed ? "None" : std::to_string((*s)[i]);
   }
   return t + (s->rank() == 1 ? ",)" : ")");
 }
@@ -68,7 +69,7 @@ std::string summaryTable(Interpreter& in, ModuleObj& m) {
     auto* layer = l.as<ModuleObj>();
     int64_t n = paramCount(in, layer);
     bool unbuilt = !layer->built && n == 0;
-    row(out, {layer->name + " (" + layer->typeName + ")", unbuilt ? "?" : shapeText(layer->outputShape),
+    row(out, {layer->name + " (" + layer->typeName + ")", unbuilt ? "?" : shapeText(*layer),
               unbuilt ? "0 (unbuilt)" : withCommas(n)});
   }
   out << thick << '\n';

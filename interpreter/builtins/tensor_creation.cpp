@@ -11,6 +11,20 @@ namespace {
 
 void def(Env& env, const char* name, NativeFn fn) { env.set(intern(name), makeBuiltin(name, std::move(fn))); }
 
+// An op-level `seed=n` (TensorFlow's, Keras'): the op draws from the stream of seed n, so the same
+// seed gives the same numbers wherever the call is, and the global stream is left as it was.
+template <class F>
+Value seeded(const ArgReader& r, int seedArg, F draw) {
+  if (!r.has(seedArg)) return Value(draw());
+  ops::RandomState global = ops::randomState();
+  ops::seed(uint64_t(r.integer(seedArg)));
+  struct Restore {
+    ops::RandomState s;
+    ~Restore() { ops::setRandomState(s); }
+  } restore{global};
+  return Value(draw());
+}
+
 NativeFn filled(const char* name, double value) {
   return [name, value](Interpreter&, Args& a) {
     ArgReader r(a, name, {"shape", "dtype?"});
@@ -76,10 +90,10 @@ void registerTensorCreation(Env& env) {
 
   auto random = std::make_shared<Env>();
   def(*random, "normal", [](Interpreter&, Args& a) {
-    ArgReader r(a, "random.normal", {"shape", "mean?", "stddev?", "dtype?"});
+    ArgReader r(a, "random.normal", {"shape", "mean?", "stddev?", "dtype?", "seed?"});
     double sd = r.number(2, 1);
     if (sd < 0) r.fail(2, "must not be negative");
-    return Value(ops::randomNormal(r.shape(0), r.number(1, 0), sd, r.dtype(3, DType::F32)));
+    return seeded(r, 4, [&] { return ops::randomNormal(r.shape(0), r.number(1, 0), sd, r.dtype(3, DType::F32)); });
   });
   // Keras' truncated normal: values past two standard deviations are drawn again.
   def(*random, "truncated_normal", [](Interpreter&, Args& a) {
@@ -98,8 +112,8 @@ void registerTensorCreation(Env& env) {
     return Value(ops::cast(z, dt));
   });
   def(*random, "uniform", [](Interpreter&, Args& a) {
-    ArgReader r(a, "random.uniform", {"shape", "minval?", "maxval?", "dtype?"});
-    return Value(ops::randomUniform(r.shape(0), r.number(1, 0), r.number(2, 1), r.dtype(3, DType::F32)));
+    ArgReader r(a, "random.uniform", {"shape", "minval?", "maxval?", "dtype?", "seed?"});
+    return seeded(r, 4, [&] { return ops::randomUniform(r.shape(0), r.number(1, 0), r.number(2, 1), r.dtype(3, DType::F32)); });
   });
   env.set(intern("random"), Value(std::make_shared<NamespaceObj>("random", random)));
 }

@@ -1,4 +1,6 @@
 // Elementwise functions, matmul, reductions, where, clip, cast, one_hot.
+#include <algorithm>
+
 #include "../eval/interpreter.h"
 #include "../eval/operators.h"
 #include "../ops/ops.h"
@@ -17,19 +19,67 @@ std::pair<Tensor, Tensor> unified(const ArgReader& r, int i, int j) {
   return {a.tensor(), b.tensor()};
 }
 
+// Python's builtins over Python values: the items of a list, tuple or range (`max(losses)`,
+// `sum(range(5))`), or several scalar arguments (`min(3, 4)`). A tensor of rank >= 1 is reduced
+// instead (`max(x, 1)` is over axis 1, as tf.reduce_max), and so is a single scalar.
+std::optional<std::vector<Value>> pythonItems(Interpreter& in, const Args& a) {
+  if (a.pos.empty()) return std::nullopt;
+  const Value& first = a.pos[0];
+  if (first.is(Kind::List) || first.is(Kind::Tuple) || dynamic_cast<RangeObj*>(first.object())) {
+    if (a.pos.size() > 1 || !a.kw.empty()) return std::nullopt;  // reported by the tensor form
+    std::vector<Value> items;
+    in.forEach(first, [&](Value v) { items.push_back(std::move(v)); return false; });
+    return items;
+  }
+  if (a.pos.size() >= 2 && a.kw.empty() && isTensorLike(first) && tensorOf(first, "x").rank() == 0) return a.pos;
+  return std::nullopt;
+}
+
+bool lessThan(const Value& x, const Value& y) { return truthy(compareOp(ast::CompareOp::Lt, x, y)); }
+
 NativeFn reducer(const char* name, ops::ReduceOp op) {
-  return [name, op](Interpreter&, Args& a) {
-    ArgReader r(a, name, {"x", "axis?", "keepdims?"});
-    // `sum([a, b, c])` adds the items, as Python's sum does.
-    if (op == ops::ReduceOp::Sum && (r.get(0).is(Kind::List) || r.get(0).is(Kind::Tuple))) {
-      std::vector<Value> items = r.items(0);
-      if (items.empty()) return Value(Tensor::scalar<int32_t>(0), true);
-      Value acc = items[0];
-      for (size_t i = 1; i < items.size(); ++i) acc = binaryOp(ast::BinaryOp::Add, acc, items[i]);
-      return acc;
+  return [name, op](Interpreter& in, Args& a) {
+    bool python = op == ops::ReduceOp::Sum || op == ops::ReduceOp::Max || op == ops::ReduceOp::Min;
+    if (auto items = python ? pythonItems(in, a) : std::nullopt) {
+      if (op == ops::ReduceOp::Sum) {
+        if (items->empty()) return Value(Tensor::scalar<int32_t>(0), true);
+        Value acc = (*items)[0];
+        for (size_t i = 1; i < items->size(); ++i) acc = binaryOp(ast::BinaryOp::Add, acc, (*items)[i]);
+        return acc;
+      }
+      if (items->empty()) throw WeftError(a.site, std::string(name) + "() of an empty sequence");
+      Value best = (*items)[0];
+      for (size_t i = 1; i < items->size(); ++i)
+        if (op == ops::ReduceOp::Max ? lessThan(best, (*items)[i]) : lessThan((*items)[i], best)) best = (*items)[i];
+      return best;
     }
+    ArgReader r(a, name, {"x", "axis?", "keepdims?"});
     return Value(ops::reduce(op, r.tensor(0), r.axes(1), r.flag(2, false)));
   };
+}
+
+// Python's sorted(items, key=none, reverse=false): a new list, stable, compared with `<`.
+Value sorted(Interpreter& in, Args& a) {
+  ArgReader r(a, "sorted", {"items", "key?", "reverse?"});
+  std::vector<Value> items;
+  in.forEach(r.get(0), [&](Value v) { items.push_back(std::move(v)); return false; });
+  std::vector<Value> keys = items;
+  if (r.has(1))
+    for (Value& k : keys) {
+      Args ka;
+      ka.site = a.site;
+      ka.pos.push_back(k);
+      k = in.call(r.get(1), ka);
+    }
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  bool reverse = r.flag(2, false);
+  std::stable_sort(order.begin(), order.end(), [&](size_t i, size_t j) {
+    return reverse ? lessThan(keys[j], keys[i]) : lessThan(keys[i], keys[j]);
+  });
+  std::vector<Value> out;
+  for (size_t i : order) out.push_back(items[i]);
+  return makeList(std::move(out));
 }
 
 }  // namespace
@@ -75,6 +125,7 @@ void registerTensorMath(Env& env) {
   def(env, "max", reducer("max", ops::ReduceOp::Max));
   def(env, "min", reducer("min", ops::ReduceOp::Min));
   def(env, "prod", reducer("prod", ops::ReduceOp::Prod));
+  def(env, "sorted", sorted);
   def(env, "any", reducer("any", ops::ReduceOp::Any));
   def(env, "all", reducer("all", ops::ReduceOp::All));
   for (bool isMax : {true, false}) {

@@ -29,6 +29,30 @@ Value& only(Args& a, const char* fn) {
   return a.pos[0];
 }
 
+// NumPy's tensor methods, as the functions of the same name with the tensor first:
+// `x.sum(1)` is `sum(x, 1)`, `x.astype(f64)` is `cast(x, f64)`, `x.reshape(2, 3)` is
+// `reshape(x, [2, 3])`.
+constexpr std::pair<const char*, const char*> kTensorMethods[] = {
+    {"reshape", "reshape"}, {"transpose", "transpose"}, {"sum", "sum"},       {"mean", "mean"},
+    {"max", "max"},         {"min", "min"},             {"argmax", "argmax"}, {"argmin", "argmin"},
+    {"prod", "prod"},       {"astype", "cast"},
+};
+
+std::optional<Value> tensorMethod(Interpreter& in, const Value& self, const std::string& n) {
+  for (auto [method, function] : kTensorMethods) {
+    if (n != method) continue;
+    Value fn = in.native(function);
+    bool reshape = n == "reshape";
+    return makeBuiltin(n, [fn, reshape](Interpreter& in, Args& a) {
+      if (reshape && a.pos.size() > 1) a.pos = {makeList(std::move(a.pos))};
+      a.pos.insert(a.pos.begin(), a.self);
+      a.self = Value();
+      return in.call(fn, a);
+    }, self);
+  }
+  return std::nullopt;
+}
+
 // The new value of a variable: same shape and dtype; a literal adopts the variable's dtype.
 Tensor checkedUpdate(VariableObj& var, const Value& v, const char* what) {
   Value x = v.is(Kind::Variable) ? Value(readVariable(*v.as<VariableObj>())) : v;
@@ -68,8 +92,12 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
       return a.self;
     }, self);
   }
-  noAttribute(self, intern(n), {"name", "path", "shape", "dtype", "trainable", "value", "layout", "shard",
-                                "assign", "assign_add", "assign_sub"});
+  if (n == "T" || n == "ndim" || n == "size") return in.getAttr(Value(var.value), intern(n));
+  if (auto m = tensorMethod(in, Value(var.value), n)) return *m;  // on the current value
+  std::vector<std::string> known = {"name", "path", "shape", "dtype", "trainable", "value", "layout", "shard",
+                                    "assign", "assign_add", "assign_sub"};
+  for (const std::string& t : tensorAttributeNames()) known.push_back(t);
+  noAttribute(self, intern(n), known);
 }
 
 Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) {
@@ -99,7 +127,10 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
                                     "submodules", "trainable", "layers", "summary", "input_shape"};
   for (const auto& [k, v] : m.attrs->entries()) known.push_back(symbolName(k));
   std::string msg = "module '" + m.name + "' (" + m.typeName + ") has no attribute '" + n + "'";
-  if (auto s = closestName(n, known)) msg += "; did you mean '" + *s + "'?";
+  if (!m.built && m.attrs->findLocal(intern("build")))  // its weights come with its first call
+    msg += "; it is not built yet: call it on an input first, or give input_shape= when creating it";
+  else if (auto s = closestName(n, known))
+    msg += "; did you mean '" + *s + "'?";
   throw WeftError(msg);
 }
 
@@ -153,6 +184,12 @@ Value dictAttr(const Value& self, const std::string& n) {
 
 }  // namespace
 
+std::vector<std::string> tensorAttributeNames() {
+  std::vector<std::string> names = {"shape", "dtype", "ndim", "size", "T"};
+  for (auto [method, function] : kTensorMethods) names.push_back(method);
+  return names;
+}
+
 Value Interpreter::getAttr(const Value& obj, Symbol name) {
   switch (obj.kind()) {
     case Kind::Tensor: {
@@ -163,7 +200,8 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
       if (n == "ndim") return Value(Tensor::scalar<int32_t>(t.rank()));
       if (n == "size") return Value(Tensor::scalar<int32_t>(int32_t(t.numel())));
       if (n == "T") return Value(ops::transpose(t, {}));
-      noAttribute(obj, name, {"shape", "dtype", "ndim", "size", "T"});
+      if (auto m = tensorMethod(*this, obj, n)) return *m;
+      noAttribute(obj, name, tensorAttributeNames());
     }
     case Kind::Variable: return variableAttr(*this, obj, *obj.as<VariableObj>(), symbolName(name));
     case Kind::Module: return moduleAttr(*this, obj, *obj.as<ModuleObj>(), name);

@@ -99,9 +99,8 @@ class NameChecker {
     std::vector<std::string> cands;
     for (const Scope* s : scopes_)
       for (Symbol x : *s) cands.push_back(symbolName(x));
-    std::string msg = "name '" + symbolName(n.name) + "' is not defined";
-    if (auto c = closestName(symbolName(n.name), cands)) msg += "; did you mean '" + *c + "'?";
-    diags_.error(n.range, msg);
+    for (Symbol x : known_) cands.push_back(symbolName(x));  // the builtins and the prelude too
+    diags_.error(n.range, undefinedNameMessage(symbolName(n.name), cands));
   }
 
   void params(const std::vector<ast::Param>& ps, Scope& s) {
@@ -281,6 +280,24 @@ class NameChecker {
         break;
       case K::Dict:
         for (const auto& [k, v] : static_cast<const ast::DictExpr&>(e).entries) expr(*k), expr(*v);
+        break;
+      case K::ListComp: {  // its loop variables are its own, as in Python 3
+        auto& c = static_cast<const ast::ListComp&>(e);
+        Scope local;
+        for (const auto& clause : c.clauses) bindTarget(*clause.target, local);
+        expr(*c.clauses[0].iterable);  // the first iterable is evaluated outside
+        withScope(local, [&] {
+          for (size_t i = 0; i < c.clauses.size(); ++i) {
+            if (i) expr(*c.clauses[i].iterable);
+            for (const auto& cond : c.clauses[i].conditions) expr(*cond);
+          }
+          expr(*c.element);
+        });
+        break;
+      }
+      case K::FString:
+        for (const auto& p : static_cast<const ast::FString&>(e).parts)
+          if (p.value) expr(*p.value);
         break;
       default: break;
     }

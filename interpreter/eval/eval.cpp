@@ -28,12 +28,10 @@ Value Interpreter::evalName(const ast::Name& n, const std::shared_ptr<Env>& env)
     loadPrelude();
     if (Value* v = env->find(n.name)) return *v;
   }
-  std::string msg = "name '" + symbolName(n.name) + "' is not defined";
   std::vector<std::string> names;
   for (Env* e = env.get(); e; e = e->parent().get())
     for (const auto& [k, v] : e->entries()) names.push_back(symbolName(k));
-  if (auto s = closestName(symbolName(n.name), names)) msg += "; did you mean '" + *s + "'?";
-  throw WeftError(n.range, msg);
+  throw WeftError(n.range, undefinedNameMessage(symbolName(n.name), names));
 }
 
 Value Interpreter::eval(const ast::Expr& e, const std::shared_ptr<Env>& env) {
@@ -109,6 +107,8 @@ Value Interpreter::eval(const ast::Expr& e, const std::shared_ptr<Env>& env) {
       }
       return Value(std::move(dict));
     }
+    case K::ListComp: return evalListComp(static_cast<const ast::ListComp&>(e), env);
+    case K::FString: return evalFString(static_cast<const ast::FString&>(e), env);
     case K::Slice:
     case K::Ellipsis: throw WeftError(e.range, "a slice is only allowed inside [ ]");
   }
@@ -128,6 +128,50 @@ Value Interpreter::evalCompare(const ast::Compare& c, const std::shared_ptr<Env>
     }
   }
   return result;
+}
+
+// The loop variables live in a scope of their own (Python 3's rule), so they do not leak.
+Value Interpreter::evalListComp(const ast::ListComp& c, const std::shared_ptr<Env>& env) {
+  auto local = std::make_shared<Env>(env);
+  trackEnv(local);  // a lambda in the element may capture it
+  std::vector<Value> out;
+  std::function<void(size_t)> clause = [&](size_t i) {
+    if (i == c.clauses.size()) {
+      if (out.size() % 4096 == 0) checkValueBytes(int64_t((out.size() + 4096) * sizeof(Value)), "a list");
+      out.push_back(eval(*c.element, local));
+      return;
+    }
+    const auto& cl = c.clauses[i];
+    Value items = eval(*cl.iterable, i == 0 ? env : local);
+    located(*cl.iterable, [&] {
+      forEach(items, [&](Value v) {
+        assignTo(*cl.target, std::move(v), local);
+        for (const auto& cond : cl.conditions) {
+          Value t = eval(*cond, local);
+          if (!located(*cond, [&] { return Value(Tensor::scalar<bool>(truthy(t))); }).tensor().asInt()) return false;
+        }
+        clause(i + 1);
+        return false;
+      });
+      return Value();
+    });
+  };
+  clause(0);
+  return makeList(std::move(out));
+}
+
+Value Interpreter::evalFString(const ast::FString& f, const std::shared_ptr<Env>& env) {
+  std::string out;
+  for (const auto& p : f.parts) {
+    if (!p.value) {
+      out += p.text;
+      continue;
+    }
+    Value v = eval(*p.value, env);
+    out += located(*p.value, [&] { return makeStr(formatWithSpec(v, p.spec)); }).as<StrObj>()->text;
+    checkValueBytes(int64_t(out.size()), "a string");
+  }
+  return makeStr(std::move(out));
 }
 
 Value Interpreter::evalCall(const ast::Call& c, const std::shared_ptr<Env>& env) {

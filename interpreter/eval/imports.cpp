@@ -5,6 +5,7 @@
 #include "../../grammar/parser.h"
 #include "embedded.h"
 #include "interpreter.h"
+#include "suggest.h"
 
 namespace weft {
 namespace {
@@ -44,6 +45,9 @@ void Interpreter::loadPrelude() {
 }
 
 Value Interpreter::importModule(const std::string& spec, bool isPath, const SourceRange& at) {
+  // The stdlib modules import one another through the prelude: load it first, so that `import nn`
+  // finds nn already loaded by it instead of loading nn again from inside nn.
+  if (!preludeLoaded_) loadPrelude();
   std::string key;      // the canonical path: one cache entry per file
   std::string display;  // the path as the user would write it, for messages
   std::shared_ptr<const SourceFile> file;
@@ -82,7 +86,20 @@ Value Interpreter::importModule(const std::string& spec, bool isPath, const Sour
     Interpreter& in;
     ~Pop() { in.importStack_.pop_back(), in.importDisplay_.pop_back(); }
   } pop{*this};
-  Value ns = runModuleFile(file, spec);
+  Value ns;
+  try {
+    ns = runModuleFile(file, spec);
+  } catch (WeftError& e) {
+    // A runtime error in the imported file: its place there, then the importing line (an error
+    // inside the stdlib is shown at that line, as any error inside the stdlib is).
+    if (!e.at.valid()) {
+      e.at = at;
+      throw;
+    }
+    e.traceback.push_back({"<module>", e.unwindAt.valid() ? e.unwindAt : e.at});
+    e.unwindAt = at;
+    throw;
+  }
   importCache_[key] = ns;
   return ns;
 }
@@ -105,7 +122,13 @@ void Interpreter::execImport(const ast::Stmt& s, const std::shared_ptr<Env>& env
   auto* obj = ns.as<NamespaceObj>();
   for (const auto& item : from.items) {
     Value* v = obj->env->findLocal(item.name);
-    if (!v) throw WeftError(item.range, "'" + from.module + "' has no member '" + symbolName(item.name) + "'");
+    if (!v) {
+      std::vector<std::string> names;
+      for (const auto& [k, x] : obj->env->entries()) names.push_back(symbolName(k));
+      std::string msg = "'" + from.module + "' has no member '" + symbolName(item.name) + "'";
+      if (auto s = closestName(symbolName(item.name), names)) msg += "; did you mean '" + *s + "'?";
+      throw WeftError(item.range, msg);
+    }
     env->set(item.as.value_or(item.name), *v);
   }
 }

@@ -21,6 +21,18 @@ Interpreter::Interpreter(std::ostream& out, std::ostream& err)
   registerBuiltins(*native_);
   prelude_ = std::make_shared<Env>(native_);
   globals_ = std::make_shared<Env>(prelude_);
+  setProgramArgs({});
+}
+
+Value Interpreter::native(const std::string& name) const {
+  Value* v = native_->findLocal(intern(name));
+  return v ? *v : Value();
+}
+
+void Interpreter::setProgramArgs(const std::vector<std::string>& args) {
+  std::vector<Value> items;
+  for (const auto& a : args) items.push_back(makeStr(a));
+  prelude_->set(intern("args"), makeList(std::move(items)));
 }
 
 Interpreter::~Interpreter() {

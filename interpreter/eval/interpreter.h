@@ -43,6 +43,9 @@ Value mapSymbolic(const Value& v, const std::function<Value(const Value&)>& f);
 // The names a block binds (assignments, loop targets), in nested blocks too, each once.
 void assignedNames(const ast::Block& block, std::vector<Symbol>& names);
 
+// The attributes and methods of a tensor (attributes.cpp).
+std::vector<std::string> tensorAttributeNames();
+
 class Interpreter {
  public:
   explicit Interpreter(std::ostream& out, std::ostream& err);
@@ -55,6 +58,8 @@ class Interpreter {
   int runSource(std::shared_ptr<const SourceFile> file, std::function<void(const Value&)> echo = {});
   // Parses and statically checks a file without running it; prints errors; returns the exit status.
   int checkFile(const std::string& path);
+  // The command-line arguments a program sees as `args` (SPEC §9); an empty list by default.
+  void setProgramArgs(const std::vector<std::string>& args);
 
   // The static graph of a graph function of the program run so far: a global function's name, a
   // method path (`demo.addprint`) or an export's name (`weft graph`, SPEC §9). Throws WeftError
@@ -87,6 +92,8 @@ class Interpreter {
     if (++steps_ >= nextLimitCheck_) [[unlikely]] checkLimits(at);
   }
   const std::shared_ptr<Env>& globals() { return globals_; }
+  // A function written in C++ by its name, whatever the program binds to that name.
+  Value native(const std::string& name) const;
   // Names known in a scope chain, for completion and suggestions.
   std::vector<std::string> visibleNames() const;
 
@@ -100,6 +107,7 @@ class Interpreter {
   // visibleNames() with the prelude loaded first, so completion offers the standard library.
   std::vector<std::string> completionNames();
   // The attribute names getAttr accepts on v that can be listed without running user code.
+  // Names starting with '_' are private by convention (the stdlib layers' internals) and left out.
   static std::vector<std::string> attributeNames(const Value& v);
 
   // Module machinery (modules.cpp), used by builtins.
@@ -151,6 +159,8 @@ class Interpreter {
   Value evalCall(const ast::Call& c, const std::shared_ptr<Env>& env);
   Value evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& env);
   Value evalCompare(const ast::Compare& c, const std::shared_ptr<Env>& env);
+  Value evalListComp(const ast::ListComp& c, const std::shared_ptr<Env>& env);
+  Value evalFString(const ast::FString& f, const std::shared_ptr<Env>& env);
 
   // Declarations and calls (call.cpp)
   Value makeFunction(const std::string& name, const std::vector<ast::Param>& params, const ast::Block* body,

@@ -48,7 +48,8 @@ std::vector<std::string> Interpreter::completionNames() {
 std::vector<std::string> Interpreter::attributeNames(const Value& v) {
   std::vector<std::string> names;
   auto envNames = [&](const Env& env) {
-    for (const auto& [k, val] : env.entries()) names.push_back(symbolName(k));
+    for (const auto& [k, val] : env.entries())
+      if (symbolName(k)[0] != '_') names.push_back(symbolName(k));
   };
   switch (v.kind()) {
     case Kind::Module:
@@ -60,8 +61,10 @@ std::vector<std::string> Interpreter::attributeNames(const Value& v) {
     case Kind::Variable:
       names = {"name", "path", "shape", "dtype", "trainable", "value", "layout", "assign", "assign_add",
                "assign_sub"};
+      for (const std::string& n : tensorAttributeNames())
+        if (n != "shape" && n != "dtype") names.push_back(n);
       break;
-    case Kind::Tensor: names = {"shape", "dtype", "ndim", "size", "T"}; break;
+    case Kind::Tensor: names = tensorAttributeNames(); break;
     case Kind::Namespace: envNames(*v.as<NamespaceObj>()->env); break;
     case Kind::List: names = {"append", "extend", "pop"}; break;
     case Kind::Dict: names = {"keys", "values", "items", "get"}; break;

@@ -1,6 +1,7 @@
 #include "suggest.h"
 
 #include <algorithm>
+#include <map>
 
 namespace weft {
 size_t editDistance(const std::string& a, const std::string& b) {
@@ -27,6 +28,27 @@ std::optional<std::string> closestName(const std::string& name, const std::vecto
     if (d < best) best = d, found = c;
   }
   return found;
+}
+
+}  // namespace weft
+
+namespace weft {
+
+const char* const kDTypeList = "f32, f64, i32, i64 and bool (or \"float32\", \"float64\", \"int32\", \"int64\", \"bool\")";
+
+std::string undefinedNameMessage(const std::string& name, const std::vector<std::string>& candidates) {
+  static const std::map<std::string, std::string> kKerasDTypes = {
+      {"float32", "f32"}, {"float64", "f64"}, {"double", "f64"}, {"int32", "i32"}, {"int64", "i64"}};
+  static const char* const kOtherDTypes[] = {"float16", "half", "bfloat16", "float8", "int8", "int16", "uint8",
+                                             "uint16", "uint32", "uint64", "complex64", "complex128",
+                                             "f16", "bf16", "i8", "i16", "u8", "u16", "u32", "u64"};
+  std::string msg = "name '" + name + "' is not defined";
+  if (auto it = kKerasDTypes.find(name); it != kKerasDTypes.end())
+    return msg + "; did you mean " + it->second + " (or the string \"" + name + "\")?";
+  for (const char* d : kOtherDTypes)
+    if (name == d) return msg + "; Weft's dtypes are " + kDTypeList;
+  if (auto s = closestName(name, candidates)) msg += "; did you mean '" + *s + "'?";
+  return msg;
 }
 
 }  // namespace weft

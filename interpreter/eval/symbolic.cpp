@@ -53,6 +53,7 @@ Value Interpreter::callModuleSymbolic(ModuleObj& m, Args& args) {
   node->spec = Tensor::abstract(t.dtype(), t.shape());
   node->batchIsNone = batchIsNone;
   m.outputShape = t.shape();
+  m.batchFixed = !batchIsNone;
   return Value(node);
 }
 

@@ -58,7 +58,9 @@ void type(Session& s, const std::string& arg) {
 }
 
 void vars(Session& s, const std::string&) {
-  const auto& entries = s.interpreter().globals()->entries();
+  std::vector<std::pair<Symbol, Value>> entries;  // names starting with '_' are private by convention
+  for (const auto& [k, v] : s.interpreter().globals()->entries())
+    if (symbolName(k)[0] != '_') entries.emplace_back(k, v);
   if (entries.empty()) {
     s.out() << "(no variables yet)\n";
     return;

@@ -33,6 +33,29 @@ std::optional<Value> safeAttr(Interpreter& interp, const Value& v, const std::st
   }
 }
 
+// An item of a list, tuple or dict by a literal index or key (`layers[0]`, `d["k"]`): reading it
+// runs no code. Anything else (a tensor, an expression) is not looked inside.
+std::optional<Value> safeItem(const Value& v, std::string_view index) {
+  if (index.size() >= 2 && (index[0] == '"' || index[0] == '\'') && index.back() == index[0]) {
+    if (!v.is(Kind::Dict)) return std::nullopt;
+    Value* item = v.as<DictObj>()->find(makeStr(std::string(index.substr(1, index.size() - 2))));
+    return item ? std::optional<Value>(*item) : std::nullopt;
+  }
+  if (!v.is(Kind::List) && !v.is(Kind::Tuple)) return std::nullopt;
+  const auto& items = v.is(Kind::List) ? v.as<ListObj>()->items : v.as<TupleObj>()->items;
+  int64_t i = 0;
+  bool negative = !index.empty() && index[0] == '-';
+  std::string_view digits = index.substr(negative ? 1 : 0);
+  if (digits.empty() || digits.size() > 9) return std::nullopt;
+  for (char ch : digits) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    i = i * 10 + (ch - '0');
+  }
+  if (negative) i = int64_t(items.size()) - i;
+  if (i < 0 || i >= int64_t(items.size())) return std::nullopt;
+  return items[size_t(i)];
+}
+
 std::vector<std::string> withPrefix(std::vector<std::string> names, std::string_view prefix, bool hidePrivate) {
   std::vector<std::string> out;
   for (auto& n : names) {
@@ -91,25 +114,45 @@ Completion completeLine(Interpreter& interp, const std::vector<std::string>& com
     // Other commands take an expression: complete it as one.
   }
 
+  // The word: names, dots and literal indexes (`model.layers[0].ker`).
   size_t start = cursor;
-  while (start > 0 && (isNameChar(before[start - 1]) || before[start - 1] == '.')) --start;
+  while (start > 0) {
+    char ch = before[start - 1];
+    if (isNameChar(ch) || ch == '.') {
+      --start;
+    } else if (ch == ']') {
+      size_t open = before.rfind('[', start - 1);
+      if (open == std::string_view::npos || open == 0 || (!isNameChar(before[open - 1]) && before[open - 1] != ']')) break;
+      start = open;
+    } else {
+      break;
+    }
+  }
   std::string_view word = before.substr(start);
   // A number such as `1.5` is not a name.
   if (!word.empty() && word[0] >= '0' && word[0] <= '9') return c;
   size_t dot = word.rfind('.');
-  if (dot == std::string_view::npos) {
-    if (word.empty()) return c;  // Tab on nothing would list every name in scope
+  if (dot == std::string_view::npos || word.find('[', dot) != std::string_view::npos) {
+    if (word.empty() || word.find('[') != std::string_view::npos) return c;  // Tab on nothing would list every name
     c.start = start;
     c.candidates = withPrefix(interp.completionNames(), word, true);
     return c;
   }
 
-  // `a.b.pre`: resolve `a`, then `b`, and offer the attributes of that value starting with `pre`.
+  // `a.b[0].pre`: resolve `a`, then `b`, then item 0, and offer the attributes of that value
+  // starting with `pre`.
   std::string_view path = word.substr(0, dot);
   std::optional<Value> v;
   size_t from = 0;
-  while (true) {
-    size_t next = path.find('.', from);
+  while (from < path.size()) {
+    if (path[from] == '[') {
+      size_t close = path.find(']', from);
+      if (!v || close == std::string_view::npos || !(v = safeItem(*v, path.substr(from + 1, close - from - 1)))) return c;
+      from = close + 1;
+      if (from < path.size() && path[from] == '.') ++from;
+      continue;
+    }
+    size_t next = path.find_first_of(".[", from);
     std::string part(path.substr(from, next == std::string_view::npos ? std::string_view::npos : next - from));
     if (part.empty()) return c;
     if (!v) {
@@ -121,7 +164,7 @@ Completion completeLine(Interpreter& interp, const std::vector<std::string>& com
       return c;
     }
     if (next == std::string_view::npos) break;
-    from = next + 1;
+    from = next + (path[next] == '.');
   }
   c.start = start + dot + 1;
   c.candidates = withPrefix(Interpreter::attributeNames(*v), word.substr(dot + 1), true);

@@ -116,9 +116,10 @@ struct ModuleObj : Object {
   ModuleObj* parent = nullptr;
   std::string keyInParent;  // "d1", "blocks.0", or a layer name inside a Sequential
   // Keras' layer keywords: `input_shape=[...]` (none when not given), and the shape of the
-  // last output, for summary() (its batch dimension shows as None).
+  // last output, for summary() (its batch dimension shows as None unless an Input fixed it).
   Value inputShape;
   std::optional<Shape> outputShape;
+  bool batchFixed = false;
   // The innermost layout_map_scope active when it was constructed (SPEC §7), if any.
   std::shared_ptr<mesh::Scope> layoutScope;
 };

@@ -82,9 +82,13 @@ struct Sigmoid {
 
 // The functors below also take integers; they have no `arr` form and run as plain loops that
 // the compiler vectorises.
+// Integers wrap as NumPy's do; floats flip the sign bit, so -0.0 stays distinct from 0.0.
 struct Neg {
   template <class T>
-  static T f(T x) { return wrapSub(T(0), x); }
+  static T f(T x) {
+    if constexpr (std::is_integral_v<T>) return wrapSub(T(0), x);
+    else return -x;
+  }
 };
 struct Abs {
   template <class T>
