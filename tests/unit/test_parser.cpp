@@ -636,9 +636,22 @@ TEST_CASE("lexer: agrees with the lexer ANTLR generates from Weft.g4") {
       "x = 1 \\\n  + 2 \\ y $ ? ! & | \\\t\n\t\f",
       "mesh grid(batch=2)\nlayout_map s on grid { \"k\": [_, model] }\nNone none True with as import from\n",
       "caf\u00e9 = \u201cquoted\u201d\n1.e5 1e 1e+ 0x10 007 1..2\n",
+      "f\"a {x:.2f} {{b}}\" + F'c' + f + f\"\"\"t\"\"\" + f\"open\n fx'y'\n",
       "",
   };
   for (const char* text : samples) CHECK_MESSAGE(syntax::compareWithAntlrLexer(text) == "", text);
+}
+
+TEST_CASE("f-strings: text, fields and specs; stray braces are errors") {
+  CHECK(errorsOf("x = f\"a {b:>4} {{c}} {d[0]:.2f} {e['k']}\"\n").empty());
+  CHECK(errorsOf("x = f\"a } b\"\n") == std::vector<std::string>{"1:9: unexpected character '}'"});
+  CHECK(errorsOf("x = f\"a {b\"\n") == std::vector<std::string>{"1:9: unexpected character '{'"});
+  CHECK(errorsOf("x = f\"a {} b\"\n") == std::vector<std::string>{"1:10: expected an expression"});
+}
+
+TEST_CASE("list comprehensions") {
+  CHECK(errorsOf("x = [a * b for a in xs if a > 0 if a < 9 for b in range(a)]\ny = [c for c in d if e else f]\n").empty());
+  CHECK(errorsOf("x = [a for 1 in xs]\n").size() == 1);
 }
 
 TEST_CASE("parser errors: parsing goes on after an unclosed bracket") {
