@@ -63,6 +63,9 @@ int checkCommand(const std::vector<std::string>& given) {
   // functions traced from their annotations after that run; only --plan shows what it prints.
   std::ostream discard(nullptr);
   Interpreter runner(plan ? std::cout : discard, std::cerr);
+  // A check must end: the shape-only run has step and time limits unless the options say otherwise.
+  runner.limits().maxSteps = 10'000'000;
+  runner.limits().timeoutSeconds = 60;
   applyLimitOptions(args, 1, runner);
   status = mesh::runPlan(runner, args[file], std::cout);
   if (status == 0 && graphs && runner.checkGraphFunctions() > 0) status = 1;

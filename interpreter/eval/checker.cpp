@@ -10,9 +10,66 @@ namespace {
 
 using Scope = std::set<Symbol>;
 
+void bindStmt(const ast::Stmt& st, Scope& s);
+
+// Every name a block binds, wherever in it (a name is local to its whole function, as in Python).
+void bindBlock(const ast::Block& b, Scope& s) {
+  for (const auto& st : b) bindStmt(*st, s);
+}
+void bindTarget(const ast::Expr& t, Scope& s) {
+  if (t.kind == ast::ExprKind::Name) s.insert(static_cast<const ast::Name&>(t).name);
+  const std::vector<ast::ExprPtr>* items = nullptr;
+  if (t.kind == ast::ExprKind::Tuple) items = &static_cast<const ast::TupleExpr&>(t).items;
+  if (t.kind == ast::ExprKind::List) items = &static_cast<const ast::ListExpr&>(t).items;
+  if (items)
+    for (const auto& i : *items) bindTarget(*i, s);
+}
+void bindStmt(const ast::Stmt& st, Scope& s) {
+  using K = ast::StmtKind;
+  switch (st.kind) {
+    case K::Assign:
+      for (const auto& t : static_cast<const ast::Assign&>(st).targets) bindTarget(*t, s);
+      break;
+    case K::AugAssign: bindTarget(*static_cast<const ast::AugAssign&>(st).target, s); break;
+    case K::For: {
+      auto& f = static_cast<const ast::For&>(st);
+      bindTarget(*f.target, s);
+      bindBlock(f.body, s);
+      break;
+    }
+    case K::If: {
+      auto& i = static_cast<const ast::If&>(st);
+      for (const auto& br : i.branches) bindBlock(br.body, s);
+      bindBlock(i.elseBody, s);
+      break;
+    }
+    case K::While: bindBlock(static_cast<const ast::While&>(st).body, s); break;
+    case K::With: {
+      auto& w = static_cast<const ast::With&>(st);
+      if (w.as) s.insert(*w.as);
+      bindBlock(w.body, s);
+      break;
+    }
+    case K::Import: {
+      auto& im = static_cast<const ast::Import&>(st);
+      s.insert(im.as.value_or(intern(im.module)));
+      break;
+    }
+    case K::FromImport:
+      for (const auto& item : static_cast<const ast::FromImport&>(st).items) s.insert(item.as.value_or(item.name));
+      break;
+    case K::Fn: s.insert(static_cast<const ast::FnDecl&>(st).name); break;
+    case K::Module: s.insert(static_cast<const ast::ModuleDecl&>(st).name); break;
+    case K::Mesh: s.insert(static_cast<const ast::MeshDecl&>(st).name); break;
+    case K::LayoutMap: s.insert(static_cast<const ast::LayoutMapDecl&>(st).name); break;
+    default: break;
+  }
+}
+
 class NameChecker {
  public:
-  NameChecker(const std::set<Symbol>& known, Diagnostics& diags) : known_(known), diags_(diags) {}
+  NameChecker(const std::set<Symbol>& known, Diagnostics& diags, const GlobalCallFn& onGlobalCall)
+      : known_(known), diags_(diags), onGlobalCall_(onGlobalCall) {}
 
   void checkProgram(const ast::Program& p) {
     Scope globals;
@@ -22,59 +79,6 @@ class NameChecker {
   }
 
  private:
-  // Every name a block binds, wherever in it (a name is local to its whole function, as in Python).
-  void bindBlock(const ast::Block& b, Scope& s) {
-    for (const auto& st : b) bindStmt(*st, s);
-  }
-  void bindTarget(const ast::Expr& t, Scope& s) {
-    if (t.kind == ast::ExprKind::Name) s.insert(static_cast<const ast::Name&>(t).name);
-    const std::vector<ast::ExprPtr>* items = nullptr;
-    if (t.kind == ast::ExprKind::Tuple) items = &static_cast<const ast::TupleExpr&>(t).items;
-    if (t.kind == ast::ExprKind::List) items = &static_cast<const ast::ListExpr&>(t).items;
-    if (items)
-      for (const auto& i : *items) bindTarget(*i, s);
-  }
-  void bindStmt(const ast::Stmt& st, Scope& s) {
-    using K = ast::StmtKind;
-    switch (st.kind) {
-      case K::Assign:
-        for (const auto& t : static_cast<const ast::Assign&>(st).targets) bindTarget(*t, s);
-        break;
-      case K::AugAssign: bindTarget(*static_cast<const ast::AugAssign&>(st).target, s); break;
-      case K::For: {
-        auto& f = static_cast<const ast::For&>(st);
-        bindTarget(*f.target, s);
-        bindBlock(f.body, s);
-        break;
-      }
-      case K::If: {
-        auto& i = static_cast<const ast::If&>(st);
-        for (const auto& br : i.branches) bindBlock(br.body, s);
-        bindBlock(i.elseBody, s);
-        break;
-      }
-      case K::While: bindBlock(static_cast<const ast::While&>(st).body, s); break;
-      case K::With: {
-        auto& w = static_cast<const ast::With&>(st);
-        if (w.as) s.insert(*w.as);
-        bindBlock(w.body, s);
-        break;
-      }
-      case K::Import: {
-        auto& im = static_cast<const ast::Import&>(st);
-        s.insert(im.as.value_or(intern(im.module)));
-        break;
-      }
-      case K::FromImport:
-        for (const auto& item : static_cast<const ast::FromImport&>(st).items) s.insert(item.as.value_or(item.name));
-        break;
-      case K::Fn: s.insert(static_cast<const ast::FnDecl&>(st).name); break;
-      case K::Module: s.insert(static_cast<const ast::ModuleDecl&>(st).name); break;
-      case K::Mesh: s.insert(static_cast<const ast::MeshDecl&>(st).name); break;
-      case K::LayoutMap: s.insert(static_cast<const ast::LayoutMapDecl&>(st).name); break;
-      default: break;
-    }
-  }
   // `self.x = ...` anywhere in a module's methods makes `x` an attribute.
   void bindSelfAttrs(const ast::Block& b, Scope& s) {
     for (const auto& st : b) {
@@ -238,6 +242,12 @@ class NameChecker {
       }
       case K::Call: {
         auto& c = static_cast<const ast::Call&>(e);
+        if (onGlobalCall_ && c.callee->kind == K::Name) {
+          Symbol callee = static_cast<const ast::Name&>(*c.callee).name;
+          bool local = false;  // scopes_[0] holds the globals
+          for (size_t i = 1; i < scopes_.size(); ++i) local |= scopes_[i]->count(callee) > 0;
+          if (!local) onGlobalCall_(c, callee);
+        }
         expr(*c.callee);
         for (const auto& a : c.args) expr(*a.value);
         break;
@@ -305,13 +315,17 @@ class NameChecker {
 
   const std::set<Symbol>& known_;
   Diagnostics& diags_;
+  const GlobalCallFn& onGlobalCall_;
   std::vector<const Scope*> scopes_;
 };
 
 }  // namespace
 
-void checkNames(const ast::Program& program, const std::set<Symbol>& known, Diagnostics& diags) {
-  NameChecker(known, diags).checkProgram(program);
+void bindNames(const ast::Stmt& st, std::set<Symbol>& out) { bindStmt(st, out); }
+
+void checkNames(const ast::Program& program, const std::set<Symbol>& known, Diagnostics& diags,
+                const GlobalCallFn& onGlobalCall) {
+  NameChecker(known, diags, onGlobalCall).checkProgram(program);
 }
 
 }  // namespace weft

@@ -141,7 +141,16 @@ int Interpreter::checkFile(const std::string& path) {
   auto file = readSource(path, err_);
   if (!file) return 1;
   try {
-    return parseOrReport(file, globals_) ? 0 : 1;
+    const ast::Program* program = parseOrReport(file, globals_);
+    if (!program) return 1;
+    std::set<Symbol> known;
+    for (Env* e = globals_->parent().get(); e; e = e->parent().get())
+      for (const auto& [k, v] : e->entries()) known.insert(k);
+    Diagnostics diags;
+    checkProgramStatically(*program, known, std::filesystem::path(path).parent_path().string(), diags);
+    out_.flush();
+    diags.print(err_);
+    return diags.hasErrors() ? 1 : 0;
   } catch (WeftError& e) {
     reportError(e);
     return 1;
