@@ -1,4 +1,7 @@
 // model.summary(): the Keras table (SPEC §5).
+#include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "../mesh/summary_layouts.h"
@@ -8,12 +11,17 @@
 namespace weft {
 namespace {
 
-constexpr int kLineLength = 65;
-constexpr int kPositions[] = {29, 55, 65};  // Keras' column stops for a 65-character line
-
+// Keras' column stops: a 65-character table, or a 98-character one with "Connected to".
+struct Layout {
+  int length;
+  std::vector<int> positions;
+};
+const Layout kPlain{65, {29, 55, 65}};
+const Layout kConnected{98, {29, 58, 68, 98}};
 
 // One table row; a field too long for its column continues on the next line, as in Keras.
-void row(std::ostringstream& out, std::vector<std::string> fields) {
+void row(std::ostringstream& out, const Layout& layout, std::vector<std::string> fields) {
+  const std::vector<int>& kPositions = layout.positions;
   while (true) {
     std::string line;
     bool more = false;
@@ -52,6 +60,47 @@ int64_t paramCount(Interpreter& in, ModuleObj* m) {
   return n;
 }
 
+SymbolicTensor* symbolic(const Value& v) { return dynamic_cast<SymbolicTensor*>(v.object()); }
+
+// Keras' "Connected to" of a functional model: for each layer, the tensors its calls took, as
+// `layer[node][0]`. Empty when the model is a plain chain (one input, each layer called once on
+// one tensor that nothing else takes), where Keras leaves the column out.
+std::map<const Object*, std::vector<std::string>> connections(ModuleObj& m) {
+  std::map<const Object*, std::vector<std::string>> out;
+  Value* inputs = m.attrs->findLocal(intern("inputs"));
+  Value* outputs = m.attrs->findLocal(intern("outputs"));
+  if (m.typeName != "Functional" || !inputs || !outputs) return out;
+  std::set<const Object*> seen, takenOnce, takenTwice;
+  std::map<const Object*, int> nodesPerLayer;
+  bool chain = inputs->as<ListObj>()->items.size() == 1;
+  std::function<void(const Value&)> visit = [&](const Value& t) {
+    auto* node = symbolic(t);
+    if (!node || !seen.insert(t.object()).second || node->inputs.empty()) return;
+    std::vector<std::string>& into = out[node->layer.object()];
+    int taken = 0;
+    for (const Value& arg : node->inputs)
+      mapSymbolic(arg, [&](const Value& x) {
+        auto* in = symbolic(x);
+        into.push_back(in->layer.as<ModuleObj>()->name + "[" + std::to_string(in->nodeIndex) + "][0]");
+        if (!takenOnce.insert(x.object()).second) takenTwice.insert(x.object());
+        ++taken;
+        visit(x);
+        return x;
+      });
+    chain &= taken == 1 && ++nodesPerLayer[node->layer.object()] == 1;
+  };
+  for (const Value& o : outputs->as<ListObj>()->items) visit(o);
+  if (chain && takenTwice.empty()) out.clear();
+  else for (const Value& i : inputs->as<ListObj>()->items) out[symbolic(i)->layer.object()];  // []
+  return out;
+}
+
+std::string listText(const std::vector<std::string>& items) {
+  std::string s = "[";
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? ", '" : "'") + items[i] + "'";
+  return s + "]";
+}
+
 std::vector<Value> layersOf(Interpreter& in, ModuleObj& m) {
   if (Value* l = m.attrs->findLocal(intern("layers")); l && l->is(Kind::List)) return l->as<ListObj>()->items;
   return in.childModules(&m);
@@ -61,16 +110,22 @@ std::vector<Value> layersOf(Interpreter& in, ModuleObj& m) {
 
 std::string summaryTable(Interpreter& in, ModuleObj& m) {
   std::ostringstream out;
-  std::string thin(kLineLength, '_'), thick(kLineLength, '=');
+  auto connected = connections(m);
+  const Layout& layout = connected.empty() ? kPlain : kConnected;
+  std::string thin(size_t(layout.length), '_'), thick(size_t(layout.length), '=');
   out << "Model: \"" << m.name << "\"\n" << thin << '\n';
-  row(out, {"Layer (type)", "Output Shape", "Param #"});
+  std::vector<std::string> header = {"Layer (type)", "Output Shape", "Param #"};
+  if (!connected.empty()) header.push_back("Connected to");
+  row(out, layout, header);
   out << thick << '\n';
   for (const Value& l : layersOf(in, m)) {
     auto* layer = l.as<ModuleObj>();
     int64_t n = paramCount(in, layer);
     bool unbuilt = !layer->built && n == 0;
-    row(out, {layer->name + " (" + layer->typeName + ")", unbuilt ? "?" : shapeText(*layer),
-              unbuilt ? "0 (unbuilt)" : withCommas(n)});
+    std::vector<std::string> fields = {layer->name + " (" + layer->typeName + ")", unbuilt ? "?" : shapeText(*layer),
+                                       unbuilt ? "0 (unbuilt)" : withCommas(n)};
+    if (!connected.empty()) fields.push_back(listText(connected[l.object()]));
+    row(out, layout, fields);
   }
   out << thick << '\n';
   int64_t total = 0, trainable = 0;

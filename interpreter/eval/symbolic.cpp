@@ -34,6 +34,7 @@ Value Interpreter::callModuleSymbolic(ModuleObj& m, Args& args) {
   node->layer = Value(m.shared_from_this());
   node->inputs = args.pos;
   node->kwargs = args.kw;
+  node->nodeIndex = m.symbolicCalls++;
   bool batchIsNone = false;
   Args shapes;  // the same call on shape-only tensors
   shapes.site = args.site;

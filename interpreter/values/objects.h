@@ -120,6 +120,7 @@ struct ModuleObj : Object {
   Value inputShape;
   std::optional<Shape> outputShape;
   bool batchFixed = false;
+  int symbolicCalls = 0;  // calls on Keras symbolic tensors so far
   // The innermost layout_map_scope active when it was constructed (SPEC §7), if any.
   std::shared_ptr<mesh::Scope> layoutScope;
 };
@@ -194,6 +195,7 @@ struct SymbolicTensor : OpaqueObj {
   Value layer;           // the module that produced it (an InputLayer for inputs)
   std::vector<Value> inputs;  // the SymbolicTensors it was called on
   std::vector<std::pair<Symbol, Value>> kwargs;  // the call's other keyword arguments
+  int nodeIndex = 0;  // which call of `layer` made it (Keras' node index, for "Connected to")
   std::string typeName() const override { return "KerasTensor"; }
   std::string repr() const override;
   std::string shapeText() const;  // "(None, 10)"
