@@ -13,6 +13,11 @@
 #include "../eval/interpreter.h"
 #include "line_reader.h"
 
+// libedit rings the terminal bell when Tab finds several candidates (a second Tab lists them),
+// which only startles. This definition replaces libedit's el_beep: libedit calls it through its
+// PLT, and a symbol the executable defines takes precedence there, as a replacement malloc does.
+extern "C" void el_beep(struct editline*) {}
+
 namespace weft::repl {
 namespace {
 

@@ -114,6 +114,12 @@ TEST_CASE_FIXTURE(Fixture, "pty: Tab completes names, attributes and commands") 
   EXPECT_SHOWS(s, "pe");
   s.send(" my_long_variable\r");
   EXPECT_SHOWS(s, "i32[]");
+  EXPECT_SHOWS(s, ">>> ");
+  s.send("ones\t");  // several candidates (ones, ones_like): no terminal bell
+  EXPECT_SHOWS(s, "ones");
+  s.send("_like(ones([1]))\r");
+  EXPECT_SHOWS(s, "f32[1] [1.0]");
+  CHECK(s.output().find('\a') == std::string::npos);
   EXPECT_CTRL_D_EXITS(s);
 }
 

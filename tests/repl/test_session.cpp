@@ -56,6 +56,28 @@ TEST_CASE_FIXTURE(Fixture, "completion: attributes after a dotted prefix") {
   CHECK(c.start == 6);
 }
 
+TEST_CASE_FIXTURE(Fixture, "completion: after a literal index of a list, tuple or dict") {
+  s.handle("model = Sequential([Dense(4, input_shape=[3]), Dense(2)])\npair = (ones([2]), 1)\nd = {'k': model}");
+  REQUIRE(err.str() == "");
+  CHECK(complete("model.layers[0].ker") == std::vector<std::string>{"kernel"});
+  CHECK(complete("model.layers[-1].bi") == std::vector<std::string>{"bias"});
+  CHECK(offers("pair[0].", "ndim"));
+  CHECK(offers("d['k'].layers[1].", "kernel"));
+  CHECK(complete("model.layers[5].").empty());    // out of range
+  CHECK(complete("model.layers[i].").empty());    // not a literal: could run code
+  CHECK(s.complete("x = model.layers[0].ker", 23).start == 20);
+}
+
+TEST_CASE_FIXTURE(Fixture, "completion: names starting with '_' are private") {
+  s.handle("layer = Dense(4, activation='relu')\n_hidden = 1");
+  CHECK(offers("layer.", "call"));
+  CHECK(!offers("layer.", "_act"));
+  CHECK(!offers("layer.", "_kernel_init"));
+  s.handle(":vars");
+  CHECK(out.str().find("_hidden") == std::string::npos);
+  CHECK(out.str().find("layer") != std::string::npos);
+}
+
 TEST_CASE_FIXTURE(Fixture, "completion never calls user code") {
   s.handle("module Loud() {\n  fn call(x) { print('called'); return x }\n}\nl = Loud()");
   complete("l.");
