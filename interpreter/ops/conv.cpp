@@ -86,7 +86,13 @@ Tensor conv2d(const Tensor& x, const Tensor& w, Pair strides, const std::string&
   Tensor y = Tensor::empty(x.dtype(), ys);
   rt::dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) rt::conv2d(x.data<T>(), w.data<T>(), y.data<T>(), g, ws[3]);
+    if constexpr (std::is_floating_point_v<T>) {
+      // The kernel's scratch space, kept between calls: it only grows.
+      thread_local rt::conv_detail::Buffer<T> workspace;
+      size_t need = size_t(rt::conv2dWorkspaceSize<T>(g, ws[3]));
+      if (workspace.size() < need) workspace.resize(need);
+      rt::conv2d(x.data<T>(), w.data<T>(), y.data<T>(), g, ws[3], workspace.data());
+    }
   });
   return y;
 }
