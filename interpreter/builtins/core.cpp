@@ -24,23 +24,21 @@ Value print(Interpreter& in, Args& a) {
     (key == "sep" ? sep : end) = v.as<StrObj>()->text;
   }
   if (auto* tracer = graph::Tracer::active()) {  // a print node: it prints on every call of the graph
-    auto escaped = [](const std::string& s) {
-      std::string e;
-      for (char c : s) e += (c == '{' || c == '}') ? std::string(2, c) : std::string(1, c);
-      return e;
-    };
     std::string format;
     std::vector<Tensor> tensors;
     for (size_t i = 0; i < a.pos.size(); ++i) {
-      if (i) format += escaped(sep);
+      if (i) format += escapeBraces(sep);
       if (isTensorLike(a.pos[i])) {
         format += "{}";
         tensors.push_back(tensorOf(a.pos[i], "print argument"));
+      } else if (auto* text = dynamic_cast<TracedText*>(a.pos[i].object())) {  // an f-string of traced values
+        format += text->format;
+        tensors.insert(tensors.end(), text->tensors.begin(), text->tensors.end());
       } else {
-        format += escaped(toStr(a.pos[i]));
+        format += escapeBraces(toStr(a.pos[i]));
       }
     }
-    tracer->print(format + escaped(end), tensors);
+    tracer->print(format + escapeBraces(end), tensors);
     return Value();
   }
   std::string line;

@@ -160,18 +160,34 @@ Value Interpreter::evalListComp(const ast::ListComp& c, const std::shared_ptr<En
   return makeList(std::move(out));
 }
 
+// Inside a traced @function, a field holding a traced tensor has no value yet: the f-string
+// becomes a TracedText, which print() turns into a print node formatted on every call.
 Value Interpreter::evalFString(const ast::FString& f, const std::shared_ptr<Env>& env) {
-  std::string out;
+  std::string out, format;
+  auto traced = std::make_shared<TracedText>();
   for (const auto& p : f.parts) {
     if (!p.value) {
       out += p.text;
+      format += escapeBraces(p.text);
       continue;
     }
     Value v = eval(*p.value, env);
-    out += located(*p.value, [&] { return makeStr(formatWithSpec(v, p.spec)); }).as<StrObj>()->text;
+    if (isTensorLike(v) && tensorOf(v, "value").isSymbolic()) {
+      const Tensor& t = tensorOf(v, "value");
+      Value stand(Tensor::zeros(t.dtype(), t.rank() == 0 ? Shape{} : Shape{1}));  // checks the spec now
+      located(*p.value, [&] { return makeStr(formatWithSpec(stand, p.spec)); });
+      format += p.spec.empty() ? "{}" : "{:" + p.spec + "}";
+      traced->tensors.push_back(tensorOf(v, "value"));
+      continue;
+    }
+    std::string text = located(*p.value, [&] { return makeStr(formatWithSpec(v, p.spec)); }).as<StrObj>()->text;
+    out += text;
+    format += escapeBraces(text);
     checkValueBytes(int64_t(out.size()), "a string");
   }
-  return makeStr(std::move(out));
+  if (traced->tensors.empty()) return makeStr(std::move(out));
+  traced->format = std::move(format);
+  return Value(std::move(traced));
 }
 
 Value Interpreter::evalCall(const ast::Call& c, const std::shared_ptr<Env>& env) {

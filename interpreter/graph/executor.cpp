@@ -19,6 +19,10 @@ std::string formatPrint(const std::string& format, std::span<const Tensor> args)
     } else if (c == '{' && i + 1 < format.size() && format[i + 1] == '}') {
       if (next < args.size()) s += formatTensor(args[next++]);
       ++i;
+    } else if (c == '{' && i + 1 < format.size() && format[i + 1] == ':') {  // an f-string field's spec
+      size_t close = format.find('}', i);
+      if (next < args.size()) s += formatWithSpec(Value(args[next++]), format.substr(i + 2, close - i - 2));
+      i = close;
     } else {
       s += c;
     }

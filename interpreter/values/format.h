@@ -14,6 +14,8 @@ std::string toStr(const Value& v);
 // Inside containers and in the REPL: a string is quoted.
 std::string toRepr(const Value& v);
 std::string typeNameOf(const Value& v);
+// Text as a print node's format shows it: braces doubled.
+std::string escapeBraces(const std::string& text);
 // An f-string field: `v` formatted by Python's format spec (".4f", ">8", "+,d"); empty is str(v).
 std::string formatWithSpec(const Value& v, const std::string& spec);
 std::string withCommas(int64_t n);  // 1,234,567 (Keras' totals)

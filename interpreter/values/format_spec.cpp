@@ -107,6 +107,12 @@ std::string pad(const std::string& sign, const std::string& body, const Spec& p,
 
 }  // namespace
 
+std::string escapeBraces(const std::string& text) {
+  std::string e;
+  for (char c : text) e += (c == '{' || c == '}') ? std::string(2, c) : std::string(1, c);
+  return e;
+}
+
 std::string formatWithSpec(const Value& v, const std::string& spec) {
   if (spec.empty()) return toStr(v);
   Spec p = parseSpec(spec);

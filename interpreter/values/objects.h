@@ -201,6 +201,16 @@ struct SymbolicTensor : OpaqueObj {
   std::string shapeText() const;  // "(None, 10)"
 };
 
+// An f-string inside a traced @function with traced tensors in its fields: print() makes it part
+// of its print node, so the text is made on every call of the graph. `format` is a print node's
+// format (braces doubled, `{:spec}` for each of `tensors`).
+struct TracedText : OpaqueObj {
+  std::string format;
+  std::vector<Tensor> tensors;
+  std::string typeName() const override { return "str"; }
+  std::string repr() const override { return format; }
+};
+
 Value makeStr(std::string s);
 Value makeList(std::vector<Value> items);
 Value makeTuple(std::vector<Value> items);
