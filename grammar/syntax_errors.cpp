@@ -120,6 +120,12 @@ std::string listExpected(const antlr4::misc::IntervalSet& set, const antlr4::dfa
       case WeftParser::NEWLINE: names.push_back("end of line"); break;
       case Token::EOF: names.push_back("end of file"); break;
       case WeftParser::NONE: names.push_back("'none'"); break;  // two spellings, so no literal name
+      case WeftParser::FSTRING_START: names.push_back("an f-string"); break;  // f-string parts have no literal
+      case WeftParser::FSTRING_TEXT: names.push_back("f-string text"); break;
+      case WeftParser::FSTRING_OPEN: names.push_back("'{'"); break;
+      case WeftParser::FSTRING_SPEC: names.push_back("a format spec"); break;
+      case WeftParser::FSTRING_CLOSE: names.push_back("'}'"); break;
+      case WeftParser::FSTRING_END: names.push_back("the end of the f-string"); break;
       default: names.push_back(vocab.getLiteralName(type)); break;
     }
   }

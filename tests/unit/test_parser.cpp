@@ -647,6 +647,7 @@ TEST_CASE("f-strings: text, fields and specs; stray braces are errors") {
   CHECK(errorsOf("x = f\"a } b\"\n") == std::vector<std::string>{"1:9: unexpected character '}'"});
   CHECK(errorsOf("x = f\"a {b\"\n") == std::vector<std::string>{"1:9: unexpected character '{'"});
   CHECK(errorsOf("x = f\"a {} b\"\n") == std::vector<std::string>{"1:10: expected an expression"});
+  CHECK(errorsOf("x = f\"{a for a in b}\"\n") == std::vector<std::string>{"1:10: expected a format spec or '}', found 'for'"});
 }
 
 TEST_CASE("list comprehensions") {
