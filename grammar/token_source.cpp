@@ -157,7 +157,7 @@ void splitFString(std::u32string_view text, const RawToken& r, TokenList& tokens
     for (; j < end; ++j) {
       char32_t d = text[j];
       if (quote) {
-        if (d == U'\\') ++j;
+        if (d == U'\\' && j + 1 < end) ++j;
         else if (d == quote) quote = 0;
       } else if (d == U'"' || d == U'\'') {
         quote = d;
