@@ -46,7 +46,7 @@ void tile(const T* x, int64_t pixStep, const int64_t* tapOff, int64_t taps, int6
   }
   for (int64_t t = 0; t < taps; ++t) {
     const T* xt = x + tapOff[t];
-    _Pragma("GCC unroll 4")  // fewer loop uops: the front end, not the FMA units, is the limit
+    _Pragma("GCC unroll 4")  // fewer loop-control instructions per FMA
     for (int64_t ci = 0; ci < c; ++ci, w += V * L) {
       Pk wv[V];
       _Pragma("GCC unroll 16")
