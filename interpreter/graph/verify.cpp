@@ -39,6 +39,8 @@ int placeholders(const std::string& format) {
     bool doubled = i + 1 < format.size() && format[i + 1] == c;
     if (c == '{' && i + 1 < format.size() && format[i + 1] == '}')
       ++n, ++i;
+    else if (c == '{' && i + 1 < format.size() && format[i + 1] == ':' && format.find('}', i) != std::string::npos)
+      ++n, i = format.find('}', i);  // an f-string field with its format spec: `{:.4f}`
     else if ((c == '{' || c == '}') && doubled)
       ++i;
     else if (c == '{' || c == '}')
