@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "../../grammar/diagnostics.h"
+#include "../../stdlib/runtime/strided.h"
 #include "../mesh/shards.h"
 #include "../values/format.h"
 
@@ -44,10 +45,10 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
   std::function<void(const Block&)> plan = [&](const Block& b) {
     for (const auto& n : b.nodes) {
       for (const auto& inner : n.blocks) plan(inner);
-      if (!ops::opDef(n.op).into || n.outputs.size() != 1 || !known(n.outputs[0])) continue;
-      bool ok = true;
+      if (!ops::opDef(n.op).into || n.outputs.size() != 1) continue;
+      bool ok = known(n.outputs[0]);
       for (int i : n.inputs) ok = ok && known(i);
-      reuse_[size_t(n.outputs[0])] = ok;
+      reuse_[size_t(n.outputs[0])] = ok ? kStatic : kRuntimeShape;
     }
   };
   plan(g.body);
@@ -115,17 +116,22 @@ void Executor::runNode(const Node& n) {
     default: break;
   }
   const ops::OpDef& def = ops::opDef(n.op);
-  if (reuse_[size_t(n.outputs[0])]) {
+  if (char reuse = reuse_[size_t(n.outputs[0])]) {
     Tensor& out = slots_[size_t(n.outputs[0])];
-    if (!out.ownsStorage()) {
-      const TensorType& t = g_.values[size_t(n.outputs[0])];
-      out = Tensor::empty(t.dtype, t.shape);
-    }
     const Tensor* in[3];
     size_t k = 0;
     for (int i : n.inputs) in[k++] = &slots_[size_t(i)];
-    def.into(std::span<const Tensor* const>(in, k), out);
-    return;
+    const TensorType& t = g_.values[size_t(n.outputs[0])];
+    Shape shape = t.shape;
+    // An unknown size: the elementwise result's shape from this call's inputs (a mismatch takes
+    // the checked path below, which reports it).
+    bool fits = reuse == kStatic || (k == 1 ? (shape = in[0]->shape(), true)
+                                            : rt::broadcastShapes(in[0]->shape(), in[1]->shape(), shape));
+    if (fits) {
+      if (!out.ownsStorage() || out.shape() != shape) out = Tensor::empty(t.dtype, shape);
+      def.into(std::span<const Tensor* const>(in, k), out);
+      return;
+    }
   }
   in_.clear();
   for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);

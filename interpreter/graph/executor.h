@@ -28,7 +28,10 @@ class Executor {
   // the next call's kernel writes into it again (elementwise nodes of static shape), so that
   // steady-state calls allocate nothing there.
   std::vector<Tensor> slots_;
-  std::vector<char> reuse_;    // per value: its node may write into the slot's buffer
+  // Per value: whether its node writes into the slot's buffer, whose shape is known statically
+  // or, for an elementwise node with unknown sizes, from each call's inputs.
+  enum : char { kNoReuse, kStatic, kRuntimeShape };
+  std::vector<char> reuse_;
   std::vector<Tensor> in_;     // a node's inputs, reused
 };
 
