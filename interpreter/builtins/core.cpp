@@ -76,7 +76,7 @@ Value len(Interpreter&, Args& a) {
       }
       throw WeftError(a.site, "len() of a " + typeNameOf(v));
   }
-  return Value(Tensor::scalar<int32_t>(int32_t(n)));
+  return makeInt(n);
 }
 
 Value range(Interpreter&, Args& a) {
@@ -90,6 +90,11 @@ Value range(Interpreter&, Args& a) {
 
 std::vector<Value> toItems(Interpreter& in, const Value& v) {
   std::vector<Value> out;
+  // A range knows its length: one that cannot be a list fails before taking any item.
+  if (auto* rg = dynamic_cast<RangeObj*>(v.object())) {
+    const int64_t n = rg->size(), most = INT64_MAX / int64_t(sizeof(Value));
+    checkValueBytes(n > most ? INT64_MAX : n * int64_t(sizeof(Value)), "a list");
+  }
   in.forEach(v, [&](Value x) {
     if (out.size() % 4096 == 0) checkValueBytes(int64_t((out.size() + 4096) * sizeof(Value)), "a list");
     out.push_back(std::move(x));
@@ -100,28 +105,14 @@ std::vector<Value> toItems(Interpreter& in, const Value& v) {
 
 Value enumerate(Interpreter& in, Args& a) {
   ArgReader r(a, "enumerate", {"items", "start?"});
-  int64_t i = r.integer(1, 0);
-  std::vector<Value> out;
-  for (Value& v : toItems(in, r.get(0)))
-    out.push_back(makeTuple({Value(Tensor::scalar<int32_t>(int32_t(i++))), std::move(v)}));
-  return makeList(std::move(out));
+  in.iterate(r.get(0));  // not iterable: the error is here, not at the loop
+  return Value(std::make_shared<EnumerateObj>(r.get(0), r.integer(1, 0)));
 }
 
 Value zip(Interpreter& in, Args& a) {
   if (!a.kw.empty()) throw WeftError(a.site, "zip() takes no keyword arguments");
-  std::vector<std::vector<Value>> lists;
-  size_t n = SIZE_MAX;
-  for (const Value& v : a.pos) {
-    lists.push_back(toItems(in, v));
-    n = std::min(n, lists.back().size());
-  }
-  std::vector<Value> out;
-  for (size_t i = 0; i < n && !lists.empty(); ++i) {
-    std::vector<Value> row;
-    for (auto& l : lists) row.push_back(l[i]);
-    out.push_back(makeTuple(std::move(row)));
-  }
-  return makeList(std::move(out));
+  for (const Value& v : a.pos) in.iterate(v);
+  return Value(std::make_shared<ZipObj>(a.pos));
 }
 
 Value variable(Interpreter& in, Args& a) {

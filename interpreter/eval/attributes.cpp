@@ -14,7 +14,7 @@ namespace {
 Value shapeList(const Shape& s) {
   std::vector<Value> dims;
   for (int64_t d : s)  // a graph value's unknown dimension is None, as in TensorFlow
-    dims.push_back(d == rt::kUnknownDim ? Value() : Value(Tensor::scalar<int32_t>(int32_t(d))));
+    dims.push_back(d == rt::kUnknownDim ? Value() : makeInt(d));
   return makeList(std::move(dims));
 }
 
@@ -198,7 +198,7 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
       if (n == "shape") return shapeList(t.shape());
       if (n == "dtype") return Value::dtype(t.dtype());
       if (n == "ndim") return Value(Tensor::scalar<int32_t>(t.rank()));
-      if (n == "size") return Value(Tensor::scalar<int32_t>(int32_t(t.numel())));
+      if (n == "size") return makeInt(t.numel());
       if (n == "T") return Value(ops::transpose(t, {}));
       if (auto m = tensorMethod(*this, obj, n)) return *m;
       noAttribute(obj, name, tensorAttributeNames());

@@ -33,7 +33,11 @@ std::vector<int64_t> sliceIndices(int64_t n, std::optional<int64_t> start, std::
   };
   int64_t b = clamp(start, st > 0 ? 0 : n - 1), e = clamp(stop, st > 0 ? n : -1);
   std::vector<int64_t> out;
-  for (int64_t i = b; st > 0 ? i < e : i > e; i += st) out.push_back(i);
+  // A step past the end of int64 (`[1::2**63-1]`) ends the walk instead of wrapping around.
+  for (int64_t i = b; st > 0 ? i < e : i > e;) {
+    out.push_back(i);
+    if (__builtin_add_overflow(i, st, &i)) break;
+  }
   return out;
 }
 

@@ -193,68 +193,98 @@ int Interpreter::runSource(std::shared_ptr<const SourceFile> file, std::function
 }
 
 void Interpreter::forEach(const Value& iterable, const std::function<bool(Value)>& fn) {
+  auto next = iterate(iterable);
   // Each item is a step, so that Ctrl-C and the limits also stop list(range(10**12)).
-  auto body = [&](Value v) {
+  for (Value v; next(v);) {
     checkInterrupt();
-    return fn(std::move(v));
-  };
+    if (fn(std::move(v))) return;
+  }
+}
+
+std::function<bool(Value&)> Interpreter::iterate(const Value& iterable) {
   switch (iterable.kind()) {
-    case Kind::List: {
+    case Kind::List:
       // Index each time: the body may append to the list it walks, as Python allows.
-      auto list = iterable.as<ListObj>();
-      for (size_t i = 0; i < list->items.size(); ++i)
-        if (body(list->items[i])) return;
-      return;
-    }
+      return [list = iterable.as<ListObj>(), i = size_t(0)](Value& v) mutable {
+        if (i >= list->items.size()) return false;
+        v = list->items[i++];
+        return true;
+      };
     case Kind::Tuple:
-      for (const auto& v : iterable.as<TupleObj>()->items)
-        if (body(v)) return;
-      return;
+      return [tuple = iterable.as<TupleObj>(), i = size_t(0)](Value& v) mutable {
+        if (i >= tuple->items.size()) return false;
+        v = tuple->items[i++];
+        return true;
+      };
     case Kind::Dict: {
-      std::vector<Value> keys;
-      for (const auto& [k, v] : iterable.as<DictObj>()->entries) keys.push_back(k);
-      for (auto& k : keys)
-        if (body(k)) return;
-      return;
+      auto keys = std::make_shared<std::vector<Value>>();
+      for (const auto& [k, v] : iterable.as<DictObj>()->entries) keys->push_back(k);
+      return [keys, i = size_t(0)](Value& v) mutable {
+        if (i >= keys->size()) return false;
+        v = (*keys)[i++];
+        return true;
+      };
     }
     case Kind::Str:
-      for (char c : std::string(iterable.as<StrObj>()->text))
-        if (body(makeStr(std::string(1, c)))) return;
-      return;
+      return [text = iterable.as<StrObj>()->text, i = size_t(0)](Value& v) mutable {
+        if (i >= text.size()) return false;
+        v = makeStr(std::string(1, text[i++]));
+        return true;
+      };
     case Kind::Tensor:
     case Kind::Variable: {
       Tensor t = tensorOf(iterable, "iterated value");
       if (t.rank() == 0) throw WeftError("cannot iterate over a scalar tensor");
       Shape rowShape;
       for (int i = 1; i < t.rank(); ++i) rowShape.push_back(t.shape()[i]);
-      int64_t rowBytes = rowShape.numel() * int64_t(rt::dtypeSize(t.dtype()));
-      if (t.isSymbolic()) {  // rows of a graph value are graph values: one getitem node each
-        if (t.shape()[0] == rt::kUnknownDim)
-          throw WeftError("cannot iterate over a graph value of unknown length " + t.shape().str() +
-                          " (a None dimension); use a while loop over len(x)");
-        for (int64_t i = 0; i < t.shape()[0]; ++i)
-          if (body(Value(ops::getItem(t, {ops::Subscript{ops::Subscript::Index, i}})))) return;
-        return;
-      }
-      for (int64_t i = 0; i < t.shape()[0]; ++i) {
-        if (t.isAbstract()) {  // a plan: rows of the same type
-          if (body(Value(Tensor::abstract(t.dtype(), rowShape)))) return;
-          continue;
+      if (t.isSymbolic() && t.shape()[0] == rt::kUnknownDim)
+        throw WeftError("cannot iterate over a graph value of unknown length " + t.shape().str() +
+                        " (a None dimension); use a while loop over len(x)");
+      return [t, rowShape, i = int64_t(0)](Value& v) mutable {
+        if (i >= t.shape()[0]) return false;
+        if (t.isSymbolic()) {  // rows of a graph value are graph values: one getitem node each
+          v = Value(ops::getItem(t, {ops::Subscript{ops::Subscript::Index, i}}));
+        } else if (t.isAbstract()) {  // a plan: rows of the same type
+          v = Value(Tensor::abstract(t.dtype(), rowShape));
+        } else {
+          Tensor row = Tensor::empty(t.dtype(), rowShape);
+          std::memcpy(row.raw(), static_cast<char*>(t.raw()) + i * row.bytes(), size_t(row.bytes()));
+          v = Value(row);
         }
-        Tensor row = Tensor::empty(t.dtype(), rowShape);
-        std::memcpy(row.raw(), static_cast<char*>(t.raw()) + i * rowBytes, size_t(rowBytes));
-        if (body(Value(row))) return;
-      }
-      return;
+        ++i;
+        return true;
+      };
     }
     case Kind::Opaque:
       if (auto* r = dynamic_cast<RangeObj*>(iterable.object())) {
-        for (int64_t i = r->start; r->step > 0 ? i < r->stop : i > r->stop; i += r->step) {
-          Value v = (i >= INT32_MIN && i <= INT32_MAX) ? Value(Tensor::scalar<int32_t>(int32_t(i)))
-                                                       : Value(Tensor::scalar<int64_t>(i));
-          if (body(std::move(v))) return;
-        }
-        return;
+        // The last item may be near the end of int64: stop rather than wrap past it.
+        return [r = *r, i = r->start, done = false](Value& v) mutable {
+          if (done || (r.step > 0 ? i >= r.stop : i <= r.stop)) return false;
+          v = makeInt(i);
+          done = __builtin_add_overflow(i, r.step, &i);
+          return true;
+        };
+      }
+      if (auto* e = dynamic_cast<EnumerateObj*>(iterable.object())) {
+        return [inner = iterate(e->items), i = e->start](Value& v) mutable {
+          Value item;
+          if (!inner(item)) return false;
+          v = makeTuple({makeInt(i), std::move(item)});
+          if (__builtin_add_overflow(i, 1, &i)) throw WeftError("enumerate() counted past 2**63 - 1");
+          return true;
+        };
+      }
+      if (auto* z = dynamic_cast<ZipObj*>(iterable.object())) {
+        std::vector<std::function<bool(Value&)>> inners;
+        for (const Value& x : z->items) inners.push_back(iterate(x));
+        return [inners = std::move(inners)](Value& v) mutable {
+          if (inners.empty()) return false;
+          std::vector<Value> row(inners.size());
+          for (size_t k = 0; k < inners.size(); ++k)
+            if (!inners[k](row[k])) return false;
+          v = makeTuple(std::move(row));
+          return true;
+        };
       }
       [[fallthrough]];
     default: throw WeftError("a " + typeNameOf(iterable) + " is not iterable");

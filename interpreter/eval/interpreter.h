@@ -72,6 +72,9 @@ class Interpreter {
   // Calls body with each item of a list, tuple, dict (keys), string, range or tensor (rows);
   // body returns true to stop early.
   void forEach(const Value& iterable, const std::function<bool(Value)>& body);
+  // The items of an iterable one at a time (forEach and zip pull from it): each call stores the
+  // next item and returns true, or returns false at the end.
+  std::function<bool(Value&)> iterate(const Value& iterable);
   void setAttr(const Value& obj, Symbol name, Value v);
 
   std::ostream& out() { return out_; }

@@ -134,7 +134,7 @@ void Interpreter::buildModule(ModuleObj& m, const Value& input, const SourceRang
     std::vector<Value> dims;
     for (int i = 0; i < t.rank(); ++i)
       dims.push_back(i == 0 && sym && sym->batchIsNone ? Value()
-                                                       : Value(Tensor::scalar<int32_t>(int32_t(t.shape()[i]))));
+                                                       : makeInt(t.shape()[i]));
     buildArgs.pos.push_back(makeList(std::move(dims)));
   } else {
     buildArgs.pos.push_back(input);

@@ -44,7 +44,7 @@ std::optional<Value> MeshObj::getAttr(Interpreter&, Symbol attr) {
   const std::string& n = symbolName(attr);
   auto ints = [](const std::vector<int64_t>& xs) {
     std::vector<Value> out;
-    for (int64_t x : xs) out.push_back(Value(Tensor::scalar<int32_t>(int32_t(x))));
+    for (int64_t x : xs) out.push_back(makeInt(x));
     return makeList(std::move(out));
   };
   if (n == "dim_names" || n == "axis_names") {
@@ -53,7 +53,7 @@ std::optional<Value> MeshObj::getAttr(Interpreter&, Symbol attr) {
     return makeList(std::move(out));
   }
   if (n == "shape") return ints(dimSizes);
-  if (n == "size" || n == "num_devices") return Value(Tensor::scalar<int32_t>(int32_t(numDevices())));
+  if (n == "size" || n == "num_devices") return makeInt(numDevices());
   if (n == "name") return name.empty() ? Value() : makeStr(name);
   if (n == "devices") {
     std::vector<Value> out;

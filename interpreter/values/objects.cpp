@@ -65,8 +65,13 @@ std::string VariableObj::path() const {
 }
 
 int64_t RangeObj::size() const {
-  if (step > 0) return stop > start ? (stop - start + step - 1) / step : 0;
-  return start > stop ? (start - stop - step - 1) / -step : 0;
+  // In unsigned arithmetic: stop - start may not fit in int64 (range(-2**63 + 1, 2**63 - 1)).
+  if (step > 0 ? stop <= start : start <= stop) return 0;
+  uint64_t span = step > 0 ? uint64_t(stop) - uint64_t(start) : uint64_t(start) - uint64_t(stop);
+  uint64_t by = step > 0 ? uint64_t(step) : uint64_t(0) - uint64_t(step);
+  uint64_t n = span / by + (span % by != 0);
+  if (n > uint64_t(INT64_MAX)) throw WeftError("range has more than 2**63 - 1 items: " + repr());
+  return int64_t(n);
 }
 
 std::string RangeObj::repr() const {
@@ -138,6 +143,10 @@ DictObj::~DictObj() {
   });
 }
 
+Value makeInt(int64_t v) {
+  if (v >= INT32_MIN && v <= INT32_MAX) return Value(Tensor::scalar<int32_t>(int32_t(v)));
+  return Value(Tensor::scalar<int64_t>(v));
+}
 Value makeStr(std::string s) { return Value(std::make_shared<StrObj>(std::move(s))); }
 Value makeList(std::vector<Value> items) { return Value(std::make_shared<ListObj>(std::move(items))); }
 Value makeTuple(std::vector<Value> items) { return Value(std::make_shared<TupleObj>(std::move(items))); }

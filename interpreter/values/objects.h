@@ -186,6 +186,22 @@ struct RangeObj : OpaqueObj {
   bool equals(const OpaqueObj& o) const override;
 };
 
+// `enumerate(items, start)` and `zip(a, b, ...)`: lazy as range, their items made as they are
+// taken, so that `enumerate(range(10**12))` costs nothing until iterated.
+struct EnumerateObj : OpaqueObj {
+  EnumerateObj(Value v, int64_t s) : items(std::move(v)), start(s) {}
+  Value items;
+  int64_t start;
+  std::string typeName() const override { return "enumerate"; }
+  std::string repr() const override { return "<enumerate>"; }
+};
+struct ZipObj : OpaqueObj {
+  explicit ZipObj(std::vector<Value> v) : items(std::move(v)) {}
+  std::vector<Value> items;
+  std::string typeName() const override { return "zip"; }
+  std::string repr() const override { return "<zip>"; }
+};
+
 // A Keras symbolic tensor: the output of `Input(...)` or of a layer called on one. It carries a
 // shape-only tensor (batch dimension 1 stands for None) and the call that produced it, so that
 // `Model(inputs, outputs)` can replay the graph on real data.
@@ -211,6 +227,9 @@ struct TracedText : OpaqueObj {
   std::string repr() const override { return format; }
 };
 
+// A count, dimension or index the interpreter makes (len, .shape, a range item): i32 when it
+// fits, else i64, as an integer literal, so that it never wraps.
+Value makeInt(int64_t v);
 Value makeStr(std::string s);
 Value makeList(std::vector<Value> items);
 Value makeTuple(std::vector<Value> items);
