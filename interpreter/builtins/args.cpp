@@ -1,5 +1,7 @@
 #include "args.h"
 
+#include <cmath>
+
 #include "../eval/operators.h"
 #include "../eval/suggest.h"
 #include "../ops/ops.h"
@@ -125,7 +127,10 @@ std::vector<int64_t> ArgReader::ints(int i) const {
 std::vector<int> ArgReader::axes(int i) const {
   std::vector<int> out;
   if (!has(i)) return out;
-  for (int64_t a : ints(i)) out.push_back(int(a));
+  for (int64_t a : ints(i)) {
+    if (a < INT32_MIN || a > INT32_MAX) fail(i, "axis " + std::to_string(a) + " is out of range");
+    out.push_back(int(a));
+  }
   return out;
 }
 
@@ -179,6 +184,19 @@ void flatten(const Value& v, int depth, Shape& shape, std::vector<Value>& leaves
   leaves.push_back(v);
 }
 
+// `dtype=` converts exactly: a float that is not a whole number in the integer dtype's range is an
+// error (cast() is the way to truncate), so that tensor([1.5], dtype=i32) is not quietly [1].
+void checkExactInt(const Tensor& t, DType to, const std::string& what) {
+  if (!rt::isFloat(t.dtype()) || !rt::isInt(to) || t.isAbstract()) return;
+  const double lo = to == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double x = t.asDouble(i);
+    if (!(x >= lo && x < -lo) || x != std::trunc(x))
+      throw WeftError(what + ": " + formatFloat(x, t.dtype()) + " is not a whole number that " + rt::dtypeName(to) +
+                      " holds; use cast() to truncate");
+  }
+}
+
 }  // namespace
 
 Tensor leafAs(const Value& v, DType dt) {
@@ -188,7 +206,11 @@ Tensor leafAs(const Value& v, DType dt) {
 }
 
 Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::string& what) {
-  if (isTensorLike(v)) return leafAs(v, dtype ? *dtype : tensorOf(v, what.c_str()).dtype());
+  if (isTensorLike(v)) {
+    const DType to = dtype ? *dtype : tensorOf(v, what.c_str()).dtype();
+    if (!v.literal()) checkExactInt(tensorOf(v, what.c_str()), to, what);
+    return leafAs(v, to);
+  }
   Shape shape;
   std::vector<Value> leaves;
   flatten(v, 0, shape, leaves, what);
@@ -234,6 +256,7 @@ Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::st
   int64_t per = leafShape.numel();
   size_t esz = rt::dtypeSize(dt);
   for (size_t i = 0; i < leaves.size(); ++i) {
+    if (!leaves[i].literal()) checkExactInt(tensorOf(leaves[i], "x"), dt, what);
     Tensor t = leafAs(leaves[i], dt);
     std::memcpy(static_cast<char*>(out.raw()) + int64_t(i) * per * int64_t(esz), t.raw(), size_t(per) * esz);
   }

@@ -54,6 +54,8 @@ NativeFn reducer(const char* name, ops::ReduceOp op) {
       return best;
     }
     ArgReader r(a, name, {"x", "axis?", "keepdims?"});
+    // axis=[] reduces no axis (NumPy returns x); ops::reduce takes no axes to mean all of them.
+    if (r.has(1) && r.axes(1).empty()) return Value(r.tensor(0));
     return Value(ops::reduce(op, r.tensor(0), r.axes(1), r.flag(2, false)));
   };
 }

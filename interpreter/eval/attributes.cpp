@@ -1,5 +1,7 @@
 // `obj.name` and `obj.name = v` for every kind of value.
 #include "graph_call.h"
+
+#include "../builtins/args.h"
 #include "../builtins/keras.h"
 #include "../mesh/builtins.h"
 #include "../ops/ops.h"
@@ -154,10 +156,12 @@ Value listAttr(const Value& self, const std::string& n) {
     }, self);
   if (n == "pop")
     return makeBuiltin("pop", [](Interpreter&, Args& a) {
+      ArgReader r(a, "pop", {"index?"});
       auto& items = a.self.as<ListObj>()->items;
       if (items.empty()) throw WeftError(a.site, "pop from an empty list");
-      Value v = std::move(items.back());
-      items.pop_back();
+      auto at = items.begin() + normalizeIndex(r.integer(0, -1), int64_t(items.size()), "pop");
+      Value v = std::move(*at);
+      items.erase(at);
       return v;
     }, self);
   noAttribute(self, intern(n), {"append", "extend", "pop"});

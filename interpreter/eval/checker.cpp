@@ -120,6 +120,18 @@ class NameChecker {
     scopes_.pop_back();
   }
 
+  // Where a statement is: `return` needs a function and `break` a loop of the same function (a
+  // loop around the call does not count).
+  struct Place {
+    bool inFunction = false, inLoop = false;
+  };
+  void within(Place p, const std::function<void()>& body) {
+    Place saved = place_;
+    place_ = p;
+    body();
+    place_ = saved;
+  }
+
   void block(const ast::Block& b) {
     for (const auto& st : b) stmt(*st);
   }
@@ -149,16 +161,22 @@ class NameChecker {
       case K::For: {
         auto& f = static_cast<const ast::For&>(st);
         expr(*f.iterable);
-        block(f.body);
+        within({place_.inFunction, true}, [&] { block(f.body); });
         break;
       }
       case K::While: {
         auto& w = static_cast<const ast::While&>(st);
         expr(*w.condition);
-        block(w.body);
+        within({place_.inFunction, true}, [&] { block(w.body); });
         break;
       }
+      case K::Break:
+      case K::Continue:
+        if (!place_.inLoop)
+          diags_.error(st.range, std::string(st.kind == K::Break ? "'break'" : "'continue'") + " outside a loop");
+        break;
       case K::Return:
+        if (!place_.inFunction) diags_.error(st.range, "'return' outside a function");
         if (auto& v = static_cast<const ast::Return&>(st).value) expr(*v);
         break;
       case K::Assert: {
@@ -178,7 +196,7 @@ class NameChecker {
         Scope local;
         params(f.params, local);
         bindBlock(f.body, local);
-        withScope(local, [&] { block(f.body); });
+        within({true, false}, [&] { withScope(local, [&] { block(f.body); }); });
         break;
       }
       case K::Module: {
@@ -189,7 +207,7 @@ class NameChecker {
         Scope attrs;
         bindBlock(m.body, attrs);
         bindSelfAttrs(m.body, attrs);
-        withScope(ps, [&] { withScope(attrs, [&] { block(m.body); }); });
+        within({}, [&] { withScope(ps, [&] { withScope(attrs, [&] { block(m.body); }); }); });
         break;
       }
       case K::Mesh:
@@ -317,6 +335,7 @@ class NameChecker {
   Diagnostics& diags_;
   const GlobalCallFn& onGlobalCall_;
   std::vector<const Scope*> scopes_;
+  Place place_;
 };
 
 }  // namespace

@@ -41,14 +41,6 @@ std::vector<int64_t> sliceIndices(int64_t n, std::optional<int64_t> start, std::
   return out;
 }
 
-int64_t normalizeIndex(int64_t i, int64_t n, const char* what) {
-  int64_t j = i < 0 ? i + n : i;
-  if (j < 0 || j >= n)
-    throw WeftError(std::string(what) + " index " + std::to_string(i) + " is out of range for length " +
-                    std::to_string(n));
-  return j;
-}
-
 template <class Seq>
 Value indexSequence(const Seq& items, const ast::Expr& item, const std::vector<Value>& parts, const char* what,
                     bool isList) {
@@ -155,6 +147,14 @@ Value Interpreter::evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& e
     if (!err.at.valid()) err.at = ix.range;
     throw;
   }
+}
+
+int64_t normalizeIndex(int64_t i, int64_t n, const char* what) {
+  int64_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n)
+    throw WeftError(std::string(what) + " index " + std::to_string(i) + " is out of range for length " +
+                    std::to_string(n));
+  return j;
 }
 
 void setItem(const Value& obj, const Value& key, Value v, const SourceRange& keyAt) {

@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -10,6 +11,7 @@ namespace weft::ops {
 void fail(const std::string& message) { throw WeftError(message); }
 
 std::string numStr(double v) {
+  if (std::isnan(v)) return "nan";  // not printf's "-nan", as the printer shows it
   char buf[32];
   snprintf(buf, sizeof buf, "%.17g", v);
   // Prefer the shortest form that reads back exactly.

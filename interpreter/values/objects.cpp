@@ -9,7 +9,10 @@ namespace {
 bool keyEquals(const Value& a, const Value& b) {
   if (a.kind() != b.kind()) return false;
   if (a.is(Kind::Str)) return a.as<StrObj>()->text == b.as<StrObj>()->text;
-  if (a.isTensor()) return a.tensor().asInt() == b.tensor().asInt() && a.tensor().dtype() == b.tensor().dtype();
+  // i64(5) and 5 are one key, as they print alike; true stays apart from 1.
+  if (a.isTensor())
+    return a.tensor().asInt() == b.tensor().asInt() &&
+           (a.tensor().dtype() == b.tensor().dtype() || (rt::isInt(a.tensor().dtype()) && rt::isInt(b.tensor().dtype())));
   if (a.isNone()) return true;
   return a.sameObject(b);
 }

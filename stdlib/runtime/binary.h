@@ -89,8 +89,9 @@ struct Where { template <class T> static T f(bool c, T a, T b) { return c ? a : 
 struct Clip {
   template <class T>
   static T f(T x, T lo, T hi) {
-    T v = x < lo ? lo : x;
-    return v > hi ? hi : v;
+    // A NaN bound gives NaN, as NumPy's minimum(maximum(x, lo), hi).
+    T v = x < lo || lo != lo ? lo : x;
+    return v > hi || hi != hi ? hi : v;
   }
 };
 
