@@ -1,6 +1,5 @@
 // `obj.name` and `obj.name = v` for every kind of value.
 #include "graph_call.h"
-
 #include "../builtins/args.h"
 #include "../builtins/keras.h"
 #include "../mesh/builtins.h"

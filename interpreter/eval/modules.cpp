@@ -1,7 +1,9 @@
 // Modules (SPEC §5): construction, names, lazy build, calling, and walking their variables.
-#include "../graph/tracer.h"
+#include <algorithm>
 #include <set>
+#include <unordered_set>
 
+#include "../graph/tracer.h"
 #include "../mesh/scope.h"
 #include "../values/format.h"
 #include "interpreter.h"
@@ -38,36 +40,67 @@ std::string Interpreter::uniqueModuleName(const std::string& typeName) {
 }
 
 void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v) {
-  switch (v.kind()) {
-    case Kind::Variable: {
-      auto* var = v.as<VariableObj>();
-      if (var->owner) return;
-      var->owner = owner;
-      var->keyInOwner = key;
-      if (!owner->trainable) var->trainable = false;  // created under a frozen layer, as in Keras
-      if (!var->named) var->name = owner->name + "/" + key;
-      mesh::variableAdopted(*this, *var);  // a lazily built weight may now find its layout
-      return;
+  // Containers are walked with a worklist, each one once, and a path is spelled out only for what
+  // is adopted: a list that holds itself, or one nested a million deep, costs its size, not more.
+  struct Step {
+    size_t parent;  // index into steps; SIZE_MAX for the root
+    std::string name;
+  };
+  std::vector<Step> steps{{SIZE_MAX, key}};
+  auto pathOf = [&](size_t i) {
+    std::vector<const std::string*> parts;
+    for (; i != SIZE_MAX; i = steps[i].parent) parts.push_back(&steps[i].name);
+    std::string p = *parts.back();
+    for (auto it = parts.rbegin() + 1; it != parts.rend(); ++it) p += "." + **it;
+    return p;
+  };
+  std::vector<std::pair<size_t, Value>> work{{0, v}};
+  std::unordered_set<const Object*> seen;
+  while (!work.empty()) {
+    auto [at, x] = std::move(work.back());
+    work.pop_back();
+    switch (x.kind()) {
+      case Kind::Variable: {
+        auto* var = x.as<VariableObj>();
+        if (var->owner) break;
+        var->owner = owner;
+        var->keyInOwner = pathOf(at);
+        if (!owner->trainable) var->trainable = false;  // created under a frozen layer, as in Keras
+        if (!var->named) var->name = owner->name + "/" + var->keyInOwner;
+        mesh::variableAdopted(*this, *var);  // a lazily built weight may now find its layout
+        break;
+      }
+      case Kind::Module: {
+        auto* m = x.as<ModuleObj>();
+        if (m->parent || m == owner) break;
+        bool ancestor = false;  // a module holding one of its ancestors: no cycle of paths
+        for (ModuleObj* a = owner; a && !ancestor; a = a->parent) ancestor = a == m;
+        if (ancestor) break;
+        m->parent = owner;
+        m->keyInParent = pathOf(at);
+        break;
+      }
+      case Kind::List:
+      case Kind::Tuple:
+      case Kind::Dict: {
+        if (!seen.insert(x.object()).second) break;
+        // Pushed last to first, so that items are adopted in order (the first path names a value).
+        auto push = [&](std::string name, const Value& item) {
+          steps.push_back({at, std::move(name)});
+          work.emplace_back(steps.size() - 1, item);
+        };
+        size_t from = work.size();
+        if (x.is(Kind::Dict)) {
+          for (const auto& [k, item] : x.as<DictObj>()->entries) push(toStr(k), item);
+        } else {
+          const auto& items = x.is(Kind::List) ? x.as<ListObj>()->items : x.as<TupleObj>()->items;
+          for (size_t i = 0; i < items.size(); ++i) push(std::to_string(i), items[i]);
+        }
+        std::reverse(work.begin() + std::ptrdiff_t(from), work.end());
+        break;
+      }
+      default: break;
     }
-    case Kind::Module: {
-      auto* m = v.as<ModuleObj>();
-      if (m->parent || m == owner) return;
-      for (ModuleObj* a = owner; a; a = a->parent)
-        if (a == m) return;  // a module holding one of its ancestors: no cycle of paths
-      m->parent = owner;
-      m->keyInParent = key;
-      return;
-    }
-    case Kind::List:
-    case Kind::Tuple: {
-      const auto& items = v.is(Kind::List) ? v.as<ListObj>()->items : v.as<TupleObj>()->items;
-      for (size_t i = 0; i < items.size(); ++i) adopt(owner, key + "." + std::to_string(i), items[i]);
-      return;
-    }
-    case Kind::Dict:
-      for (const auto& [k, item] : v.as<DictObj>()->entries) adopt(owner, key + "." + toStr(k), item);
-      return;
-    default: return;
   }
 }
 
@@ -210,8 +243,9 @@ std::vector<Value> Interpreter::childModules(ModuleObj* m) {
   std::vector<Value> out;
   std::set<const Object*> seen{m};
   std::function<void(const Value&)> walk = [&](const Value& v) {
+    if (v.object() && !seen.insert(v.object()).second) return;  // each once: a list may hold itself
     if (v.is(Kind::Module)) {
-      if (seen.insert(v.object()).second) out.push_back(v);
+      out.push_back(v);
     } else if (v.is(Kind::List)) {
       for (const auto& item : v.as<ListObj>()->items) walk(item);
     } else if (v.is(Kind::Tuple)) {
