@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "../mesh/summary_layouts.h"
+#include "../ops/check.h"
 #include "keras.h"
 #include "../values/format.h"
 
@@ -56,7 +57,8 @@ std::string shapeText(const ModuleObj& layer) {
 
 int64_t paramCount(Interpreter& in, ModuleObj* m) {
   int64_t n = 0;
-  for (const Value& v : in.collectVariables(m)) n += v.as<VariableObj>()->value.numel();
+  for (const Value& v : in.collectVariables(m))
+    n = ops::checkedSize("summary", rt::sizeAdd(n, v.as<VariableObj>()->value.numel()), "the parameter count");
   return n;
 }
 
@@ -131,8 +133,8 @@ std::string summaryTable(Interpreter& in, ModuleObj& m) {
   int64_t total = 0, trainable = 0;
   for (const Value& v : in.collectVariables(&m)) {
     auto* var = v.as<VariableObj>();
-    total += var->value.numel();
-    if (var->trainable) trainable += var->value.numel();
+    total = ops::checkedSize("summary", rt::sizeAdd(total, var->value.numel()), "the parameter count");
+    if (var->trainable) trainable += var->value.numel();  // at most total
   }
   out << "Total params: " << withCommas(total) << '\n'
       << "Trainable params: " << withCommas(trainable) << '\n'

@@ -6,6 +6,7 @@
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
+#include "../ops/check.h"
 #include "report_table.h"
 
 namespace weft::mesh {
@@ -68,13 +69,13 @@ void printLayoutReport(Interpreter& in, std::ostream& out) {
       const Placement& p = *var->placement;
       const LayoutObj& l = *p.layout;
       int64_t b = bytesPerDevice(*var);
-      bytes += b;
+      bytes = ops::checkedSize("the layout report", rt::sizeAdd(bytes, b), "the bytes per device");
       t.add({p.path, typeNameOf(Value(var->value)), p.key >= 0 ? "'" + map.entries[size_t(p.key)].key + "'" : "-",
              l.replicated() ? "replicated" : l.dimsText(), l.shardShape(var->value.shape()).str(), withCommas(b)});
     }
     if (t.empty()) out << " no variable took its layout from it\n";
     else out << t.str() << " Bytes per device: " << withCommas(bytes) << " (" << humanBytes(bytes) << ")\n";
-    total += bytes;
+    total = ops::checkedSize("the layout report", rt::sizeAdd(total, bytes), "the bytes per device");
     s->hits.resize(map.entries.size(), 0);
     for (size_t i = 0; i < map.entries.size(); ++i)
       if (!s->hits[i]) out << " Key '" << map.entries[i].key << "'" << where(map.entries[i].at) << " matched no variable\n";

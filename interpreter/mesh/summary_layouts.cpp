@@ -1,5 +1,6 @@
 #include "summary_layouts.h"
 
+#include "../ops/check.h"
 #include "report_table.h"
 #include "scope.h"
 
@@ -29,7 +30,7 @@ std::string layoutSummary(Interpreter& in, const std::vector<Value>& variables) 
     auto* var = v.as<VariableObj>();
     const LayoutObj* l = layoutOf(*var);
     int64_t bytes = bytesPerDevice(*var);
-    total += bytes;
+    total = ops::checkedSize("summary", rt::sizeAdd(total, bytes), "the bytes per device");
     // A variable outside every layout_map_scope is whole on each device that uses it.
     std::string layout = !l ? "-" : l->replicated() ? "replicated" : l->dimsText();
     if (l && meshText.empty()) meshText = l->mesh->repr();

@@ -47,6 +47,12 @@ void checkShape(const char* op, const Shape& shape) {
       for (int64_t x : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(x);
       fail(std::string(op) + ": negative dimension in shape [" + dims + "]");
     }
+  checkedSize(op, shape.checkedNumel(), "the element count of shape " + shape.str());
+}
+
+int64_t checkedSize(const char* op, std::optional<int64_t> size, const std::string& what) {
+  if (!size) fail(std::string(op) + ": " + what + " overflows int64");
+  return *size;
 }
 
 void checkIntIndices(const char* op, const Tensor& x) {

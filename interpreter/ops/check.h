@@ -1,6 +1,7 @@
 // Validation helpers shared by the op families: every user mistake becomes a WeftError whose
 // message names the op, the axis and the shapes involved.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "../values/tensor.h"
@@ -22,8 +23,13 @@ int normalizeAxis(const char* op, int axis, int rank, const Shape& shape);
 // Fails when a result would have more than rt::kMaxRank dimensions.
 void checkRank(const char* op, int rank);
 
-// Fails if a dimension is negative: "full: negative dimension in shape [2, -1]".
+// Fails if a dimension is negative, or the element count overflows int64:
+// "full: negative dimension in shape [2, -1]".
 void checkShape(const char* op, const Shape& shape);
+
+// The result of checked size arithmetic (rt::sizeAdd, rt::sizeMul), or fails naming the op and
+// what overflowed: "concat: the size along axis 0 overflows int64 (shapes [2**63-1] and [2])".
+int64_t checkedSize(const char* op, std::optional<int64_t> size, const std::string& what);
 
 // Fails unless x's dtype is i32 or i64.
 void checkIntIndices(const char* op, const Tensor& x);

@@ -38,7 +38,8 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
     if (!ok)
       fail("concat: shapes " + first.shape().str() + " and " + x.shape().str() +
            " differ outside axis " + std::to_string(axis));
-    out[d] += x.shape()[d];
+    out[d] = checkedSize("concat", rt::sizeAdd(out[d], x.shape()[d]),
+                         "the size along axis " + std::to_string(axis) + " of shapes " + out.str() + " and " + x.shape().str());
     abstract = abstract || x.isAbstract();
   }
   if (abstract) return Tensor::abstract(first.dtype(), out);

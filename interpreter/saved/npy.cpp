@@ -1,5 +1,9 @@
 #include "npy.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -182,13 +186,11 @@ Tensor readNpy(const std::string& path) {
   const DType dtype = dtypeOfDescr(h.descr, path);
   if (h.fortran) bad(path, "Fortran-order arrays are not supported (save np.ascontiguousarray(a) instead)");
   const int64_t item = int64_t(rt::dtypeSize(dtype));
-  int64_t count = 1;
-  for (int64_t d : h.shape) {
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / item / d)
-      bad(path, "the shape " + tupleStr(h.shape) + " is too large");
-    count *= d;
-  }
-  const int64_t need = count * item, have = fileSize - dataAt;
+  // Zeros do not hide huge dimensions: (0, 2**62, 2**62) is refused too, as its strides would wrap.
+  std::optional<int64_t> count = h.shape.checkedNumel();
+  std::optional<int64_t> bytes = count ? rt::sizeMul(*count, item) : std::nullopt;
+  if (!bytes) bad(path, "the shape " + tupleStr(h.shape) + " is too large");
+  const int64_t need = *bytes, have = fileSize - dataAt;
   if (have < need)
     bad(path, "the data is truncated: shape " + tupleStr(h.shape) + " of " + h.descr + " needs " +
                   std::to_string(need) + " bytes but " + std::to_string(have) + " follow the header");
@@ -221,13 +223,31 @@ void writeNpy(const std::string& path, const Tensor& t) {
   pre += char(1), pre += char(0);
   pre += char(header.size() & 0xff), pre += char(header.size() >> 8);  // < 65536: rank <= 8
 
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw WeftError("cannot save '" + path + "': " + std::strerror(errno));
-  out.write(pre.data(), std::streamsize(pre.size()));
-  out.write(header.data(), std::streamsize(header.size()));
-  out.write(static_cast<const char*>(t.raw()), std::streamsize(t.bytes()));
-  out.close();
-  if (!out) throw WeftError("cannot save '" + path + "': write failed (" + std::strerror(errno) + ")");
+  // Only a regular file is written, as only one is read: a FIFO would block until a reader came.
+  // Non-blocking open and fstat, so that a FIFO swapped in after the check cannot block either.
+  auto fail = [&](const std::string& why) { throw WeftError("cannot save '" + path + "': " + why); };
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) fail("not a regular file");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (fd < 0) fail(std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail("not a regular file");
+  }
+  std::string_view parts[] = {pre, header, {static_cast<const char*>(t.raw()), size_t(t.bytes())}};
+  for (std::string_view part : parts)
+    while (!part.empty()) {
+      ssize_t n = ::write(fd, part.data(), part.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        std::string why = std::string("write failed (") + std::strerror(errno) + ")";
+        ::close(fd);
+        fail(why);
+      }
+      part.remove_prefix(size_t(n));
+    }
+  if (::close(fd) != 0) fail(std::string("write failed (") + std::strerror(errno) + ")");
 }
 
 }  // namespace weft::saved

@@ -146,7 +146,10 @@ std::string formatTensor(const Tensor& t) {
   if (t.isAbstract()) return "<" + std::string(rt::dtypeName(t.dtype())) + t.shape().str() + ">";
   if (t.rank() == 0) return scalarText(t, 0);
   std::string out;
-  formatAxis(t, 0, 0, t.numel() > kSummaryThreshold, out);
+  // Counted with empty rows too: zeros([10**12, 0]) holds nothing but would print 10**12 `[]`.
+  int64_t places = 1;
+  for (int64_t d : t.shape()) places = places > kSummaryThreshold ? places : places * std::max<int64_t>(d, 1);
+  formatAxis(t, 0, 0, places > kSummaryThreshold, out);
   return out;
 }
 

@@ -47,21 +47,21 @@ Storage::~Storage() {
   std::free(data_);
 }
 
+int64_t checkedBytes(DType dtype, const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0) throw WeftError("negative dimension in shape " + shape.str());
+  std::optional<int64_t> n = shape.checkedNumel();
+  std::optional<int64_t> bytes = n ? rt::sizeMul(*n, int64_t(rt::dtypeSize(dtype))) : std::nullopt;
+  if (!bytes)
+    throw WeftError("a tensor of shape " + shape.str() + " and dtype " + rt::dtypeName(dtype) + " has more bytes than int64 can count");
+  return *bytes;
+}
+
 Tensor Tensor::empty(DType dtype, const Shape& shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
-  // Guard the product against overflow before allocating.
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) throw WeftError("negative dimension in shape " + shape.str());
-    if (d != 0 && n > (int64_t(1) << 62) / d)
-      throw WeftError("tensor of shape " + shape.str() + " is too large to allocate");
-    n *= d;
-  }
-  if (n > (int64_t(1) << 60) / int64_t(rt::dtypeSize(dtype)))
-    throw WeftError("tensor of shape " + shape.str() + " is too large to allocate");
-  t.storage_ = std::make_shared<Storage>(n * int64_t(rt::dtypeSize(dtype)));
+  t.storage_ = std::make_shared<Storage>(checkedBytes(dtype, shape));
   return t;
 }
 
@@ -72,6 +72,7 @@ Tensor Tensor::zeros(DType dtype, const Shape& shape) {
 }
 
 Tensor Tensor::abstract(DType dtype, const Shape& shape) {
+  checkedBytes(dtype, shape);  // a plan's shapes are bounded as real ones, if not by memory
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;

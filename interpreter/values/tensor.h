@@ -22,6 +22,10 @@ int64_t liveTensorBytes();
 // Strings and lists are not in the live total, but one of them may not exceed the one-tensor
 // limit either: `s = s + s` in a loop would otherwise exhaust memory. Throws WeftError.
 void checkValueBytes(int64_t bytes, const char* what);
+// The bytes of a tensor of this dtype and shape; an error if a dimension is negative or the count
+// overflows int64. Every tensor, with values or shape-only, is made through it, so that numel(),
+// bytes() and strides never overflow later.
+int64_t checkedBytes(DType dtype, const Shape& shape);
 
 // A 64-byte aligned buffer that counts itself in the live-bytes total.
 class Storage {

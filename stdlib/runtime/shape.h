@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 namespace weft::rt {
@@ -11,6 +12,20 @@ inline constexpr int kMaxRank = 8;
 // A dimension known only when a graph runs (a `None` in a signature); only shapes of graph
 // values hold it, never a tensor with data.
 inline constexpr int64_t kUnknownDim = -1;
+
+// Checked size arithmetic, for every element count, byte count and summed or multiplied
+// dimension that a program controls: nullopt when the result leaves int64 (2**62 * 4), where
+// plain arithmetic would wrap (undefined) into a small or negative size.
+inline std::optional<int64_t> sizeAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+inline std::optional<int64_t> sizeMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
 
 class Shape {
  public:
@@ -38,9 +53,22 @@ class Shape {
   const int64_t* end() const { return dims_.data() + rank_; }
   int64_t back() const { return dims_[rank_ - 1]; }
 
+  // Every tensor's shape passed checkedNumel when it was made, so this cannot overflow.
   int64_t numel() const {
     int64_t n = 1;
     for (int i = 0; i < rank_; ++i) n *= dims_[i];
+    return n;
+  }
+  // The element count, or nullopt when the dimensions, zeros left out, multiply past int64: a
+  // [0, 2**62, 2**62] tensor is empty, but its strides would still wrap (NumPy refuses it too).
+  std::optional<int64_t> checkedNumel() const {
+    std::optional<int64_t> n = 1;
+    bool empty = false;
+    for (int i = 0; i < rank_ && n; ++i) {
+      empty |= dims_[i] == 0;
+      if (dims_[i] != 0) n = sizeMul(*n, dims_[i]);
+    }
+    if (n && empty) return 0;
     return n;
   }
   bool operator==(const Shape& o) const {

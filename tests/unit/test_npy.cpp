@@ -4,6 +4,7 @@
 #include <fstream>
 #include <random>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "interpreter/saved/npy.h"
@@ -126,6 +127,9 @@ TEST_CASE("unsupported and malformed npy files are WeftErrors naming the file") 
   CHECK(loadError("huge.npy", npyBytes("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
                                        eight))
             .find("is too large") != std::string::npos);
+  // An empty array whose other dimensions multiply past int64 (issue 14, item 10).
+  CHECK(loadError("zero_huge.npy", npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904, 4611686018427387904), }", ""))
+            .find("is too large") != std::string::npos);
   CHECK(loadError("dim.npy", npyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }",
                                       eight))
             .find("a dimension is too large") != std::string::npos);
@@ -147,6 +151,13 @@ TEST_CASE("unsupported and malformed npy files are WeftErrors naming the file") 
         std::string::npos);
   CHECK(errorOf([] { saved::writeNpy("/nonexistent-dir/x.npy", iota({2})); }).find("cannot save '/nonexistent-dir/x.npy'") ==
         0);
+  // A FIFO with no reader: saving used to block forever (issue 14, item 4).
+  const std::string fifo = scratch("fifo.npy");
+  fs::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(errorOf([&] { saved::writeNpy(fifo, iota({2})); }) == "cannot save '" + fifo + "': not a regular file");
+  CHECK(errorOf([&] { saved::readNpy(fifo); }).find("not a regular file") != std::string::npos);
+  fs::remove(fifo);
 }
 
 TEST_CASE("every truncation and random corruption of an npy file fails cleanly") {
