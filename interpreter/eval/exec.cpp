@@ -219,6 +219,7 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
       type->name = symbolName(m.name);
       type->decl = &m;
       type->closure = env;
+      trackEnv(env);  // env holds the type, the type its closure: a cycle to break at exit
       for (const auto& p : m.params) {
         type->hasDefault.push_back(p.defaultValue != nullptr);
         type->defaults.push_back(p.defaultValue ? eval(*p.defaultValue, env) : Value());

@@ -113,6 +113,24 @@ m[0] = m
   CHECK(liveTensorBytes() == before);  // every tensor was freed with the interpreter
 }
 
+TEST_CASE("values: a module declared inside a function is freed at exit") {
+  // The module type holds the function's scope, which holds the type (issue 14, item 12).
+  int64_t before = liveTensorBytes();
+  Run r = run(R"(fn mk() {
+  w = zeros([1000])
+  module Inner() {
+    v = w
+  }
+  return Inner
+}
+mk()
+t = mk()
+x = t()
+)");
+  CHECK(r.err == "");
+  CHECK(liveTensorBytes() == before);
+}
+
 TEST_CASE("limits: steps and time stop loops with a located error") {
   Run steps = run("n = 0\nwhile true {\n  n += 1\n}\n", [](Interpreter& in) { in.limits().maxSteps = 500; });
   CHECK(steps.status == 1);
