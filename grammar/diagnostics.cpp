@@ -1,5 +1,6 @@
 #include "diagnostics.h"
 
+#include <cstdio>
 #include <sstream>
 
 namespace weft {
@@ -24,6 +25,25 @@ size_t byteOfColumn(std::string_view line, uint32_t col) {
   return i;
 }
 
+// A code point of a source line as an error shows it: control characters, which could drive the
+// terminal (an imported binary with `\x1b[2J`), and stray bytes as escapes; a tab as a space, so
+// that the caret lines up.
+std::string shownCodePoint(std::string_view cp) {
+  const auto c = static_cast<unsigned char>(cp[0]);
+  char buf[8];
+  if (c == '\t') return " ";
+  if (cp.size() == 1 && (c < 0x20 || c >= 0x7F)) {
+    std::snprintf(buf, sizeof buf, "\\x%02x", c);
+    return buf;
+  }
+  const auto c1 = cp.size() == 2 ? static_cast<unsigned char>(cp[1]) : 0;
+  if (c == 0xC2 && c1 >= 0x80 && c1 < 0xA0) {  // C1 controls: U+009B is a terminal's CSI
+    std::snprintf(buf, sizeof buf, "\\u%04x", c1);
+    return buf;
+  }
+  return std::string(cp);
+}
+
 }  // namespace
 
 std::string formatDiagnostic(const Diagnostic& d) {
@@ -33,17 +53,29 @@ std::string formatDiagnostic(const Diagnostic& d) {
   out << severityName(d.severity) << ": " << d.message << '\n';
   if (!d.at.valid()) return out.str();
   std::string_view line = d.at.file->line(d.at.begin.line);
-  constexpr size_t kMaxShown = 200;  // long lines are cut so the caret stays readable
-  size_t from = byteOfColumn(line, d.at.begin.col);
-  size_t start = from > kMaxShown / 2 ? byteOfColumn(line, d.at.begin.col - kMaxShown / 2) : 0;
-  std::string_view shown = line.substr(start, kMaxShown);
-  out << "  " << (start ? "..." : "") << shown << '\n';
-  uint32_t caretCol = d.at.begin.col - (start ? (d.at.begin.col - kMaxShown / 2) : 0);
-  out << "  " << (start ? "   " : "") << std::string(caretCol - 1, ' ') << '^';
-  if (d.at.end.line == d.at.begin.line && d.at.end.col > d.at.begin.col) {
-    uint32_t n = std::min<uint32_t>(d.at.end.col - d.at.begin.col, 80);
-    out << std::string(n, '~');
+  constexpr uint32_t kMaxShown = 200;  // long lines are cut so the caret stays readable
+  const uint32_t first = d.at.begin.col > kMaxShown / 2 ? d.at.begin.col - kMaxShown / 2 : 1;
+  const uint32_t last = d.at.end.line == d.at.begin.line ? std::max(d.at.end.col, d.at.begin.col) : d.at.begin.col;
+  // Shown one code point at a time, noting where the caret's first and last columns land.
+  std::string shown;
+  size_t width = 0, from = std::string::npos, to = std::string::npos;  // in columns
+  size_t i = byteOfColumn(line, first);
+  uint32_t col = first;
+  for (; col < first + kMaxShown && i < line.size(); ++col) {
+    size_t next = i + byteOfColumn(line.substr(i), 2);
+    if (col == d.at.begin.col) from = width;
+    if (col == last) to = width;
+    std::string_view cp = line.substr(i, next - i);
+    std::string text = shownCodePoint(cp);
+    width += text == cp ? 1 : text.size();  // an escape is ASCII, one column a character
+    shown += text;
+    i = next;
   }
+  if (from == std::string::npos) from = width + (d.at.begin.col - col);  // past the line's end
+  if (to == std::string::npos) to = from + (last - d.at.begin.col);
+  const std::string lead = first > 1 ? "..." : "";
+  out << "  " << lead << shown << '\n';
+  out << "  " << std::string(lead.size() + from, ' ') << '^' << std::string(std::min<size_t>(to - from, 80), '~');
   out << '\n';
   return out.str();
 }

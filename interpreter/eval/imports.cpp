@@ -77,6 +77,9 @@ Value Interpreter::importModule(const std::string& spec, bool isPath, const Sour
     if (!read && why == "no such file")
       throw WeftError(at, "cannot import '" + spec + "': no stdlib module of that name and no file " + display);
     if (!read) throw WeftError(at, "cannot import '" + spec + "': " + why);
+    // Any other file (`import "/etc/passwd"`) would be parsed and its lines quoted in errors.
+    if (std::filesystem::path(display).extension() != ".model")
+      throw WeftError(at, "cannot import '" + spec + "': not a Weft source (its name does not end in .model)");
     read->path = display;
     file = std::move(read);
   }

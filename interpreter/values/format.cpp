@@ -86,6 +86,11 @@ void formatAxis(const Tensor& t, int axis, int64_t offset, bool summarize, std::
   out += ']';
 }
 
+std::string hexEscape(char c) {
+  const char* digits = "0123456789abcdef";
+  return {'\\', 'x', digits[static_cast<unsigned char>(c) >> 4], digits[c & 15]};
+}
+
 std::string quote(const std::string& s) {
   // Python picks single quotes unless the text has one and no double quote.
   char q = (s.find('\'') != std::string::npos && s.find('"') == std::string::npos) ? '"' : '\'';
@@ -95,6 +100,7 @@ std::string quote(const std::string& s) {
     else if (c == '\n') out += "\\n";
     else if (c == '\t') out += "\\t";
     else if (c == q) out += std::string("\\") + q;
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += hexEscape(c);  // never a raw escape sequence
     else out += c;
   }
   return out + q;
