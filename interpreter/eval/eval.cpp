@@ -25,7 +25,7 @@ Value located(const ast::Expr& e, F&& f) {
 Value Interpreter::evalName(const ast::Name& n, const std::shared_ptr<Env>& env) {
   if (Value* v = env->find(n.name)) return *v;
   if (!preludeLoaded_) {
-    loadPrelude();
+    loadPrelude(n.range);
     if (Value* v = env->find(n.name)) return *v;
   }
   std::vector<std::string> names;

@@ -33,7 +33,7 @@ Value Interpreter::runModuleFile(std::shared_ptr<const SourceFile> file, const s
   return Value(std::make_shared<NamespaceObj>(name, env));
 }
 
-void Interpreter::loadPrelude() {
+void Interpreter::loadPrelude(const SourceRange& at) {
   preludeLoaded_ = true;
   const EmbeddedFile* f = findStdlib("prelude");
   if (!f) return;
@@ -41,7 +41,13 @@ void Interpreter::loadPrelude() {
       parseOrReport(std::make_shared<SourceFile>("<stdlib>/prelude.model", f->text), prelude_);
   if (!program) throw WeftError("internal error: the embedded prelude does not parse");
   Frame frame;
-  for (const auto& s : program->body) exec(*s, prelude_, frame);
+  try {
+    for (const auto& s : program->body) exec(*s, prelude_, frame);
+  } catch (WeftError& e) {
+    // Only a limit set very low (--max-tensor-bytes=1) stops the prelude: say so where it was needed.
+    throw WeftError(at, "the standard library could not load (" + e.message +
+                            "); the limits given on the command line are too small for it");
+  }
 }
 
 Value Interpreter::importModule(const std::string& spec, bool isPath, const SourceRange& at) {

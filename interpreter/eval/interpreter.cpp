@@ -57,11 +57,7 @@ std::vector<std::string> Interpreter::visibleNames() const {
   return names;
 }
 
-namespace {
-
 bool inStdlib(const SourceRange& r) { return r.valid() && r.file->path.rfind("<stdlib>", 0) == 0; }
-
-}  // namespace
 
 void Interpreter::reportError(const WeftError& e) {
   out_.flush();
@@ -95,7 +91,7 @@ const ast::Program* Interpreter::parseOrReport(std::shared_ptr<const SourceFile>
     checkNames(*program, known(), diags);
     // The prelude is loaded lazily: only when a name is not found without it.
     if (diags.hasErrors() && !preludeLoaded_) {
-      loadPrelude();
+      loadPrelude(diags.all().front().at);
       diags.clear();
       checkNames(*program, known(), diags);
     }
@@ -181,6 +177,7 @@ int Interpreter::runSource(std::shared_ptr<const SourceFile> file, std::function
     }
   } catch (WeftError& e) {
     callDepth_ = 0;
+    if (!e.at.valid() && current) e.at = current->range;  // a limit hit by a literal (`print(1)`)
     reportError(e);
     return 1;
   } catch (const std::bad_alloc&) {  // the limits bound tensors and single values, not every allocation

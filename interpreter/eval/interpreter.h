@@ -36,6 +36,9 @@ struct InterpreterLimits {
   double timeoutSeconds = 0;  // wall clock since the interpreter was created; 0: no limit
 };
 
+// True for a place in the standard library's own Weft code.
+bool inStdlib(const SourceRange& r);
+
 // Keras symbolic tensors, also inside a list or tuple argument (`Add()([a, b])`).
 bool holdsSymbolic(const Value& v);
 Value mapSymbolic(const Value& v, const std::function<Value(const Value&)>& f);
@@ -203,7 +206,8 @@ class Interpreter {
   // Imports and the prelude (imports.cpp)
   Value importModule(const std::string& spec, bool isPath, const SourceRange& at);
   Value runModuleFile(std::shared_ptr<const SourceFile> file, const std::string& name);
-  void loadPrelude();
+  // `at`: the first use of a name that only the prelude defines, where a failure is reported.
+  void loadPrelude(const SourceRange& at);
   // Parses and checks names against what `scope` can see; prints errors and returns null on any.
   const ast::Program* parseOrReport(std::shared_ptr<const SourceFile> file, const std::shared_ptr<Env>& scope);
   void reportError(const WeftError& e);

@@ -38,7 +38,7 @@ std::vector<std::string> Interpreter::completionNames() {
   if (!preludeLoaded_) {
     // A broken prelude is reported when a program first needs it; completion just goes without.
     try {
-      loadPrelude();
+      loadPrelude({});
     } catch (WeftError&) {
     }
   }

@@ -183,13 +183,22 @@ Value Interpreter::callModule(ModuleObj& m, Args& args) {
   Value* found = m.attrs->findLocal(intern("call"));
   if (!found) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
   Value callFn = *found;
-  if (!m.built) {
-    if (args.pos.empty()) throw WeftError(args.site, "module '" + m.name + "' needs an input to build from");
-    buildModule(m, args.pos[0], args.site);
+  try {
+    if (!m.built) {
+      if (args.pos.empty()) throw WeftError(args.site, "module '" + m.name + "' needs an input to build from");
+      buildModule(m, args.pos[0], args.site);
+    }
+    Value out = call(callFn, args);
+    if (isTensorLike(out)) m.outputShape = tensorOf(out, "output").shape();
+    return out;
+  } catch (WeftError& e) {
+    // An error inside a standard layer's own code is shown at the caller's line: name the layer,
+    // unless the message does already (Dense(2147483647): its kernel is too large).
+    const bool standardLayer = callFn.is(Kind::Function) && inStdlib(callFn.as<FunctionObj>()->range);
+    if (standardLayer && inStdlib(e.at) && e.message.find("'" + m.name) == std::string::npos)
+      e.message = "layer '" + m.name + "' (" + m.typeName + "): " + e.message;
+    throw;
   }
-  Value out = call(callFn, args);
-  if (isTensorLike(out)) m.outputShape = tensorOf(out, "output").shape();
-  return out;
 }
 
 namespace {
