@@ -118,36 +118,59 @@ void parseWithRecovery(gen::WeftParser& parser, ErrorListener& listener, AstBuil
 }  // namespace
 
 // Uses the real lexer, so it agrees with the parser on strings, comments and operators.
-bool inputIsIncomplete(std::string_view text) {
+bool PendingInput::addLine(std::string_view line) {
   using L = gen::WeftParser;
+  if (!tail_.empty() || started_) tail_ += '\n';
+  started_ = true;
+  tail_ += line;
   std::vector<BadByte> bad;
-  std::u32string chars = decodeUtf8(text, bad);
+  std::u32string chars = decodeUtf8(tail_, bad);
   std::vector<RawToken> tokens;
   lexTokens(chars, [&](const RawToken& t) {
     if (t.type != L::NEWLINE && t.type != antlr4::Token::EOF) tokens.push_back(t);
   });
-  std::vector<size_t> open;
+  std::vector<size_t> open = open_;
+  bool wrong = wrong_;
   for (const RawToken& t : tokens) {
     if (t.type == L::UNTERMINATED_TRIPLE) return true;  // the rest of the text is inside it
+    if (wrong) break;
     if (t.type == L::LPAREN || t.type == L::LBRACK || t.type == L::LBRACE) open.push_back(t.type);
     if (t.type == L::RPAREN || t.type == L::RBRACK || t.type == L::RBRACE) {
       size_t opener = t.type == L::RPAREN ? L::LPAREN : t.type == L::RBRACK ? L::LBRACK : L::LBRACE;
-      if (open.empty() || open.back() != opener) return false;  // wrong already: let the parser say so
-      open.pop_back();
+      if (open.empty() || open.back() != opener) wrong = true;  // let the parser say so
+      else open.pop_back();
     }
   }
-  if (tokens.empty()) return false;
-  const RawToken& last = tokens.back();
-  switch (last.type) {
-    case L::UNTERMINATED_STRING:  // goes on only after a backslash-newline
-      return last.start + last.length == chars.size() && chars.back() == U'\n';
-    case L::ERROR_CHAR: return chars[last.start] == U'\\' && last.start + 1 == chars.size();  // trailing backslash
-    default: break;
+  if (!tokens.empty()) {
+    const RawToken& last = tokens.back();
+    switch (last.type) {  // the tail is kept, to be lexed again with the next line
+      case L::UNTERMINATED_STRING:  // goes on only after a backslash-newline
+        return !wrong && last.start + last.length == chars.size() && chars.back() == U'\n';
+      case L::ERROR_CHAR:  // a trailing backslash
+        return !wrong && chars[last.start] == U'\\' && last.start + 1 == chars.size();
+      default: break;
+    }
+    size_t lineStart = tokens.size() - 1;  // a decorator line needs the `fn` below it
+    while (lineStart > 0 && tokens[lineStart - 1].line == last.line) --lineStart;
+    continues_ = isContinuation(last.type) || tokens[lineStart].type == L::AT;
+    any_ = true;
   }
-  if (!open.empty() || isContinuation(last.type)) return true;
-  size_t lineStart = tokens.size() - 1;  // a decorator line needs the `fn` below it
-  while (lineStart > 0 && tokens[lineStart - 1].line == last.line) --lineStart;
-  return tokens[lineStart].type == L::AT;
+  // The tail ended outside every string: later lines are lexed without it.
+  open_ = std::move(open);
+  wrong_ = wrong;
+  tail_.clear();
+  return any_ && !wrong_ && (!open_.empty() || continues_);
+}
+
+bool inputIsIncomplete(std::string_view text) {
+  PendingInput input;
+  bool incomplete = false;
+  for (size_t from = 0;;) {
+    size_t nl = text.find('\n', from);
+    incomplete = input.addLine(text.substr(from, nl == std::string_view::npos ? std::string_view::npos : nl - from));
+    if (nl == std::string_view::npos) return incomplete;
+    from = nl + 1;
+  }
 }
 
 ParseLimits& parseLimits() {

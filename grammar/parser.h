@@ -22,6 +22,22 @@ std::unique_ptr<ast::Program> parseProgram(std::shared_ptr<const SourceFile> fil
 // parser reports it at once.
 bool inputIsIncomplete(std::string_view text);
 
+// The same, for lines typed or piped one at a time: each line is lexed once (again only while a
+// string spans lines), so that a long paste takes time linear in its length.
+class PendingInput {
+ public:
+  // Adds the next line (without its newline); true while more lines are needed.
+  bool addLine(std::string_view line);
+
+ private:
+  std::string tail_;          // lines since the last one that ended outside every string
+  bool started_ = false;      // a line was added (the tail then starts after a newline)
+  std::vector<size_t> open_;  // brackets open before the tail
+  bool wrong_ = false;        // an unmatched closer: complete, the parser reports it
+  bool any_ = false;          // a token was seen
+  bool continues_ = false;    // the last line ended with an operator or was a decorator
+};
+
 // Guards against pathological input; exceeding one is a syntax error, never a crash.
 struct ParseLimits {
   int maxNesting = 200;              // brackets, blocks and right-nested operators (`- - x`, `**`)

@@ -41,11 +41,13 @@ Completion Session::complete(std::string_view line, size_t cursor) {
 
 int Session::run(LineReader& reader) {
   std::string pending;  // the lines of an input still open
+  PendingInput scanner;  // the same lines, scanned once each
   while (!quit_) {
     out_.flush();
     ReadResult r = reader.read(pending.empty() ? ">>> " : "... ");
     if (r.status == ReadStatus::Interrupted) {
       pending.clear();  // Ctrl-C drops what was typed so far, as in Python
+      scanner = {};
       continue;
     }
     if (r.status == ReadStatus::Eof) {
@@ -58,9 +60,10 @@ int Session::run(LineReader& reader) {
     // A command is one line; statements go on while a bracket, brace or string is open.
     bool command = pending.find_first_not_of(" \t") != std::string::npos &&
                    pending[pending.find_first_not_of(" \t")] == ':';
-    if (!command && inputIsIncomplete(pending)) continue;
+    if (!command && scanner.addLine(r.text)) continue;
     std::string input = std::move(pending);
     pending.clear();
+    scanner = {};
     handle(input);
   }
   out_.flush();
