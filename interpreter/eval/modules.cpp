@@ -57,7 +57,8 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
   std::vector<std::pair<size_t, Value>> work{{0, v}};
   std::unordered_set<const Object*> seen;
   while (!work.empty()) {
-    auto [at, x] = std::move(work.back());
+    const size_t at = work.back().first;  // not a structured binding: the lambda below uses it
+    Value x = std::move(work.back().second);
     work.pop_back();
     switch (x.kind()) {
       case Kind::Variable: {

@@ -72,7 +72,12 @@ Tensor Tensor::zeros(DType dtype, const Shape& shape) {
 }
 
 Tensor Tensor::abstract(DType dtype, const Shape& shape) {
-  checkedBytes(dtype, shape);  // a plan's shapes are bounded as real ones, if not by memory
+  // A plan's shapes are bounded as real ones, if not by memory; a traced graph's unknown
+  // dimensions (rt::kUnknownDim) count as 1.
+  Shape known = shape;
+  for (int i = 0; i < known.rank(); ++i)
+    if (known[i] == rt::kUnknownDim) known[i] = 1;
+  checkedBytes(dtype, known);
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
