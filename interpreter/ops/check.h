@@ -28,7 +28,7 @@ void checkRank(const char* op, int rank);
 void checkShape(const char* op, const Shape& shape);
 
 // The result of checked size arithmetic (rt::sizeAdd, rt::sizeMul), or fails naming the op and
-// what overflowed: "concat: the size along axis 0 overflows int64 (shapes [2**63-1] and [2])".
+// what overflowed: "concat: the size along axis 0 of shapes [9223372036854775807] and [2] overflows int64".
 int64_t checkedSize(const char* op, std::optional<int64_t> size, const std::string& what);
 
 // Fails unless x's dtype is i32 or i64.

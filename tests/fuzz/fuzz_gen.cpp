@@ -6,6 +6,8 @@
 #include <fuzzer/FuzzedDataProvider.h>
 #include <sys/stat.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -200,6 +202,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   const bool shapesOnly = in.ConsumeBool();  // as `weft check` runs a program with layouts
   const std::string program = Generator(in).program();
+  // To see what a finding ran: WEFT_FUZZ_SHOW=1 build-fuzz/tests/fuzz/fuzz_gen FINDING
+  if (std::getenv("WEFT_FUZZ_SHOW")) std::fprintf(stderr, "%s---\n", program.c_str());
   weft::fuzz::withLargeStack([&] {
     weft::Interpreter interp(weft::fuzz::nullStream(), weft::fuzz::nullStream());
     interp.limits().maxSteps = 20000;

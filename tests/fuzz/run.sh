@@ -2,13 +2,13 @@
 # Builds the libFuzzer targets in build-fuzz/ with clang (installing clang and its fuzzer runtime
 # from Debian when missing) and runs one of them (docs/robustness.md):
 #   tests/fuzz/run.sh TARGET [SECONDS] [LIBFUZZER OPTIONS...]
-# TARGET is check, run, npy, graph_diff or graph_text; SECONDS defaults to 600. The corpus grows in
+# TARGET is check, run, gen, npy, graph_diff or graph_text; SECONDS defaults to 600. The corpus grows in
 # build-fuzz/corpus/TARGET, seeded from the tests and examples; a crash, leak, timeout or
 # out-of-memory input is written to build-fuzz/findings/TARGET/. To replay one:
 #   build-fuzz/tests/fuzz/fuzz_TARGET build-fuzz/findings/TARGET/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-target=${1:?usage: tests/fuzz/run.sh check|run|npy|graph_diff|graph_text [SECONDS] [LIBFUZZER OPTIONS...]}
+target=${1:?usage: tests/fuzz/run.sh check|run|gen|npy|graph_diff|graph_text [SECONDS] [LIBFUZZER OPTIONS...]}
 seconds=${2:-600}
 shift $(($# < 2 ? $# : 2))
 
@@ -43,6 +43,10 @@ case $target in
       stdlib/*.model "$corpus/" 2>/dev/null || true
     # Short inputs are mutated faster; 16 KiB still nests far past every depth limit.
     dict=(-dict="$root/tests/fuzz/weft.dict" -max_len=16384) ;;
+  # Its inputs are the generator's choices: any bytes do as seeds; its own reproducers are built in.
+  gen)
+    cp -n tests/lang/*.model tests/errors/*.model "$corpus/" 2>/dev/null || true
+    dict=(-max_len=4096) ;;
   npy) cp -n tests/fixtures/*.npy "$corpus/" ;;
   graph_text)
     cp -n tests/fuzz/graphs/*.txt "$corpus/"
