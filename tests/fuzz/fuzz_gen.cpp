@@ -176,7 +176,9 @@ class Generator {
       }
       case 12: return in + "mesh grid" + std::to_string(depth) + "(batch=" + pick(kDims) + ")\n";
       case 13: return in + "assert " + expr(0) + ", " + expr(0) + "\n";
-      case 14: return in + (in_.ConsumeBool() ? "return\n" : "continue\n");
+      case 14:  // rarely: a misplaced one stops the whole program before it runs
+        if (in_.ConsumeIntegralInRange(0, 7) != 0) return in + "pass\n";
+        return in + (in_.ConsumeBool() ? "return\n" : "continue\n");
       case 15: return depth == 0 ? pick(kReproducers) : in + "pass\n";
       default: return in + "print(" + var() + ")\n";
     }
