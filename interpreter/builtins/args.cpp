@@ -184,8 +184,8 @@ void flatten(const Value& v, int depth, Shape& shape, std::vector<Value>& leaves
   leaves.push_back(v);
 }
 
-// `dtype=` converts exactly: a float that is not a whole number in the integer dtype's range is an
-// error (cast() is the way to truncate), so that tensor([1.5], dtype=i32) is not quietly [1].
+// `dtype=` converts the items of a list exactly: a float that is not a whole number in the integer
+// dtype's range is an error (cast() is the way to truncate), so tensor([1.5], dtype=i32) is not [1].
 void checkExactInt(const Tensor& t, DType to, const std::string& what) {
   if (!rt::isFloat(t.dtype()) || !rt::isInt(to) || t.isAbstract()) return;
   const double lo = to == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
@@ -206,11 +206,9 @@ Tensor leafAs(const Value& v, DType dt) {
 }
 
 Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::string& what) {
-  if (isTensorLike(v)) {
-    const DType to = dtype ? *dtype : tensorOf(v, what.c_str()).dtype();
-    if (!v.literal()) checkExactInt(tensorOf(v, what.c_str()), to, what);
-    return leafAs(v, to);
-  }
+  // One tensor given whole converts as cast() does (`i32(2.9)` calls a dtype); the items of a
+  // list convert exactly.
+  if (isTensorLike(v)) return leafAs(v, dtype ? *dtype : tensorOf(v, what.c_str()).dtype());
   Shape shape;
   std::vector<Value> leaves;
   flatten(v, 0, shape, leaves, what);
@@ -256,7 +254,7 @@ Tensor tensorFromValue(const Value& v, std::optional<DType> dtype, const std::st
   int64_t per = leafShape.numel();
   size_t esz = rt::dtypeSize(dt);
   for (size_t i = 0; i < leaves.size(); ++i) {
-    if (!leaves[i].literal()) checkExactInt(tensorOf(leaves[i], "x"), dt, what);
+    checkExactInt(tensorOf(leaves[i], "x"), dt, what);
     Tensor t = leafAs(leaves[i], dt);
     std::memcpy(static_cast<char*>(out.raw()) + int64_t(i) * per * int64_t(esz), t.raw(), size_t(per) * esz);
   }

@@ -196,7 +196,8 @@ Value Interpreter::callModule(ModuleObj& m, Args& args) {
     // An error inside a standard layer's own code is shown at the caller's line: name the layer,
     // unless the message does already (Dense(2147483647): its kernel is too large).
     const bool standardLayer = callFn.is(Kind::Function) && inStdlib(callFn.as<FunctionObj>()->range);
-    if (standardLayer && inStdlib(e.at) && e.message.find("'" + m.name) == std::string::npos)
+    if (standardLayer && inStdlib(e.at) && e.message.find("'" + m.name) == std::string::npos &&
+        e.message.rfind(m.typeName + ":", 0) != 0)
       e.message = "layer '" + m.name + "' (" + m.typeName + "): " + e.message;
     throw;
   }
