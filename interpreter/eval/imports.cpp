@@ -53,7 +53,7 @@ void Interpreter::loadPrelude(const SourceRange& at) {
 Value Interpreter::importModule(const std::string& spec, bool isPath, const SourceRange& at) {
   // The stdlib modules import one another through the prelude: load it first, so that `import nn`
   // finds nn already loaded by it instead of loading nn again from inside nn.
-  if (!preludeLoaded_) loadPrelude();
+  if (!preludeLoaded_) loadPrelude(at);
   std::string key;      // the canonical path: one cache entry per file
   std::string display;  // the path as the user would write it, for messages
   std::shared_ptr<const SourceFile> file;
