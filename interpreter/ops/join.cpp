@@ -34,10 +34,17 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
            " (in concat; use cast() to convert)");
     bool ok = x.rank() == first.rank();
     for (int i = 0; ok && i < x.rank(); ++i)
-      if (i != d && x.shape()[i] != first.shape()[i]) ok = false;
+      if (i != d && x.shape()[i] != first.shape()[i] && x.shape()[i] != rt::kUnknownDim &&
+          first.shape()[i] != rt::kUnknownDim)  // an unknown size in a graph is checked when it runs
+        ok = false;
     if (!ok)
       fail("concat: shapes " + first.shape().str() + " and " + x.shape().str() +
            " differ outside axis " + std::to_string(axis));
+    if (out[d] == rt::kUnknownDim || x.shape()[d] == rt::kUnknownDim) {
+      out[d] = rt::kUnknownDim;
+      abstract = true;
+      continue;
+    }
     out[d] = checkedSize("concat", rt::sizeAdd(out[d], x.shape()[d]),
                          "the size along axis " + std::to_string(axis) + " of shapes " + out.str() + " and " + x.shape().str());
     abstract = abstract || x.isAbstract();
