@@ -74,7 +74,16 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
 }
 
 void Executor::runBlock(const Block& b) {
-  for (const auto& n : b.nodes) runNode(n);
+  for (const auto& n : b.nodes) {
+    try {
+      runNode(n);
+    } catch (WeftError& e) {  // reported at the graph function's call: name the line of the op too
+      if (!e.at.valid() && n.loc.line > 0 && e.message.find(" (in the graph, at ") == std::string::npos) {
+        e.message += " (in the graph, at " + n.loc.file + ":" + std::to_string(n.loc.line) + ")";
+      }
+      throw;
+    }
+  }
 }
 
 void Executor::runNode(const Node& n) {

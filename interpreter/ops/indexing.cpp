@@ -59,6 +59,10 @@ Selection select(const Shape& s, const std::vector<Subscript>& subs) {
     switch (sub.kind) {
       case Subscript::Index: {
         const int64_t n = s[d];
+        if (n == rt::kUnknownDim) {  // a graph value: the index is checked when the graph runs
+          ++d;
+          break;
+        }
         int64_t i = sub.index < 0 ? sub.index + n : sub.index;
         if (i < 0 || i >= n)
           fail("index " + std::to_string(sub.index) + " is out of range for axis " + std::to_string(d) +
@@ -69,6 +73,11 @@ Selection select(const Shape& s, const std::vector<Subscript>& subs) {
         break;
       }
       case Subscript::Range: {
+        if (s[d] == rt::kUnknownDim) {  // a graph value: its length is known when the graph runs
+          keep(rt::kUnknownDim, 0);
+          ++d;
+          break;
+        }
         int64_t start, step;
         const int64_t n = adjustSlice(sub, s[d], start, step);
         if (n > 0) sel.base += start * st[d];
