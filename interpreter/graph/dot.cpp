@@ -45,16 +45,7 @@ std::string locText(const Loc& loc) { return loc == Loc{} ? "" : loc.file + ":" 
 std::string constantPreview(const Tensor& t) {
   if (t.isAbstract() || t.numel() > 4) return "";
   std::string s = t.rank() ? "[" : "";
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (i) s += ", ";
-    switch (t.dtype()) {
-      case DType::F32: s += floatText(t.data<float>()[i]); break;
-      case DType::F64: s += floatText(t.data<double>()[i]); break;
-      case DType::I32: s += std::to_string(t.data<int32_t>()[i]); break;
-      case DType::I64: s += std::to_string(t.data<int64_t>()[i]); break;
-      case DType::Bool: s += t.data<uint8_t>()[i] ? "true" : "false"; break;
-    }
-  }
+  for (int64_t i = 0; i < t.numel(); ++i) s += (i ? ", " : "") + elementText(t, i);
   return s + (t.rank() ? "]" : "");
 }
 

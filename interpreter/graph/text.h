@@ -26,5 +26,7 @@ bool identical(const Graph& a, const Graph& b);
 // "nan", "nan:0x7fc00001" for a NaN other than the default one); shared with the DOT writer.
 std::string floatText(double v);
 std::string floatText(float v);
+// Element i of a tensor with data, as the text form writes it.
+std::string elementText(const Tensor& t, int64_t i);
 
 }  // namespace weft::graph

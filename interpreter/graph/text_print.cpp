@@ -63,16 +63,7 @@ std::string quoted(const std::string& s) {
 std::string tensorText(const Tensor& t) {
   if (t.isAbstract()) throw std::logic_error("graph text: a constant without data");
   std::string s = typeText({t.dtype(), t.shape()}) + " [";
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (i) s += ", ";
-    switch (t.dtype()) {
-      case DType::F32: s += floatText(t.data<float>()[i]); break;
-      case DType::F64: s += floatText(t.data<double>()[i]); break;
-      case DType::I32: s += std::to_string(t.data<int32_t>()[i]); break;
-      case DType::I64: s += std::to_string(t.data<int64_t>()[i]); break;
-      case DType::Bool: s += t.data<uint8_t>()[i] ? "true" : "false"; break;
-    }
-  }
+  for (int64_t i = 0; i < t.numel(); ++i) s += (i ? ", " : "") + elementText(t, i);
   return s + "]";
 }
 
@@ -166,6 +157,17 @@ class Printer {
 
 std::string floatText(double v) { return floatTextOf(v, uint64_t(0x7ff8000000000000), "nan:0x%016" PRIx64); }
 std::string floatText(float v) { return floatTextOf(v, uint32_t(0x7fc00000), "nan:0x%08" PRIx32); }
+
+std::string elementText(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::F32: return floatText(t.data<float>()[i]);
+    case DType::F64: return floatText(t.data<double>()[i]);
+    case DType::I32: return std::to_string(t.data<int32_t>()[i]);
+    case DType::I64: return std::to_string(t.data<int64_t>()[i]);
+    case DType::Bool: return t.data<uint8_t>()[i] ? "true" : "false";
+  }
+  return "?";
+}
 
 std::string printText(const Graph& g) { return Printer(g).run(); }
 
