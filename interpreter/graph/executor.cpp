@@ -45,7 +45,12 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
   std::function<void(const Block&)> plan = [&](const Block& b) {
     for (const auto& n : b.nodes) {
       for (const auto& inner : n.blocks) plan(inner);
-      if (!ops::opDef(n.op).into || n.outputs.size() != 1) continue;
+      const ops::OpDef& def = ops::opDef(n.op);
+      if (!def.into || n.outputs.size() != 1) continue;
+      if (def.intoChecks) {
+        reuse_[size_t(n.outputs[0])] = kByOp;
+        continue;
+      }
       bool ok = known(n.outputs[0]);
       for (int i : n.inputs) ok = ok && known(i);
       reuse_[size_t(n.outputs[0])] = ok ? kStatic : kRuntimeShape;
@@ -134,6 +139,10 @@ void Executor::runNode(const Node& n) {
     Shape shape = t.shape;
     // An unknown size: the elementwise result's shape from this call's inputs (a mismatch takes
     // the checked path below, which reports it).
+    if (reuse == kByOp) {
+      def.into(std::span<const Tensor* const>(in, k), out);
+      return;
+    }
     bool fits = reuse == kStatic || (k == 1 ? (shape = in[0]->shape(), true)
                                             : rt::broadcastShapes(in[0]->shape(), in[1]->shape(), shape));
     if (fits) {

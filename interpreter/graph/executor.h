@@ -30,7 +30,8 @@ class Executor {
   std::vector<Tensor> slots_;
   // Per value: whether its node writes into the slot's buffer, whose shape is known statically
   // or, for an elementwise node with unknown sizes, from each call's inputs.
-  enum : char { kNoReuse, kStatic, kRuntimeShape };
+  // kByOp: the op's `into` decides (OpDef::intoChecks).
+  enum : char { kNoReuse, kStatic, kRuntimeShape, kByOp };
   std::vector<char> reuse_;
   std::vector<Tensor> in_;     // a node's inputs, reused
 };

@@ -6,7 +6,7 @@
 
 namespace weft::ops::impl {
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse) {
   const Shape &as = a.shape(), &bs = b.shape();
   if (as.rank() == 0 || bs.rank() == 0)
     fail("matmul: operands must have rank 1 or more, got shapes " + as.str() + " @ " + bs.str() +
@@ -31,7 +31,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (!bVec) cs.push_back(n);
   if (anyAbstract(a, b)) return Tensor::abstract(a.dtype(), cs);
 
-  Tensor out = Tensor::empty(a.dtype(), cs);
+  const bool fits = reuse && reuse->ownsStorage() && reuse->dtype() == a.dtype() && reuse->shape() == cs;
+  Tensor out = fits ? *reuse : Tensor::empty(a.dtype(), cs);
   rt::dispatch(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>)

@@ -54,7 +54,11 @@ OpDef row(OpId id) {
     break;
     WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_ROW)
 #undef WEFT_REDUCE_ROW
-    case OpId::MatMul: d.run = [](In in, const Attrs&) -> Out { return {impl::matmul(in[0], in[1])}; }; break;
+    case OpId::MatMul:
+      d.run = [](In in, const Attrs&) -> Out { return {impl::matmul(in[0], in[1])}; };
+      d.into = [](std::span<const Tensor* const> in, Tensor& out) { out = impl::matmul(*in[0], *in[1], &out); };
+      d.intoChecks = true;
+      break;
     case OpId::ArgMax: d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}}; d.run = runArg<true>; break;
     case OpId::ArgMin: d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}}; d.run = runArg<false>; break;
     case OpId::Cast:

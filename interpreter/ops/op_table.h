@@ -16,8 +16,8 @@ struct AttrSpec {
 };
 
 using RunFn = std::vector<Tensor> (*)(std::span<const Tensor> in, const Attrs& attrs);
-// Writes the one result into `out`, which the caller allocated with the result's dtype and shape
-// (a graph executor reusing its buffers); the inputs have the types the graph was checked with.
+// Writes the one result into `out` (a graph executor reusing its buffers); the inputs have the
+// types the graph was checked with.
 using IntoFn = void (*)(std::span<const Tensor* const> in, Tensor& out);
 
 struct OpDef {
@@ -32,7 +32,10 @@ struct OpDef {
   // and returns abstract results: that is the op's shape and dtype inference. Null for the
   // graph-only ops (constant, variables, print, cond, while), which the executor runs itself.
   RunFn run = nullptr;
-  IntoFn into = nullptr;  // elementwise ops
+  IntoFn into = nullptr;  // elementwise ops, matmul
+  // `into` checks its inputs itself and replaces `out` when it does not fit (a new shape, another
+  // owner); without this, the caller allocates `out` with the result's shape first.
+  bool intoChecks = false;
 };
 
 const OpDef& opDef(OpId op);
