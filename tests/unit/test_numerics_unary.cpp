@@ -36,7 +36,7 @@ const std::vector<Sweep>& sweeps() {
       {"sqrt", UnaryOp::Sqrt, [](long double x) { return sqrtl(x); }, 1e-37, 1e38, true, 0.5, 0.5, 1e-307, 1e308},
       {"rsqrt", UnaryOp::Rsqrt, [](long double x) { return 1.0L / sqrtl(x); }, 1e-37, 1e37, true, 1.5, 1, 1e-307, 1e307},
       {"tanh", UnaryOp::Tanh, [](long double x) { return tanhl(x); }, -12, 12, false, 4.5, 2, -20, 20},
-      {"sigmoid", UnaryOp::Sigmoid, sigmoidRef, -103, 20, false, 5.5, 2, -744, 40},
+      {"sigmoid", UnaryOp::Sigmoid, sigmoidRef, -103, 20, false, 5.5, 2.5, -744, 40},
       {"erf", UnaryOp::Erf, [](long double x) { return erfl(x); }, -5, 5, false, 5.5, 1},
       {"sin", UnaryOp::Sin, [](long double x) { return sinl(x); }, -100, 100, false, 1.5, 1},
       {"cos", UnaryOp::Cos, [](long double x) { return cosl(x); }, -100, 100, false, 1.5, 1},
