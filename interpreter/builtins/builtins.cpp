@@ -12,6 +12,7 @@ void registerBuiltins(Env& env) {
   registerTensorShaping(env);
   registerKeras(env);
   registerNnOps(env);
+  registerExports(env);
   mesh::registerBuiltins(env);  // Mesh, Layout, LayoutMap, layout_map_scope, plan
 }
 

@@ -12,5 +12,6 @@ void registerTensorCreation(Env& env);
 void registerTensorMath(Env& env);
 void registerTensorShaping(Env& env);
 void registerNnOps(Env& env);  // conv2d, pooling, load_npy, save_npy
+void registerExports(Env& env);  // export, TensorSpec
 
 }  // namespace weft

@@ -143,18 +143,29 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, con
 }
 
 std::shared_ptr<const graph::Graph> Interpreter::traceAnnotated(FunctionObj& fn) {
-  auto local = std::make_shared<Env>(fn.closure);
-  std::vector<std::optional<graph::TensorType>> inputs;
+  std::vector<graph::TensorType> types;
   for (const auto& p : *fn.params) {
     std::optional<graph::TensorType> t = p.type ? annotatedSignature(*p.type) : std::nullopt;
     if (!t)
       throw WeftError(fn.range, fn.name + "() cannot be traced without its arguments: parameter '" +
                                     symbolName(p.name) + "' has no tensor annotation (such as f32[None, 784])");
-    inputs.push_back(t);
-    local->set(p.name, Value());
+    types.push_back(*t);
   }
-  auto e = traceGraph(fn, local, inputs, fn.range);
+  auto e = traceSignature(fn, types, fn.range);
   return std::shared_ptr<const graph::Graph>(std::make_shared<graph::Graph>(std::move(e->graph)));
+}
+
+std::unique_ptr<GraphTraces::Entry> Interpreter::traceExport(const Export& e) {
+  return traceSignature(*e.fn.as<FunctionObj>(), e.signature, e.site);
+}
+
+std::unique_ptr<GraphTraces::Entry> Interpreter::traceSignature(FunctionObj& fn,
+                                                                const std::vector<graph::TensorType>& types,
+                                                                const SourceRange& site) {
+  auto local = std::make_shared<Env>(fn.closure);
+  std::vector<std::optional<graph::TensorType>> inputs(types.begin(), types.end());
+  for (const auto& p : *fn.params) local->set(p.name, Value());
+  return traceGraph(fn, local, inputs, site);
 }
 
 Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site) {

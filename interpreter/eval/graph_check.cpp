@@ -32,6 +32,9 @@ void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Obje
 }  // namespace
 
 std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path) {
+  for (const Export& e : exports_)
+    if (e.name == path && !globals_->find(intern(path)))
+      return std::make_shared<graph::Graph>(std::move(traceExport(e)->graph));
   Value v;
   size_t start = 0;
   while (start <= path.size()) {
@@ -66,6 +69,8 @@ int Interpreter::checkGraphFunctions() {
   ops::setShapesOnly(true);  // the program ran on shapes alone: its tensors have no data
   for (FunctionObj* fn : fns)
     if (!reportingErrors([&] { traceAnnotated(*fn); })) ++errors;
+  for (const Export& e : exports_)  // what weft compile would trace
+    if (!reportingErrors([&] { traceExport(e); })) ++errors;
   ops::setShapesOnly(was);
   return errors;
 }

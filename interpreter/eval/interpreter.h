@@ -16,6 +16,7 @@
 #include "../values/objects.h"
 #include "cycle_roots.h"
 #include "env.h"
+#include "exports.h"
 #include "graph_call.h"
 
 namespace weft {
@@ -68,6 +69,11 @@ class Interpreter {
   // method path (`demo.addprint`) or an export's name (`weft graph`, SPEC §9). Throws WeftError
   // when fn is unknown or cannot be traced.
   std::shared_ptr<const graph::Graph> graphOf(const std::string& fn);
+  // The entry points the program registered with export() (SPEC §9), in order.
+  const std::vector<Export>& exports() const { return exports_; }
+  void addExport(Export e) { exports_.push_back(std::move(e)); }
+  // Traces an export from its signature: its graph and the variables behind the graph's slots.
+  std::unique_ptr<GraphTraces::Entry> traceExport(const Export& e);
 
   // Evaluation entry points used by builtins.
   Value call(const Value& callee, Args& args);
@@ -187,12 +193,16 @@ class Interpreter {
   // The graph of a graph function traced from its annotations alone (weft check, weft graph);
   // throws WeftError when a parameter has no tensor annotation or tracing fails.
   std::shared_ptr<const graph::Graph> traceAnnotated(FunctionObj& fn);
+  // Traces fn with every parameter a graph input of the given type.
+  std::unique_ptr<GraphTraces::Entry> traceSignature(FunctionObj& fn, const std::vector<graph::TensorType>& types,
+                                                     const SourceRange& site);
   // weft check: traces every graph function reachable from the globals whose parameters are all
   // annotated; reports each failure and returns how many there were.
   int checkGraphFunctions();
 
  private:
   std::vector<const FunctionObj*> tracing_;
+  std::vector<Export> exports_;
   bool functionsEagerly_ = false;  // graph functions whose bodies are being traced
   std::shared_ptr<Env> bindParams(const std::string& fnName, const std::vector<ast::Param>& params,
                                   const std::vector<Value>& defaults, const std::vector<bool>& hasDefault,

@@ -121,8 +121,18 @@ bool usesLayouts(const ast::Program& program) { return blockUses(program.body); 
 
 namespace {
 
+// A top-level `export(...)` statement: weft check traces exports as it traces graph functions.
+bool isExportCall(const ast::Stmt& s) {
+  if (s.kind != ast::StmtKind::Expr) return false;
+  const ast::Expr& e = *static_cast<const ast::ExprStmt&>(s).expr;
+  if (e.kind != ast::ExprKind::Call) return false;
+  const ast::Expr& callee = *static_cast<const ast::Call&>(e).callee;
+  return callee.kind == ast::ExprKind::Name && symbolName(static_cast<const ast::Name&>(callee).name) == "export";
+}
+
 bool hasGraphFunction(const ast::Block& b) {
   for (const auto& s : b) {
+    if (isExportCall(*s)) return true;
     if (s->kind == ast::StmtKind::Fn) {
       auto& f = static_cast<const ast::FnDecl&>(*s);
       if (!f.decorators.empty() || hasGraphFunction(f.body)) return true;

@@ -1,7 +1,6 @@
-// NumPy's .npy files (format versions 1.0, 2.0 and 3.0): little-endian f4, f8, i4, i8 and b1
-// arrays in C order. Anything else (Fortran order, big-endian, other dtypes, a malformed or
-// truncated file) is a WeftError naming the file, never a crash: every size read from the file
-// is bounded before use. See https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
+// NumPy's .npy files read into and written from tensors; the format and its checks are
+// stdlib/runtime/npy.h (shared with generated code). A bad file is a WeftError naming it, never
+// a crash.
 #pragma once
 #include <string>
 

@@ -1,10 +1,11 @@
-// Matrix multiplication on row-major buffers. Floats go straight to Eigen's GEMM on Maps (no
-// copies; Eigen picks a coefficient-wise product for tiny sizes); integers use a simple i-k-j
+// Matrix multiplication on row-major buffers. Floats go straight to Eigen's GEMM on the buffers
+// (no copies; a coefficient-wise product for tiny sizes, as Eigen picks); integers use a simple i-k-j
 // loop with wrapping arithmetic (no UB on overflow). Batches broadcast as in NumPy.
 #pragma once
 #include <Eigen/Core>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 
 #include "scalar_math.h"
@@ -12,25 +13,76 @@
 
 namespace weft::rt {
 
-// c[m, n] = a[m, k] @ b[k, n], all contiguous row-major.
+// Eigen's blocked GEMM packs panels of both operands into buffers it would allocate on every
+// product past 128 KiB. This blocking hands it the caller's workspace instead, so that generated
+// code, whose memory plan owns every byte, allocates nothing per call. It mirrors what
+// Eigen::internal::gemm_blocking_space computes for a row-major destination (the product is run
+// transposed: B^T A^T), so eager and compiled products take the same path and agree bit for bit.
 template <class T>
-void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
+class GemmBlocking : public Eigen::internal::level3_blocking<T, T> {
+ public:
+  GemmBlocking(int64_t m, int64_t k, int64_t n) {
+    Eigen::Index mc = n, nc = m, kc = k;
+    Eigen::internal::computeProductBlockingSizes<T, T, 1>(kc, mc, nc, Eigen::Index(1));
+    this->m_mc = mc, this->m_nc = nc, this->m_kc = kc;
+  }
+  int64_t elements() const { return int64_t(this->m_kc) * (this->m_mc + this->m_nc); }
+  void attach(T* workspace) {
+    this->m_blockA = workspace;
+    this->m_blockB = workspace + int64_t(this->m_kc) * this->m_mc;
+  }
+};
+
+// Products Eigen runs without its blocked GEMM (nothing to pack): a vector on either side, or a
+// product small enough for its coefficient-wise path.
+inline bool gemmIsDirect(int64_t m, int64_t k, int64_t n) { return m == 1 || n == 1 || k + m + n < 20; }
+
+// The workspace gemm() needs for these sizes, in bytes (0 when it packs nothing).
+template <class T>
+int64_t gemmWorkspaceBytes(int64_t m, int64_t k, int64_t n) {
+  if (!std::is_floating_point_v<T> || m == 0 || n == 0 || k == 0 || gemmIsDirect(m, k, n)) return 0;
+  return GemmBlocking<T>(m, k, n).elements() * int64_t(sizeof(T)) + 64;  // + alignment
+}
+
+// c[m, n] = a[m, k] @ b[k, n] (+ c, when `accumulate`: a bias already in c), all contiguous
+// row-major. `workspace` holds gemmWorkspaceBytes<T>(m, k, n) bytes, or is null: then the packing
+// buffers are allocated here.
+template <class T>
+void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
+          bool accumulate = false) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
-    std::memset(c, 0, size_t(m * n) * sizeof(T));
+    if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
     return;
   }
   if constexpr (std::is_floating_point_v<T>) {
     using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     Eigen::Map<const Mat> A(a, m, k), B(b, k, n);
     Eigen::Map<Mat> C(c, m, n);
-    if (n == 1) {
-      C.col(0).noalias() = A * B.col(0);  // GEMV: Eigen's general product would pack first
-    } else {
-      C.noalias() = A * B;
+    if (gemmIsDirect(m, k, n)) {
+      if (n == 1) {  // GEMV: Eigen's general product would pack first
+        if (accumulate) C.col(0).noalias() += A * B.col(0);
+        else C.col(0).noalias() = A * B.col(0);
+      } else {
+        if (accumulate) C.noalias() += A * B;
+        else C.noalias() = A * B;
+      }
+      return;
     }
+    GemmBlocking<T> blocking(m, k, n);
+    std::unique_ptr<T[]> own;
+    void* ws = workspace;
+    if (!ws) {
+      own.reset(new T[size_t(blocking.elements()) + 64 / sizeof(T)]);
+      ws = own.get();
+    }
+    blocking.attach(reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws) + 63) & ~uintptr_t(63)));
+    if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
+    Eigen::internal::general_matrix_matrix_product<Eigen::Index, T, Eigen::RowMajor, false, T, Eigen::RowMajor,
+                                                   false, Eigen::RowMajor, 1>::run(m, n, k, a, k, b, n, c, 1, n,
+                                                                                   T(1), blocking, nullptr);
   } else {
-    std::memset(c, 0, size_t(m * n) * sizeof(T));
+    if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
     for (int64_t i = 0; i < m; ++i)
       for (int64_t p = 0; p < k; ++p) {
         const T av = a[i * k + p];
@@ -45,14 +97,14 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
 // broadcast batch shape `cb` (the caller has checked that ab and bb broadcast to cb).
 template <class T>
 void batchedMatmul(const T* a, const Shape& ab, const T* b, const Shape& bb, T* c, const Shape& cb,
-                   int64_t m, int64_t k, int64_t n) {
+                   int64_t m, int64_t k, int64_t n, void* workspace = nullptr) {
   const int64_t batch = cb.numel();
   if (batch == 0) return;
   // One shared right-hand matrix and an unbroadcast left side ([B, M, K] @ [K, N]): a single
   // GEMM of B*M rows, the usual dense-layer case.
-  if (bb.numel() == 1 && ab.numel() == batch) return gemm(a, b, c, batch * m, k, n);
+  if (bb.numel() == 1 && ab.numel() == batch) return gemm(a, b, c, batch * m, k, n, workspace);
   if (ab == bb) {
-    for (int64_t i = 0; i < batch; ++i) gemm(a + i * m * k, b + i * k * n, c + i * m * n, m, k, n);
+    for (int64_t i = 0; i < batch; ++i) gemm(a + i * m * k, b + i * k * n, c + i * m * n, m, k, n, workspace);
     return;
   }
   int64_t sa[kMaxRank], sb[kMaxRank];
@@ -61,8 +113,15 @@ void batchedMatmul(const T* a, const Shape& ab, const T* b, const Shape& bb, T* 
   const int64_t* strides[2] = {sa, sb};
   auto L = makeLoop<2>(cb, strides);
   forEachOuter(L, L.rank, [&](const int64_t* off, int64_t i) {
-    gemm(a + off[0] * m * k, b + off[1] * k * n, c + i * m * n, m, k, n);
+    gemm(a + off[0] * m * k, b + off[1] * k * n, c + i * m * n, m, k, n, workspace);
   });
+}
+
+// The workspace batchedMatmul needs: enough for either way it splits the batch.
+template <class T>
+int64_t batchedMatmulWorkspaceBytes(int64_t batch, int64_t m, int64_t k, int64_t n) {
+  int64_t one = gemmWorkspaceBytes<T>(m, k, n), all = gemmWorkspaceBytes<T>(batch * m, k, n);
+  return one > all ? one : all;
 }
 
 }  // namespace weft::rt

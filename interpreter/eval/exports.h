@@ -1,0 +1,30 @@
+// Entry points registered with `export(fn, name=..., signature=[...])` for `weft compile`
+// (SPEC §9), and TensorSpec, the type of one of their inputs.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "../graph/graph.h"
+#include "../values/objects.h"
+
+namespace weft {
+
+// TensorSpec(shape, dtype=f32, name=none): tf.TensorSpec.
+struct TensorSpecObj : OpaqueObj {
+  graph::TensorType type;
+  std::string name;
+  std::string typeName() const override { return "TensorSpec"; }
+  std::string repr() const override;
+  std::optional<Value> getAttr(Interpreter&, Symbol) override;
+  bool equals(const OpaqueObj& o) const override;
+};
+
+struct Export {
+  std::string name;   // a C++ identifier: the generated class and files are named after it
+  Value fn;           // a FunctionObj
+  std::vector<graph::TensorType> signature;  // one per parameter
+  std::vector<std::string> inputNames;       // the parameters' names
+  SourceRange site;   // the export() call
+};
+
+}  // namespace weft
