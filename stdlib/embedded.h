@@ -1,4 +1,4 @@
-// The stdlib's *.model sources compiled into the binary (see embed.cmake).
+// The stdlib's *.model sources and runtime kernel headers compiled into the binary (embed.cmake).
 #pragma once
 
 namespace weft {
@@ -9,5 +9,7 @@ struct EmbeddedFile {
 };
 
 extern const EmbeddedFile kStdlibFiles[];  // ends with {nullptr, nullptr}
+// stdlib/runtime/*.h by file name ("matmul.h"): weft compile copies them beside its output.
+extern const EmbeddedFile kRuntimeFiles[];
 
 }  // namespace weft

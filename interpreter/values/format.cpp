@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../../grammar/diagnostics.h"
+#include "../../stdlib/runtime/format.h"
 #include "../mesh/layout.h"
 #include "../mesh/shards.h"
 #include "../eval/env.h"
@@ -12,79 +13,6 @@
 
 namespace weft {
 namespace {
-
-// Python's repr layout for a shortest digit string: fixed between 1e-4 and 1e16, else scientific.
-std::string layoutDigits(bool negative, const std::string& digits, int exp10) {
-  std::string out = negative ? "-" : "";
-  int n = int(digits.size());
-  if (exp10 >= -4 && exp10 < 16) {
-    if (exp10 < 0) {
-      out += "0." + std::string(size_t(-exp10 - 1), '0') + digits;
-    } else if (exp10 + 1 >= n) {
-      out += digits + std::string(size_t(exp10 + 1 - n), '0') + ".0";
-    } else {
-      out += digits.substr(0, size_t(exp10 + 1)) + "." + digits.substr(size_t(exp10 + 1));
-    }
-    return out;
-  }
-  out += digits.substr(0, 1);
-  if (n > 1) out += "." + digits.substr(1);
-  char buf[16];
-  snprintf(buf, sizeof buf, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
-  return out + buf;
-}
-
-template <class F>
-std::string shortest(F v) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string s(buf, res.ptr);  // "-1.2345e+08"
-  bool neg = s[0] == '-';
-  if (neg) s.erase(0, 1);
-  size_t e = s.find('e');
-  std::string mant = s.substr(0, e);
-  int exp10 = std::stoi(s.substr(e + 1));
-  std::string digits;
-  for (char c : mant)
-    if (c != '.') digits += c;
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-  return layoutDigits(neg, digits, exp10);
-}
-
-std::string scalarText(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::F32: return formatFloat(t.data<float>()[i], DType::F32);
-    case DType::F64: return formatFloat(t.data<double>()[i], DType::F64);
-    case DType::I32: return std::to_string(t.data<int32_t>()[i]);
-    case DType::I64: return std::to_string(t.data<int64_t>()[i]);
-    case DType::Bool: return t.data<bool>()[i] ? "true" : "false";
-  }
-  return "?";
-}
-
-constexpr int64_t kSummaryThreshold = 1000;  // as NumPy: past this, show 3 items at each edge
-constexpr int64_t kEdgeItems = 3;
-
-void formatAxis(const Tensor& t, int axis, int64_t offset, bool summarize, std::string& out) {
-  const Shape& s = t.shape();
-  int64_t stride = 1;
-  for (int i = axis + 1; i < s.rank(); ++i) stride *= s[i];
-  out += '[';
-  int64_t n = s[axis];
-  for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
-      out += ", ...";
-      i = n - kEdgeItems - 1;
-      continue;
-    }
-    if (i) out += ", ";
-    if (axis + 1 == s.rank())
-      out += scalarText(t, offset + i);
-    else
-      formatAxis(t, axis + 1, offset + i * stride, summarize, out);
-  }
-  out += ']';
-}
 
 std::string hexEscape(char c) {
   const char* digits = "0123456789abcdef";
@@ -142,21 +70,11 @@ std::string joinItems(const std::vector<Value>& items) {
 
 }  // namespace
 
-std::string formatFloat(double v, DType dtype) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  return dtype == DType::F32 ? shortest(float(v)) : shortest(v);
-}
+std::string formatFloat(double v, DType dtype) { return rt::formatFloat(v, dtype); }
 
 std::string formatTensor(const Tensor& t) {
   if (t.isAbstract()) return "<" + std::string(rt::dtypeName(t.dtype())) + t.shape().str() + ">";
-  if (t.rank() == 0) return scalarText(t, 0);
-  std::string out;
-  // Counted with empty rows too: zeros([10**12, 0]) holds nothing but would print 10**12 `[]`.
-  int64_t places = 1;
-  for (int64_t d : t.shape()) places = places > kSummaryThreshold ? places : places * std::max<int64_t>(d, 1);
-  formatAxis(t, 0, 0, places > kSummaryThreshold, out);
-  return out;
+  return rt::formatTensor(t.raw(), t.dtype(), t.shape());
 }
 
 std::string toStr(const Value& v) {
