@@ -59,13 +59,8 @@ void checkIntOperand(BinaryOp op, const Tensor& b) {
   rt::dispatch(b.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!kIsBool<T>) {
-    const T* p = b.data<T>();
-    for (int64_t i = 0, n = b.numel(); i < n; ++i) {
-      if (r == BinaryRule::IntDiv && p[i] == 0) fail("integer division by zero");
-      if (r == BinaryRule::Power && p[i] < 0)
-        fail("pow: integers to negative integer powers are not allowed (exponent " +
-             std::to_string(int64_t(p[i])) + "); use a float base");
-    }
+      if (std::string why = rt::intOperandError(b.data<T>(), b.numel(), r == BinaryRule::Power); !why.empty())
+        fail(why);
     }
   });
 }

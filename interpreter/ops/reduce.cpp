@@ -83,14 +83,9 @@ Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool k
 #undef WEFT_CASE
   }
   if (op == ReduceOp::Mean) {
-    // Divide (not multiply by 1/count) to match NumPy; an empty mean is 0/0 = nan as in NumPy.
     rt::dispatch(dt, [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (std::is_floating_point_v<T>) {
-        T* p = out.data<T>();
-        const T c = T(count);
-        for (int64_t i = 0; i < outN; ++i) p[i] /= c;
-      }
+      if constexpr (std::is_floating_point_v<T>) rt::meanFromSum(out.data<T>(), outN, count);
     });
   }
   return out;

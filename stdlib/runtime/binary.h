@@ -5,6 +5,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "scalar_math.h"
@@ -117,6 +118,19 @@ void ternaryKernel(const A* a, const Shape& as, const B* b, const Shape& bs, con
       for (int64_t i = 0; i < inner; ++i) po[i] = F::f(pa[i * i0], pb[i * i1], pc[i * i2]);
     }
   });
+}
+
+// Integer // and % by zero, and integer ** with a negative exponent, are errors (NumPy would give
+// garbage or raise): the message for the first bad value among b's n values, or "".
+template <class T>
+std::string intOperandError(const T* b, int64_t n, bool power) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!power && b[i] == 0) return "integer division by zero";
+    if (power && b[i] < 0)
+      return "pow: integers to negative integer powers are not allowed (exponent " + std::to_string(int64_t(b[i])) +
+             "); use a float base";
+  }
+  return "";
 }
 
 }  // namespace weft::rt

@@ -219,4 +219,11 @@ void reduceKernel(const T* in, const Shape& shape, const bool* reduced, T* out) 
   }
 }
 
+// A mean from a sum: divided (not multiplied by 1/count) to match NumPy; an empty mean is 0/0 = nan.
+template <class T>
+void meanFromSum(T* p, int64_t n, int64_t count) {
+  const T c = T(count);
+  for (int64_t i = 0; i < n; ++i) p[i] /= c;
+}
+
 }  // namespace weft::rt

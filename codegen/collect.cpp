@@ -1,0 +1,53 @@
+#include "collect.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "interpreter/values/objects.h"
+
+namespace weft::codegen {
+
+std::string identifier(const std::string& text) {
+  std::string s;
+  for (char c : text) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
+  return s;
+}
+
+CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
+  CompileUnit unit;
+  unit.sourceFile = sourceFile;
+  unit.program = identifier(std::filesystem::path(sourceFile).stem().string());
+  std::map<const VariableObj*, int> index;
+  std::set<std::string> idents;
+  for (const Export& e : interp.exports()) {
+    std::unique_ptr<GraphTraces::Entry> traced = interp.traceExport(e);
+    ExportGraph out;
+    out.name = e.name;
+    out.inputNames = e.inputNames;
+    out.source = std::filesystem::path(e.site.file ? e.site.file->path : sourceFile).filename().string() + ":" +
+                 std::to_string(e.site.begin.line);
+    out.graph = std::move(traced->graph);
+    out.graph.name = e.name;
+    for (const auto& v : traced->variables) {
+      auto [it, fresh] = index.emplace(v.get(), int(unit.variables.size()));
+      if (fresh) {
+        UnitVariable u;
+        u.name = v->name;
+        u.path = v->path();
+        if (u.path.empty()) u.path = v->name;
+        std::string base = identifier(u.path), id = base;
+        for (int k = 1; !idents.insert(id).second; ++k) id = base + "_" + std::to_string(k);
+        u.ident = id;
+        u.value = readVariable(*v);
+        unit.variables.push_back(std::move(u));
+      }
+      out.variables.push_back(it->second);
+    }
+    unit.exports.push_back(std::move(out));
+  }
+  return unit;
+}
+
+}  // namespace weft::codegen

@@ -1,0 +1,37 @@
+// What `weft compile` turns into C++: a program's exports, each traced to a graph, and the
+// variables their graphs read and write, shared between them (SPEC §9).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "interpreter/graph/graph.h"
+#include "interpreter/values/tensor.h"
+
+namespace weft::codegen {
+
+struct UnitVariable {
+  std::string name;   // "dense/kernel"
+  std::string path;   // "d1.kernel" (the object path), or the name when it has none
+  std::string ident;  // a C++ identifier, unique in the unit
+  Tensor value;       // its value when the program was compiled: the generated class's initial state
+};
+
+struct ExportGraph {
+  std::string name;                     // the class and file names
+  graph::Graph graph;                   // after the passes
+  std::vector<int> variables;           // per graph slot: its index in CompileUnit::variables
+  std::vector<std::string> inputNames;  // per graph input
+  std::string source;                   // "mlp.model:12", where export() was called
+};
+
+struct CompileUnit {
+  std::string program;  // the namespace of the generated code: the .model file's stem
+  std::string sourceFile;
+  std::vector<UnitVariable> variables;
+  std::vector<ExportGraph> exports;
+};
+
+// A C++ identifier from any text: other characters become '_', a leading digit gets one too.
+std::string identifier(const std::string& text);
+
+}  // namespace weft::codegen
