@@ -1,6 +1,7 @@
 #include "builtins.h"
 
 #include "../mesh/builtins.h"
+#include "../saved/snapshot.h"
 #include "keras.h"
 
 namespace weft {
@@ -13,6 +14,7 @@ void registerBuiltins(Env& env) {
   registerKeras(env);
   registerNnOps(env);
   mesh::registerBuiltins(env);  // Mesh, Layout, LayoutMap, layout_map_scope, plan
+  saved::registerSavedBuiltins(env);  // save, load
 }
 
 }  // namespace weft
