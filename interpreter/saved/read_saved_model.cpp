@@ -74,7 +74,9 @@ void checkGraphMatches(const graph::Graph& g, const FunctionEntry& f, const Mani
 
 SavedModel readSavedModel(const std::string& dir, Read what) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) throw WeftError("cannot load '" + dir + "': not a folder");
+  if (!std::filesystem::is_directory(dir, ec))
+    throw WeftError("cannot load '" + dir + "': " +
+                    (std::filesystem::exists(dir, ec) ? "not a folder" : "no such folder"));
   SavedModel model;
   const std::string manifestPath = fileInside(dir, kManifestFile);
   model.manifest = readManifest(readSmallFile(manifestPath, kMaxManifestBytes), manifestPath);

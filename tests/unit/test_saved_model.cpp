@@ -217,7 +217,8 @@ TEST_CASE("saved model: hostile manifests") {
   CHECK(loadError(p) == "(no error)");
   fs::remove(manifest);
   CHECK(contains(loadError(p), "saved_model.yaml': no such file"));
-  CHECK(contains(loadError(scratch("no_such_folder")), "not a folder"));
+  CHECK(contains(loadError(scratch("no_such_folder")), "no such folder"));
+  CHECK(contains(loadError(p / "graphs" / "addprint.txt"), "not a folder"));
 }
 
 TEST_CASE("saved model: hostile files beside the manifest") {
