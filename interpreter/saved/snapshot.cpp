@@ -91,11 +91,25 @@ std::vector<TensorSpecEntry> Snapshot::inputsOf(const Value& callee, const std::
   }
   // A Keras model: its input shape, with an unknown batch dimension.
   const ModuleObj& m = *callee.as<ModuleObj>();
+  auto fromSymbolic = [](const SymbolicTensor& sym) {
+    graph::TensorType t{sym.spec.dtype(), {}};
+    for (int i = 0; i < sym.spec.rank(); ++i)
+      t.shape.push_back(i == 0 && sym.batchIsNone ? rt::kUnknownDim : sym.spec.shape()[i]);
+    return t;
+  };
+  // A functional Model: one input per Input(...) it was made from, named after it.
+  if (Value* ins = m.attrs->findLocal(intern("inputs")); m.inputShape.isNone() && ins && ins->is(Kind::List)) {
+    for (const Value& v : ins->as<ListObj>()->items) {
+      auto* sym = dynamic_cast<SymbolicTensor*>(v.object());
+      if (!sym || !sym->layer.is(Kind::Module))
+        throw WeftError("cannot save " + what + ": the inputs of model '" + m.name + "' are not Keras inputs");
+      inputs.push_back({sym->layer.as<ModuleObj>()->name, fromSymbolic(*sym)});
+    }
+    return inputs;
+  }
   graph::TensorType t{DType::F32, {}};
   if (auto* sym = dynamic_cast<SymbolicTensor*>(m.inputShape.object())) {
-    t.dtype = sym->spec.dtype();
-    for (int i = 0; i < sym->spec.rank(); ++i)
-      t.shape.push_back(i == 0 && sym->batchIsNone ? rt::kUnknownDim : sym->spec.shape()[i]);
+    t = fromSymbolic(*sym);
   } else if (m.inputShape.is(Kind::List) || m.inputShape.is(Kind::Tuple)) {
     t.shape.push_back(rt::kUnknownDim);
     const auto& dims = m.inputShape.is(Kind::List) ? m.inputShape.as<ListObj>()->items : m.inputShape.as<TupleObj>()->items;
@@ -288,7 +302,8 @@ SavedModel Snapshot::make(const Value& signatures) {
     // As TensorFlow: a lone graph method is the default signature; a built Keras model's call is.
     if (methods.size() == 1) {
       m.signatures.emplace_back("serving_default", 0);
-    } else if (methods.empty() && root_.built && root_.attrs->findLocal(intern("call")) && !root_.inputShape.isNone()) {
+    } else if (methods.empty() && root_.built && root_.attrs->findLocal(intern("call")) &&
+               (!root_.inputShape.isNone() || root_.attrs->findLocal(intern("inputs")))) {
       Value self(std::static_pointer_cast<Object>(root_.shared_from_this()));
       m.signatures.emplace_back("serving_default", addFunction("call", "call", self, "model '" + root_.name + "'"));
     }

@@ -304,3 +304,38 @@ print([s.name for s in m.submodules])
   CHECK(r.out == "true true\n['d1.kernel', 'd1.bias'] ['d2.kernel', 'd2.bias']\n"
                  "Layout([_, 'model'], grid) [3, 2]\n['d1', 'd2']\n");
 }
+
+TEST_CASE("saved model: a functional Model, dict and tuple results, a while loop") {
+  fs::path fn = scratch("functional"), two = scratch("two");
+  Run r = run(R"(
+inp = Input(shape=[3])
+model = Model(inp, Dense(2)(Dense(4, activation="relu")(inp)))
+x = ones([2, 3])
+save(model, ")" + fn.string() + R"(")
+m = load(")" + fn.string() + R"(")
+print(all(m(x) == model(x)), list(m.signatures.keys()))
+module Two() {
+  a = Variable([1.0, 2.0])
+  @function
+  fn both(x: f32[2], y: f32[2]) { return {"sum": x + y + a, "pair": (x, y)} }
+  @function
+  fn loop(n: i32[]) -> i32[] {
+    s = 0
+    while n > 0 {
+      s += n
+      n -= 1
+    }
+    return s
+  }
+}
+save(Two(), ")" + two.string() + R"(")
+t = load(")" + two.string() + R"(")
+print(t.both(ones([2]), y=ones([2])), t.loop(10), t.loop(100), t.signatures)
+)");
+  CHECK(r.err == "");
+  CHECK(r.out == "true ['serving_default']\n{'sum': [3.0, 4.0], 'pair': ([1.0, 1.0], [1.0, 1.0])} 55 5050 {}\n");
+  saved::SavedModel m = saved::readSavedModel(two.string());
+  REQUIRE(m.manifest.functions.size() == 2);
+  CHECK(m.manifest.functions[0].outputs.size() == 3);  // nested: output_0, output_1, output_2
+  CHECK(m.manifest.functions[0].outputs[2].name == "output_2");
+}
