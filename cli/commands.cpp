@@ -19,6 +19,10 @@ const char* kUsage =
     "  weft graph FILE.model FN [-o OUT]\n"
     "                                  print a function's static graph, or write it to OUT\n"
     "                                  (.txt, .dot, or .svg/.png through Graphviz)\n"
+    "  weft graph SAVED_DIR SIGNATURE [-o OUT]\n"
+    "                                  the same for a saved model's signature (or function)\n"
+    "  weft show SAVED_DIR [--all]     a saved model's signatures; --all adds its functions,\n"
+    "                                  modules, variables and mesh\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
     "  weft help                       this text\n";
 
@@ -81,6 +85,7 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "run") return runCommand(args);
   if (args[0] == "check") return checkCommand(args);
   if (args[0] == "graph") return graphCommand(args);
+  if (args[0] == "show") return showCommand(args);
   std::cerr << "weft: unknown command '" << args[0] << "'\n" << kUsage;
   return 2;
 }

@@ -1,19 +1,40 @@
 // `weft graph FILE.model FN [-o OUT]` (SPEC §9, docs/graphs.md): runs the program, then prints
-// or draws the static graph of its function FN.
+// or draws the static graph of its function FN. `weft graph SAVED_DIR SIGNATURE [-o OUT]` does
+// the same for a saved model's signature (or one of its functions, by name).
+#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/graph/dot.h"
 #include "interpreter/graph/text.h"
+#include "interpreter/saved/saved_model.h"
 #include "limit_options.h"
 
 namespace weft::cli {
+namespace {
+
+// The graph of a saved model's signature, or else of the function of that name.
+const graph::Graph& savedGraph(const saved::SavedModel& model, const std::string& dir, const std::string& name) {
+  if (const graph::Graph* g = model.signatureGraph(name)) return *g;
+  const auto& fns = model.manifest.functions;
+  for (size_t i = 0; i < fns.size(); ++i)
+    if (fns[i].name == name) return model.graphs[i];
+  std::string known;
+  for (const auto& [sig, fn] : model.manifest.signatures) known += (known.empty() ? "" : ", ") + sig;
+  for (const auto& f : fns) known += (known.empty() ? "" : ", ") + f.name;
+  throw WeftError("saved model '" + dir + "' has no signature or function '" + name + "'" +
+                  (known.empty() ? std::string(": it has none") : "; it has " + known));
+}
+
+}  // namespace
 
 int graphCommand(const std::vector<std::string>& given) {
   const char* usage =
       "usage: weft graph [LIMITS] FILE.model FN [-o OUT]\n"
+      "       weft graph SAVED_DIR SIGNATURE [-o OUT]\n"
       "  FN: a function, a method (demo.addprint) or an export's name\n"
+      "  SIGNATURE: a saved model's signature (serving_default) or function name\n"
       "  OUT: .txt (the graph text), .dot, .svg or .png (through Graphviz); without -o the text is printed\n";
   std::vector<std::string> args;
   std::string out;
@@ -42,6 +63,19 @@ int graphCommand(const std::vector<std::string>& given) {
   } catch (const WeftError& e) {
     std::cerr << e.format();
     return 2;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(args[file], ec)) {  // a saved model
+    try {
+      saved::SavedModel model = saved::readSavedModel(args[file], saved::Read::WithoutVariables);
+      const graph::Graph& g = savedGraph(model, args[file], args[file + 1]);
+      if (out.empty()) std::cout << graph::printText(g);
+      else graph::writeGraphFile(g, out);
+    } catch (const WeftError& e) {
+      std::cerr << e.format();
+      return 1;
+    }
+    return 0;
   }
   if (int status = interp.runFile(args[file]); status != 0) return status;
   try {

@@ -1,6 +1,7 @@
 #include "builtins.h"
 
 #include "../mesh/builtins.h"
+#include "../saved/snapshot.h"
 #include "keras.h"
 
 namespace weft {
@@ -14,6 +15,7 @@ void registerBuiltins(Env& env) {
   registerNnOps(env);
   registerExports(env);
   mesh::registerBuiltins(env);  // Mesh, Layout, LayoutMap, layout_map_scope, plan
+  saved::registerSavedBuiltins(env);  // save, load
 }
 
 }  // namespace weft

@@ -1,0 +1,23 @@
+// The save and load builtins (SPEC §8, docs/saved_models.md).
+#include "../builtins/args.h"
+#include "../ops/ops.h"
+#include "snapshot.h"
+
+namespace weft::saved {
+
+void registerSavedBuiltins(Env& env) {
+  env.set(intern("save"), makeBuiltin("save", [](Interpreter& in, Args& a) {
+    ArgReader r(a, "save", {"obj", "dir", "signatures?"});
+    std::string dir = r.str(1);
+    // A plan (`weft check`, `with plan()`) has no side effects: it writes nothing.
+    if (ops::shapesOnly()) return Value();
+    writeSavedModel(dir, snapshot(in, r.get(0), r.get(2)));
+    return Value();
+  }));
+  env.set(intern("load"), makeBuiltin("load", [](Interpreter& in, Args& a) {
+    ArgReader r(a, "load", {"dir"});
+    return loadedModule(in, readSavedModel(r.str(0)));
+  }));
+}
+
+}  // namespace weft::saved

@@ -1,0 +1,105 @@
+// Writes a saved model's folder atomically (saved_model.h): everything goes into a temporary
+// folder beside the destination, which is then swapped into place with one rename.
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "../../grammar/diagnostics.h"
+#include "../graph/text.h"
+#include "npy.h"
+#include "saved_model.h"
+
+namespace fs = std::filesystem;
+
+namespace weft::saved {
+namespace {
+
+void writeText(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw WeftError("cannot save '" + path.string() + "': write failed");
+}
+
+// A fresh name beside `dir`: ".NAME.tmp-XXXXXX".
+fs::path besideName(const fs::path& dir, const char* what) {
+  static std::mt19937_64 gen{std::random_device{}()};
+  const char* digits = "0123456789abcdefghijklmnopqrstuvwxyz";
+  for (int tries = 0; tries < 100; ++tries) {
+    std::string suffix;
+    for (int i = 0; i < 8; ++i) suffix += digits[gen() % 36];
+    fs::path p = dir.parent_path() / ("." + dir.filename().string() + "." + what + "-" + suffix);
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(p, ec))) return p;
+  }
+  throw WeftError("cannot save '" + dir.string() + "': no free temporary name beside it");
+}
+
+// Whether what is at `dir` may be replaced: an empty folder or a saved model.
+void checkReplaceable(const fs::path& dir) {
+  std::error_code ec;
+  fs::file_status st = fs::symlink_status(dir, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_directory(st))
+    throw WeftError("cannot save to '" + dir.string() + "': it exists and is not a folder");
+  if (fs::is_empty(dir, ec)) return;
+  if (!fs::is_regular_file(fs::symlink_status(dir / kManifestFile, ec)))
+    throw WeftError("cannot save to '" + dir.string() + "': it is a folder that holds no saved model (no " +
+                    kManifestFile + "); saving replaces a folder only when it is empty or a saved model");
+}
+
+}  // namespace
+
+void writeSavedModel(const std::string& dirText, const SavedModel& model) {
+  fs::path dir = fs::path(dirText).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "saved/" names "saved"
+  if (dir.empty() || dir.filename() == "." || dir.filename() == "..")
+    throw WeftError("cannot save to '" + dirText + "': name a folder to create");
+  std::error_code ec;
+  if (!dir.has_parent_path()) dir = fs::path(".") / dir;
+  if (!fs::is_directory(dir.parent_path(), ec))
+    throw WeftError("cannot save to '" + dirText + "': its parent folder '" + dir.parent_path().string() +
+                    "' does not exist");
+  checkReplaceable(dir);
+
+  fs::path tmp = besideName(dir, "tmp");
+  if (!fs::create_directory(tmp, ec)) throw WeftError("cannot save to '" + dirText + "': " + ec.message());
+  try {
+    fs::create_directory(tmp / "variables");
+    fs::create_directory(tmp / "graphs");
+    const Manifest& m = model.manifest;
+    for (size_t i = 0; i < m.variables.size(); ++i) writeNpy((tmp / m.variables[i].file).string(), model.variables[i]);
+    for (size_t i = 0; i < m.functions.size(); ++i) writeText(tmp / m.functions[i].file, graph::printText(model.graphs[i]));
+    writeText(tmp / kManifestFile, writeManifest(m));
+    if (fs::exists(fs::symlink_status(dir, ec))) {
+      // One rename swaps the two folders (Linux's RENAME_EXCHANGE); where the file system cannot,
+      // the old folder is moved aside first, so that a reader sees the old model or the new one.
+      if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
+        fs::path old = besideName(dir, "old");
+        fs::rename(dir, old);
+        try {
+          fs::rename(tmp, dir);
+        } catch (...) {
+          fs::rename(old, dir);
+          throw;
+        }
+        tmp = old;
+      }
+      fs::remove_all(tmp, ec);  // the old model, now at the temporary name
+    } else {
+      fs::rename(tmp, dir);
+    }
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(tmp, ec);
+    throw WeftError("cannot save to '" + dirText + "': " + e.code().message());
+  } catch (...) {
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+}
+
+}  // namespace weft::saved
