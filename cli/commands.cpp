@@ -21,6 +21,8 @@ const char* kUsage =
     "                                  (.txt, .dot, or .svg/.png through Graphviz)\n"
     "  weft graph SAVED_DIR SIGNATURE [-o OUT]\n"
     "                                  the same for a saved model's signature (or function)\n"
+    "  weft compile FILE.model -o DIR [--main] [--force] [--dump-after=PASS]\n"
+    "                                  emit C++ for the program's exports (docs/compiled_code.md)\n"
     "  weft show SAVED_DIR [--all]     a saved model's signatures; --all adds its functions,\n"
     "                                  modules, variables and mesh\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
@@ -85,6 +87,7 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "run") return runCommand(args);
   if (args[0] == "check") return checkCommand(args);
   if (args[0] == "graph") return graphCommand(args);
+  if (args[0] == "compile") return compileCommand(args);
   if (args[0] == "show") return showCommand(args);
   std::cerr << "weft: unknown command '" << args[0] << "'\n" << kUsage;
   return 2;

@@ -10,6 +10,7 @@ int runCommand(const std::vector<std::string>& args);
 int checkCommand(const std::vector<std::string>& args);
 int replCommand(const std::vector<std::string>& args);   // repl_command.cpp
 int graphCommand(const std::vector<std::string>& args);  // graph_command.cpp
+int compileCommand(const std::vector<std::string>& args);  // compile_command.cpp
 int showCommand(const std::vector<std::string>& args);   // show_command.cpp
 
 }  // namespace weft::cli

@@ -1,0 +1,858 @@
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "function_emitter.h"
+#include "grammar/diagnostics.h"
+#include "interpreter/graph/text.h"
+#include "memory_plan.h"
+#include "op_emit.h"
+
+namespace weft::codegen {
+
+const char* dtypeEnumName(DType t) {
+  switch (t) {
+    case DType::F32: return "F32";
+    case DType::F64: return "F64";
+    case DType::I32: return "I32";
+    case DType::I64: return "I64";
+    case DType::Bool: return "Bool";
+  }
+  return "F32";
+}
+
+namespace {
+
+using graph::Block;
+using graph::Node;
+using ops::OpId;
+
+// The runtime functor of each elementwise and reduce op (op_list.h's column).
+const char* functorOf(OpId op) {
+  switch (op) {
+#define WEFT_FN(F, Id, N, A, Fn, ...) \
+  case OpId::F##Id: return #Fn;
+    WEFT_FOR_EACH_UNARY_OP(WEFT_FN)
+    WEFT_FOR_EACH_BINARY_OP(WEFT_FN)
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_FN)
+#undef WEFT_FN
+    default: return nullptr;
+  }
+}
+
+bool isUnary(OpId op) { return int(op) < int(OpId::BinaryAdd); }
+bool isBinary(OpId op) { return int(op) >= int(OpId::BinaryAdd) && int(op) < int(OpId::ReduceSum); }
+bool isReduce(OpId op) { return int(op) >= int(OpId::ReduceSum) && int(op) < int(OpId::MatMul); }
+
+// Unary kernels that may write over their input: those whose result at i reads only input i
+// while it is computed (exp and sigmoid repair subnormal results afterwards from the input).
+bool unaryInPlace(OpId op) { return op != OpId::UnaryExp && op != OpId::UnarySigmoid; }
+
+bool isLiteral(const std::string& d) { return !d.empty() && (std::isdigit(static_cast<unsigned char>(d[0])) || d[0] == '-'); }
+bool isSimple(const std::string& d) {
+  for (char c : d)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  return true;
+}
+
+std::string product(const std::vector<std::string>& dims) {
+  int64_t k = 1;
+  std::vector<std::string> terms;
+  for (const auto& d : dims) {
+    if (isLiteral(d)) k *= std::stoll(d);
+    else terms.push_back(d);
+  }
+  if (k == 0) return "0";
+  std::string s = k == 1 && !terms.empty() ? "" : std::to_string(k);
+  for (const auto& t : terms) s += (s.empty() ? "" : " * ") + t;
+  return terms.empty() || (terms.size() == 1 && k == 1) ? s : "(" + s + ")";
+}
+
+std::string shapeList(const std::vector<std::string>& dims) {
+  std::string s = "Shape{";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + dims[i];
+  return s + "}";
+}
+
+class Body {
+ public:
+  Body(const CompileUnit& unit, const ExportGraph& e) : unit_(unit), e_(e), g_(e.graph) {
+    const size_t n = g_.values.size();
+    dims_.resize(n);
+    ptr_.resize(n);
+    in_.owned.assign(n, false);
+    in_.aliasOf.assign(n, -1);
+    in_.inPlace.assign(n, -1);
+    in_.sameSize.assign(n, false);
+    constPtr_.assign(n, false);
+  }
+
+  FunctionCode run() {
+    FunctionCode out;
+    collectAssigned(g_.body);
+    // Inputs: their sizes are checked against the signature; open sizes bind names.
+    for (size_t i = 0; i < g_.body.params.size(); ++i) {
+      int v = g_.body.params[i];
+      std::string name = identifier(i < e_.inputNames.size() ? e_.inputNames[i] : "in" + std::to_string(i));
+      if (name == "st" || name == "fail" || name.rfind("out", 0) == 0 || name.rfind("v", 0) == 0 ||
+          name.rfind("c", 0) == 0 || name.rfind("slot", 0) == 0)
+        name = "in_" + name;
+      out.inputNames.push_back(name);
+      const graph::TensorType& t = g_.values[size_t(v)];
+      pro_ << "  // " << name << ": " << graph::typeText(t) << "\n";
+      for (int a = 0; a < t.shape.rank(); ++a) {
+        std::string given = name + "_shape[" + std::to_string(a) + "]";
+        if (t.shape[a] != rt::kUnknownDim) {
+          pro_ << "  if (" << given << " != " << t.shape[a] << ") return fail(\"input '" << name << "' expects "
+               << graph::typeText(t) << ", got size \" + std::to_string(" << given << ") + \" in dimension " << a
+               << "\");\n";
+          dims_[size_t(v)].push_back(std::to_string(t.shape[a]));
+        } else {
+          std::string d = "v" + std::to_string(v) + "_d" + std::to_string(a);
+          pro_ << "  const int64_t " << d << " = " << given << ";\n"
+               << "  if (" << d << " < 0) return fail(\"input '" << name << "' has a negative size\");\n";
+          dims_[size_t(v)].push_back(d);
+        }
+      }
+      ptr_[size_t(v)] = "const_cast<" + std::string(cppType(t.dtype)) + "*>(" + name + ")";
+      constPtr_[size_t(v)] = true;
+    }
+    sizes(g_.body);
+    // Outputs: their shapes first, then whether they fit.
+    for (size_t i = 0; i < g_.body.results.size(); ++i) {
+      int r = g_.body.results[i];
+      const auto& d = dims_[size_t(r)];
+      std::string o = "out" + std::to_string(i);
+      for (size_t a = 0; a < d.size(); ++a) pro_ << "  " << o << "_shape[" << a << "] = " << d[a] << ";\n";
+      pro_ << "  if (" << o << "_capacity < " << product(d) << ") return fail(\"output " << i << " needs \" + std::to_string("
+           << product(d) << ") + \" elements, its buffer holds \" + std::to_string(" << o << "_capacity));\n";
+    }
+    MemoryPlan plan;
+    layout(plan);
+    nodes(g_.body, 1);
+    for (size_t i = 0; i < g_.body.results.size(); ++i) {
+      int r = g_.body.results[i];
+      code_ << "  copy(out" << i << ", " << ptr(r) << ", " << bytes(r) << ");\n";
+    }
+    code_ << "  return {};\n";
+    out.constants = constants_.str();
+    out.body = pro_.str() + layout_.str() + code_.str();
+    return out;
+  }
+
+ private:
+  [[noreturn]] void unsupported(const Node& n, const std::string& why) const {
+    throw WeftError("export '" + e_.name + "': " + ops::opName(n.op) + " (at " + where(n) +
+                    ") cannot be compiled to C++: " + why);
+  }
+  std::string where(const Node& n) const {
+    std::string f = n.loc.file;
+    size_t slash = f.find_last_of('/');
+    if (slash != std::string::npos && f.rfind("<stdlib>", 0) != 0) f = f.substr(slash + 1);
+    return f + ":" + std::to_string(n.loc.line);
+  }
+  const graph::TensorType& type(int v) const { return g_.values[size_t(v)]; }
+  std::string T(int v) const { return cppType(type(v).dtype); }
+  std::string ptr(int v) const { return "v" + std::to_string(v); }
+  std::string numel(int v) const { return product(dims_[size_t(v)]); }
+  std::string bytes(int v) const {
+    return "size_t(" + numel(v) + ") * " + std::to_string(rt::dtypeSize(type(v).dtype));
+  }
+
+  void collectAssigned(const Block& b) {
+    for (const auto& n : b.nodes) {
+      if (n.op == OpId::AssignVariable) assigned_.insert(int(n.attrs.i("var")));
+      for (const auto& inner : n.blocks) collectAssigned(inner);
+    }
+  }
+
+  // --- sizes: every dimension of every value, as a C++ expression of the inputs' sizes ---
+
+  // The name for dimension a of v: a literal when the graph knows it, else `expr` (declared
+  // once as a variable when it is more than a name).
+  std::string dim(int v, int a, const std::string& expr) {
+    int64_t known = type(v).shape[a];
+    if (known != rt::kUnknownDim) return std::to_string(known);
+    if (isSimple(expr)) return expr;
+    std::string d = "v" + std::to_string(v) + "_d" + std::to_string(a);
+    pro_ << "  const int64_t " << d << " = " << expr << ";\n";
+    return d;
+  }
+  void check(const Node& n, const std::string& cond, const std::string& message) {
+    checks_[&n].push_back({cond, message});
+  }
+  // NumPy broadcasting of the operands' dimensions into v's.
+  void broadcast(const Node& n, int v, const std::vector<int>& operands) {
+    const int rank = type(v).shape.rank();
+    std::vector<std::string> out;
+    for (int a = 0; a < rank; ++a) {
+      std::vector<std::string> ds;
+      for (int o : operands) {
+        const auto& od = dims_[size_t(o)];
+        int k = a - (rank - int(od.size()));
+        if (k >= 0 && od[size_t(k)] != "1") ds.push_back(od[size_t(k)]);
+      }
+      std::sort(ds.begin(), ds.end());
+      ds.erase(std::unique(ds.begin(), ds.end()), ds.end());
+      std::string expr = ds.empty() ? "1" : ds[0];
+      for (size_t i = 1; i < ds.size(); ++i) expr = "std::max<int64_t>(" + expr + ", " + ds[i] + ")";
+      std::string d = dim(v, a, expr);
+      for (const auto& x : ds)
+        if (x != d)
+          check(n, "(" + x + " == " + d + " || " + x + " == 1)",
+                "\"" + std::string(ops::opName(n.op)) + ": sizes \" + std::to_string(" + x + ") + \" and \" + std::to_string(" +
+                    d + ") do not broadcast\"");
+      out.push_back(d);
+    }
+    dims_[size_t(v)] = out;
+  }
+  void same(int v, int from) { dims_[size_t(v)] = dims_[size_t(from)]; }
+  void known(const Node& n, int v) {
+    for (int64_t d : type(v).shape)
+      if (d == rt::kUnknownDim) unsupported(n, "its result has a size known only at run time");
+    dims_[size_t(v)].clear();
+    for (int64_t d : type(v).shape) dims_[size_t(v)].push_back(std::to_string(d));
+  }
+
+  void sizes(const Block& b) {
+    for (const auto& n : b.nodes) sizesOf(n);
+  }
+
+  void sizesOf(const Node& n) {
+    const int out = n.outputs.empty() ? -1 : n.outputs[0];
+    auto inDims = [&](int i) -> const std::vector<std::string>& { return dims_[size_t(n.inputs[size_t(i)])]; };
+    if (isUnary(n.op) || n.op == OpId::Cast) return same(out, n.inputs[0]);
+    if (isBinary(n.op) || n.op == OpId::Where || n.op == OpId::Clip) return broadcast(n, out, n.inputs);
+    if (isReduce(n.op) || n.op == OpId::ArgMax || n.op == OpId::ArgMin) {
+      const auto& d = inDims(0);
+      std::vector<bool> red = reducedAxes(n, int(d.size()));
+      bool keep = n.attrs.b("keepdims");
+      std::vector<std::string> r;
+      for (size_t a = 0; a < d.size(); ++a)
+        if (!red[a]) r.push_back(dim(out, int(r.size()), d[a]));
+        else if (keep) r.push_back("1");
+      dims_[size_t(out)] = r;
+      return;
+    }
+    switch (n.op) {
+      case OpId::MatMul: {
+        const auto &a = inDims(0), &b = inDims(1);
+        const bool av = a.size() == 1, bv = b.size() == 1;
+        std::string k = a.back(), kb = bv ? b[0] : b[b.size() - 2];
+        if (k != kb)
+          check(n, k + " == " + kb, "\"matmul: inner dimensions differ (\" + std::to_string(" + k + ") + \" and \" + std::to_string(" + kb + ") + \")\"");
+        const int rank = type(out).shape.rank();
+        std::vector<std::string> r;
+        // Batch dimensions broadcast.
+        const int batch = rank - (av ? 0 : 1) - (bv ? 0 : 1);
+        std::vector<std::string> ab(a.begin(), a.end() - (av ? 1 : 2)), bb(b.begin(), b.end() - (bv ? 1 : 2));
+        for (int i = 0; i < batch; ++i) {
+          int ia = i - (batch - int(ab.size())), ib = i - (batch - int(bb.size()));
+          std::string x = ia >= 0 ? ab[size_t(ia)] : "1", y = ib >= 0 ? bb[size_t(ib)] : "1";
+          std::string expr = x == "1" ? y : (y == "1" || y == x ? x : "std::max<int64_t>(" + x + ", " + y + ")");
+          r.push_back(dim(out, i, expr));
+          if (x != y && x != "1" && y != "1")
+            check(n, "(" + x + " == " + y + " || " + x + " == 1 || " + y + " == 1)", "\"matmul: batch sizes do not broadcast\"");
+        }
+        if (!av) r.push_back(dim(out, int(r.size()), a[a.size() - 2]));
+        if (!bv) r.push_back(dim(out, int(r.size()), b.back()));
+        dims_[size_t(out)] = r;
+        if (n.inputs.size() == 3) {  // a fused bias: one row of the result's width
+          const auto& bias = inDims(2);
+          if (bias.back() != r.back()) check(n, bias.back() + " == " + r.back(), "\"matmul: the bias does not fit the result\"");
+        }
+        return;
+      }
+      case OpId::Reshape: {
+        const auto& target = n.attrs.ints("shape");
+        std::vector<std::string> r;
+        std::vector<std::string> known;
+        int wild = -1;
+        for (size_t a = 0; a < target.size(); ++a) {
+          if (target[a] == -1) wild = int(a);
+          else known.push_back(std::to_string(target[a]));
+        }
+        for (size_t a = 0; a < target.size(); ++a) {
+          if (int(a) != wild) {
+            r.push_back(std::to_string(target[a]));
+            continue;
+          }
+          std::string k = product(known);
+          r.push_back(dim(out, int(a), k == "0" ? "0" : "(" + numel(n.inputs[0]) + ") / " + k));
+        }
+        dims_[size_t(out)] = r;
+        check(n, product(r) + " == " + numel(n.inputs[0]),
+              "\"reshape: \" + std::to_string(" + numel(n.inputs[0]) + ") + \" elements do not fit the new shape\"");
+        return;
+      }
+      case OpId::Transpose: {
+        const auto& perm = n.attrs.ints("perm");
+        const auto& d = inDims(0);
+        std::vector<std::string> r;
+        for (size_t a = 0; a < perm.size(); ++a) {
+          int64_t p = perm[a] < 0 ? perm[a] + int64_t(d.size()) : perm[a];
+          r.push_back(dim(out, int(a), d[size_t(p)]));
+        }
+        dims_[size_t(out)] = r;
+        return;
+      }
+      case OpId::ExpandDims: {
+        std::vector<std::string> r = inDims(0);
+        int rank = int(r.size()) + 1;
+        int64_t axis = n.attrs.i("axis");
+        if (axis < 0) axis += rank;
+        r.insert(r.begin() + axis, "1");
+        dims_[size_t(out)] = r;
+        return;
+      }
+      case OpId::Squeeze: {
+        // The graph's type says which dimensions remain; the others must be 1.
+        const auto& d = inDims(0);
+        const auto& axes = n.attrs.ints("axes");
+        std::vector<std::string> r;
+        for (size_t a = 0; a < d.size(); ++a) {
+          bool drop = axes.empty() ? d[a] == "1" : false;
+          for (int64_t x : axes) drop = drop || (x < 0 ? x + int64_t(d.size()) : x) == int64_t(a);
+          if (!drop) r.push_back(d[a]);
+          else if (d[a] != "1") check(n, d[a] + " == 1", "\"squeeze: a squeezed dimension is not 1\"");
+        }
+        if (int(r.size()) != type(out).shape.rank()) unsupported(n, "sizes known only at run time");
+        dims_[size_t(out)] = r;
+        return;
+      }
+      case OpId::Concat: {
+        int rank = type(out).shape.rank();
+        int64_t axis = n.attrs.i("axis");
+        if (axis < 0) axis += rank;
+        std::vector<std::string> r;
+        for (int a = 0; a < rank; ++a) {
+          if (a == axis) {
+            std::vector<std::string> parts;
+            for (size_t i = 0; i < n.inputs.size(); ++i) parts.push_back(inDims(int(i))[size_t(a)]);
+            std::string expr;
+            for (const auto& p : parts) expr += (expr.empty() ? "" : " + ") + p;
+            r.push_back(dim(out, a, "(" + expr + ")"));
+          } else {
+            r.push_back(dim(out, a, inDims(0)[size_t(a)]));
+            for (size_t i = 1; i < n.inputs.size(); ++i)
+              if (inDims(int(i))[size_t(a)] != r.back())
+                check(n, inDims(int(i))[size_t(a)] + " == " + r.back(), "\"concat: the inputs' sizes differ off the axis\"");
+          }
+        }
+        dims_[size_t(out)] = r;
+        return;
+      }
+      case OpId::Cond: {
+        sizes(n.blocks[0]);
+        sizes(n.blocks[1]);
+        for (size_t i = 0; i < n.outputs.size(); ++i) {
+          const auto &t = dims_[size_t(n.blocks[0].results[i])], &f = dims_[size_t(n.blocks[1].results[i])];
+          std::vector<std::string> r;
+          for (size_t a = 0; a < t.size(); ++a) {
+            r.push_back(dim(n.outputs[i], int(a), t[a]));
+            if (t[a] != f[a]) unsupported(n, "its branches give results whose sizes may differ at run time");
+          }
+          dims_[size_t(n.outputs[i])] = r;
+        }
+        return;
+      }
+      case OpId::While: {
+        for (size_t i = 0; i < n.outputs.size(); ++i) {
+          same(n.outputs[i], n.inputs[i]);
+          for (const auto& b : n.blocks) same(b.params[i], n.inputs[i]);
+        }
+        sizes(n.blocks[0]);
+        sizes(n.blocks[1]);
+        for (size_t i = 0; i < n.outputs.size(); ++i)
+          if (dims_[size_t(n.blocks[1].results[i])] != dims_[size_t(n.inputs[i])])
+            unsupported(n, "a loop value's sizes may change at run time");
+        return;
+      }
+      case OpId::AssignVariable:
+      case OpId::Print: return;
+      case OpId::BroadcastTo:
+        broadcast(n, out, n.inputs);  // the target's sizes are in the graph's type
+        return;
+      default:
+        for (int o : n.outputs) known(n, o);
+        return;
+    }
+  }
+
+  std::vector<bool> reducedAxes(const Node& n, int rank) const {
+    std::vector<bool> red(size_t(rank), false);
+    if (n.op == OpId::ArgMax || n.op == OpId::ArgMin) {
+      int64_t a = n.attrs.i("axis");
+      red[size_t(a < 0 ? a + rank : a)] = true;
+      return red;
+    }
+    const auto& axes = n.attrs.ints("axes");
+    if (axes.empty()) red.assign(size_t(rank), true);
+    for (int64_t a : axes) red[size_t(a < 0 ? a + rank : a)] = true;
+    return red;
+  }
+
+  // --- the memory plan: which values own arena bytes, which alias others ---
+
+  void layout(MemoryPlan& plan) {
+    // Decided before planning: constants, variables and views need no bytes of their own.
+    std::function<void(const Block&)> mark = [&](const Block& b) {
+      for (const auto& n : b.nodes) {
+        for (const auto& inner : n.blocks) mark(inner);
+        markNode(n);
+      }
+    };
+    mark(g_.body);
+    plan = planMemory(g_, in_);
+    // Slot sizes (the largest of their values'), then offsets, then one reservation.
+    std::vector<std::string> slotBytes;
+    for (const auto& slot : plan.slots) {
+      std::vector<std::string> bs;
+      for (int v : slot) bs.push_back(bytes(v));
+      std::sort(bs.begin(), bs.end());
+      bs.erase(std::unique(bs.begin(), bs.end()), bs.end());
+      std::string e = bs[0];
+      for (size_t i = 1; i < bs.size(); ++i) e = "std::max<size_t>(" + e + ", " + bs[i] + ")";
+      slotBytes.push_back(e);
+    }
+    layout_ << "  // Memory plan: " << plan.slots.size() << " slots in one arena, reused by liveness.\n";
+    layout_ << "  size_t at = 0;\n";
+    for (size_t s = 0; s < plan.slots.size(); ++s)
+      layout_ << "  const size_t slot" << s << " = at;\n  at += (" << slotBytes[s] << " + 63) / 64 * 64;\n";
+    std::string ws = "0";
+    for (const auto& w : workspaces_) ws = ws == "0" ? w : "std::max<size_t>(" + ws + ", " + w + ")";
+    layout_ << "  const size_t workspace = at;\n  at += " << (ws == "0" ? "0" : "(size_t(" + ws + ") + 63) / 64 * 64") << ";\n"
+            << "  char* arena = arena_.reserve(at + 64);\n"
+            << "  if (!arena) return fail(\"out of memory (\" + std::to_string(at) + \" bytes)\");\n"
+            << "  void* ws = arena + workspace;\n  (void)ws;\n"
+            << "  auto copy = [](void* dst, const void* src, size_t n) { if (dst != src && n) std::memmove(dst, src, n); };\n"
+            << "  (void)copy;\n";
+    // Each value's pointer: into the arena, the state, a constant, an input, or what it views.
+    for (int pass = 0; pass < 2; ++pass)  // views last: what they view is declared by then
+      for (size_t v = 0; v < g_.values.size(); ++v) {
+        if (!declared_[v] || (in_.aliasOf[v] >= 0) != (pass == 1)) continue;
+        std::string t = T(int(v));
+        int root = int(v);
+        while (in_.aliasOf[size_t(root)] >= 0) root = in_.aliasOf[size_t(root)];
+        if (pass == 1)
+          layout_ << "  " << t << "* v" << v << " = reinterpret_cast<" << t << "*>(v" << root << ");\n";
+        else if (plan.slotOf[v] >= 0)
+          layout_ << "  " << t << "* v" << v << " = reinterpret_cast<" << t << "*>(arena + slot" << plan.slotOf[v] << ");\n";
+        else
+          layout_ << "  " << t << "* v" << v << " = " << ptr_[v] << ";\n";
+      }
+  }
+
+  void own(int v) {
+    in_.owned[size_t(v)] = true;
+    declared_[size_t(v)] = true;
+  }
+  void alias(int v, int of) {
+    in_.aliasOf[size_t(v)] = of;
+    declared_[size_t(v)] = true;
+  }
+
+  void markNode(const Node& n) {
+    if (declared_.empty()) declared_.assign(g_.values.size(), false);
+    for (int p : g_.body.params) declared_[size_t(p)] = true;
+    const int out = n.outputs.empty() ? -1 : n.outputs[0];
+    switch (n.op) {
+      case OpId::Constant: {
+        const Tensor& t = n.attrs.tensor("value");
+        std::string name = "c" + std::to_string(out);
+        constants_ << "alignas(64) const " << (t.dtype() == DType::Bool ? "bool" : cppType(t.dtype())) << " " << name
+                   << "[" << std::max<int64_t>(1, t.numel()) << "] = {";
+        for (int64_t i = 0; i < t.numel(); ++i) constants_ << (i ? ", " : "") << literal(t, i);
+        if (t.numel() == 0) constants_ << "0";
+        constants_ << "};\n";
+        ptr_[size_t(out)] = "const_cast<" + std::string(cppType(t.dtype())) + "*>(" + name + ")";
+        declared_[size_t(out)] = true;
+        return;
+      }
+      case OpId::ReadVariable: {
+        int slot = int(n.attrs.i("var"));
+        if (assigned_.count(slot)) own(out);  // a copy: a later assignment must not change it
+        else {
+          ptr_[size_t(out)] = "st." + unit_.variables[size_t(e_.variables[size_t(slot)])].ident;
+          declared_[size_t(out)] = true;
+        }
+        return;
+      }
+      case OpId::Reshape:
+      case OpId::ExpandDims:
+      case OpId::Squeeze:
+        return alias(out, n.inputs[0]);
+      case OpId::Cast:
+        if (type(out).dtype == type(n.inputs[0]).dtype) return alias(out, n.inputs[0]);
+        return own(out);
+      case OpId::While:
+        for (size_t i = 0; i < n.outputs.size(); ++i) {
+          own(n.outputs[i]);
+          for (const auto& b : n.blocks) alias(b.params[i], n.outputs[i]);
+        }
+        return;
+      case OpId::AssignVariable:
+      case OpId::Print: return;
+      default: break;
+    }
+    for (int o : n.outputs) own(o);
+    // Elementwise results may take the bytes of a same-sized input that dies here.
+    bool elementwise = (isUnary(n.op) && unaryInPlace(n.op)) || isBinary(n.op);
+    if (elementwise && n.outputs.size() == 1)
+      for (int i : n.inputs)
+        if (dims_[size_t(i)] == dims_[size_t(out)] && !constPtr_[size_t(i)] && in_.aliasOf[size_t(i)] < 0 &&
+            rt::dtypeSize(type(i).dtype) == rt::dtypeSize(type(out).dtype) && in_.owned[size_t(i)]) {
+          in_.inPlace[size_t(out)] = i;
+          in_.sameSize[size_t(out)] = true;
+          break;
+        }
+    if (n.op == OpId::MatMul) {
+      const auto& a = dims_[size_t(n.inputs[0])];
+      const auto& b = dims_[size_t(n.inputs[1])];
+      std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
+      std::string batch = product(std::vector<std::string>(dims_[size_t(out)].begin(),
+                                                           dims_[size_t(out)].end() - (a.size() > 1) - (b.size() > 1)));
+      if (n.inputs.size() == 3)
+        workspaces_.push_back("weft::rt::gemmWorkspaceBytes<" + T(out) + ">(" + numel(n.inputs[0]) + " / std::max<int64_t>(" + k + ", 1), " + k + ", " + nn + ")");
+      else
+        workspaces_.push_back("weft::rt::batchedMatmulWorkspaceBytes<" + T(out) + ">(" + batch + ", " + m + ", " + k + ", " + nn + ")");
+    }
+    if (isReduce(n.op) && type(out).dtype != type(n.inputs[0]).dtype)
+      workspaces_.push_back("size_t(" + numel(n.inputs[0]) + ") * " + std::to_string(rt::dtypeSize(type(out).dtype)));
+  }
+
+  std::string literal(const Tensor& t, int64_t i) const {
+    switch (t.dtype()) {
+      case DType::F32: {
+        float f = t.data<float>()[i];
+        if (std::isnan(f)) return "std::numeric_limits<float>::quiet_NaN()";
+        if (std::isinf(f)) return f < 0 ? "-std::numeric_limits<float>::infinity()" : "std::numeric_limits<float>::infinity()";
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%af", double(f));
+        return buf;
+      }
+      case DType::F64: {
+        double f = t.data<double>()[i];
+        if (std::isnan(f)) return "std::numeric_limits<double>::quiet_NaN()";
+        if (std::isinf(f)) return f < 0 ? "-std::numeric_limits<double>::infinity()" : "std::numeric_limits<double>::infinity()";
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%a", f);
+        return buf;
+      }
+      case DType::I32: return t.data<int32_t>()[i] == INT32_MIN ? "INT32_MIN" : std::to_string(t.data<int32_t>()[i]);
+      case DType::I64: return t.data<int64_t>()[i] == INT64_MIN ? "INT64_MIN" : std::to_string(t.data<int64_t>()[i]) + "LL";
+      case DType::Bool: return t.data<bool>()[i] ? "true" : "false";
+    }
+    return "0";
+  }
+
+  // --- the nodes ---
+
+  std::string pad(int depth) const { return std::string(size_t(2 * depth), ' '); }
+
+  void nodes(const Block& b, int depth) {
+    for (const auto& n : b.nodes) node(n, depth);
+  }
+
+  void node(const Node& n, int depth) {
+    const std::string p = pad(depth);
+    code_ << p << "// " << ops::opName(n.op);
+    if (!n.outputs.empty()) code_ << " -> " << graph::typeText(type(n.outputs[0]));
+    code_ << "   (" << where(n) << ")\n";
+    for (const auto& [cond, msg] : checks_[&n])
+      code_ << p << "if (!(" << cond << ")) return fail(\"" << where(n) << ": \" + std::string(" << msg << "));\n";
+    const int out = n.outputs.empty() ? -1 : n.outputs[0];
+    auto in = [&](int i) { return ptr(n.inputs[size_t(i)]); };
+    auto sh = [&](int v) { return shapeList(dims_[size_t(v)]); };
+    if (isUnary(n.op)) {
+      code_ << p << "weft::rt::unaryKernel<weft::rt::" << functorOf(n.op) << ">(" << in(0) << ", " << ptr(out) << ", "
+            << numel(out) << ");\n";
+      return;
+    }
+    if (isBinary(n.op)) {
+      const ops::BinaryRule rule = binaryRule(n.op);
+      if (rt::isInt(type(n.inputs[1]).dtype) && (rule == ops::BinaryRule::IntDiv || rule == ops::BinaryRule::Power))
+        code_ << p << "if (std::string why = weft::rt::intOperandError(" << in(1) << ", " << numel(n.inputs[1]) << ", "
+              << (rule == ops::BinaryRule::Power ? "true" : "false") << "); !why.empty()) return fail(\"" << where(n)
+              << ": \" + why);\n";
+      code_ << p << "weft::rt::binaryKernel<weft::rt::" << functorOf(n.op) << ">(" << in(0) << ", " << sh(n.inputs[0])
+            << ", " << in(1) << ", " << sh(n.inputs[1]) << ", " << ptr(out) << ", " << sh(out) << ");\n";
+      return;
+    }
+    if (isReduce(n.op)) return reduce(n, depth);
+    switch (n.op) {
+      case OpId::Constant: return;
+      case OpId::ReadVariable:
+        if (in_.owned[size_t(out)])
+          code_ << p << "copy(" << ptr(out) << ", st."
+                << unit_.variables[size_t(e_.variables[size_t(n.attrs.i("var"))])].ident << ", " << bytes(out) << ");\n";
+        return;
+      case OpId::AssignVariable:
+        code_ << p << "copy(st." << unit_.variables[size_t(e_.variables[size_t(n.attrs.i("var"))])].ident << ", " << in(0)
+              << ", " << bytes(n.inputs[0]) << ");\n";
+        return;
+      case OpId::Cast:
+        if (in_.aliasOf[size_t(out)] < 0)
+          code_ << p << "weft::rt::castKernel(" << in(0) << ", " << ptr(out) << ", " << numel(out) << ");\n";
+        return;
+      case OpId::Reshape:
+      case OpId::ExpandDims:
+      case OpId::Squeeze: return;  // views of their input
+      case OpId::MatMul: return matmul(n, depth);
+      case OpId::Where:
+      case OpId::Clip:
+        code_ << p << "weft::rt::ternaryKernel<weft::rt::" << (n.op == OpId::Where ? "Where" : "Clip") << ">(" << in(0)
+              << ", " << sh(n.inputs[0]) << ", " << in(1) << ", " << sh(n.inputs[1]) << ", " << in(2) << ", "
+              << sh(n.inputs[2]) << ", " << ptr(out) << ", " << sh(out) << ");\n";
+        return;
+      case OpId::Transpose: {
+        code_ << p << "{\n" << p << "  const int perm[] = {";
+        const auto& perm = n.attrs.ints("perm");
+        for (size_t a = 0; a < perm.size(); ++a) {
+          int64_t x = perm[a] < 0 ? perm[a] + int64_t(perm.size()) : perm[a];
+          code_ << (a ? ", " : "") << x;
+        }
+        if (perm.empty()) code_ << "0";
+        code_ << "};\n" << p << "  weft::rt::permuteKernel(" << in(0) << ", " << sh(n.inputs[0]) << ", perm, " << ptr(out)
+              << ");\n" << p << "}\n";
+        return;
+      }
+      case OpId::BroadcastTo:
+        code_ << p << "weft::rt::broadcastToKernel(" << in(0) << ", " << sh(n.inputs[0]) << ", " << ptr(out) << ", "
+              << sh(out) << ");\n";
+        return;
+      case OpId::Concat: {
+        int rank = type(out).shape.rank();
+        int64_t axis = n.attrs.i("axis");
+        if (axis < 0) axis += rank;
+        const auto& od = dims_[size_t(out)];
+        std::string outer = product(std::vector<std::string>(od.begin(), od.begin() + axis));
+        code_ << p << "{\n" << p << "  const " << T(out) << "* parts[] = {";
+        for (size_t i = 0; i < n.inputs.size(); ++i) code_ << (i ? ", " : "") << in(int(i));
+        code_ << "};\n" << p << "  const int64_t chunks[] = {";
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          const auto& d = dims_[size_t(n.inputs[i])];
+          code_ << (i ? ", " : "") << product(std::vector<std::string>(d.begin() + axis, d.end()));
+        }
+        code_ << "};\n" << p << "  weft::rt::concatKernel(parts, chunks, " << n.inputs.size() << ", " << outer << ", "
+              << ptr(out) << ");\n" << p << "}\n";
+        return;
+      }
+      case OpId::ArgMax:
+      case OpId::ArgMin: {
+        const auto& d = dims_[size_t(n.inputs[0])];
+        int64_t axis = n.attrs.i("axis");
+        if (axis < 0) axis += int64_t(d.size());
+        std::string O = product(std::vector<std::string>(d.begin(), d.begin() + axis)), R = d[size_t(axis)],
+                    I = product(std::vector<std::string>(d.begin() + axis + 1, d.end()));
+        code_ << p << "if (" << R << " == 0 && " << O << " * " << I << " > 0) return fail(\"" << where(n)
+              << ": " << ops::opName(n.op) << " of an empty axis\");\n";
+        code_ << p << "if (" << O << " * " << I << " > 0) weft::rt::argReduceKernel<" << (n.op == OpId::ArgMax ? "true" : "false")
+              << ">(" << in(0) << ", " << ptr(out) << ", " << O << ", " << R << ", " << I << ");\n";
+        return;
+      }
+      case OpId::ShapeOf: {
+        const auto& d = dims_[size_t(n.inputs[0])];
+        for (size_t a = 0; a < d.size(); ++a) code_ << p << ptr(out) << "[" << a << "] = " << d[a] << ";\n";
+        return;
+      }
+      case OpId::Print: return print(n, depth);
+      case OpId::Cond: {
+        code_ << p << "if (" << in(0) << "[0]) {\n";
+        nodes(n.blocks[0], depth + 1);
+        for (size_t i = 0; i < n.outputs.size(); ++i)
+          code_ << p << "  copy(" << ptr(n.outputs[i]) << ", " << ptr(n.blocks[0].results[i]) << ", " << bytes(n.outputs[i]) << ");\n";
+        code_ << p << "} else {\n";
+        nodes(n.blocks[1], depth + 1);
+        for (size_t i = 0; i < n.outputs.size(); ++i)
+          code_ << p << "  copy(" << ptr(n.outputs[i]) << ", " << ptr(n.blocks[1].results[i]) << ", " << bytes(n.outputs[i]) << ");\n";
+        code_ << p << "}\n";
+        return;
+      }
+      case OpId::While: return loop(n, depth);
+      default: unsupported(n, "the C++ code generator has no emitter for it yet");
+    }
+  }
+
+  static ops::BinaryRule binaryRule(OpId op) {
+    static const ops::BinaryRule rules[] = {
+#define WEFT_RULE(F, Id, N, A, Fn, R) ops::BinaryRule::R,
+        WEFT_FOR_EACH_BINARY_OP(WEFT_RULE)
+#undef WEFT_RULE
+    };
+    return rules[int(op) - int(OpId::BinaryAdd)];
+  }
+
+  void reduce(const Node& n, int depth) {
+    const std::string p = pad(depth);
+    const int out = n.outputs[0], x = n.inputs[0];
+    const auto& d = dims_[size_t(x)];
+    std::vector<bool> red = reducedAxes(n, int(d.size()));
+    std::vector<std::string> count;
+    for (size_t a = 0; a < d.size(); ++a)
+      if (red[a]) count.push_back(d[a]);
+    std::string src = ptr(x);
+    code_ << p << "{\n";
+    if (type(out).dtype != type(x).dtype) {  // sum of bools, mean of integers: cast first, as eager code does
+      code_ << p << "  " << T(out) << "* cast = reinterpret_cast<" << T(out) << "*>(ws);\n"
+            << p << "  weft::rt::castKernel(" << src << ", cast, " << numel(x) << ");\n";
+      src = "cast";
+    }
+    if (n.op == OpId::ReduceMax || n.op == OpId::ReduceMin)
+      code_ << p << "  if (" << product(count) << " == 0 && " << numel(out) << " > 0) return fail(\"" << where(n) << ": "
+            << ops::opName(n.op) << " of an empty tensor\");\n";
+    code_ << p << "  const bool reduced[] = {";
+    for (size_t a = 0; a < d.size(); ++a) code_ << (a ? ", " : "") << (red[a] ? "true" : "false");
+    if (d.empty()) code_ << "false";
+    code_ << "};\n"
+          << p << "  weft::rt::reduceKernel<weft::rt::" << functorOf(n.op) << ">(" << src << ", " << shapeList(d)
+          << ", reduced, " << ptr(out) << ");\n";
+    if (n.op == OpId::ReduceMean) code_ << p << "  weft::rt::meanFromSum(" << ptr(out) << ", " << numel(out) << ", " << product(count) << ");\n";
+    code_ << p << "}\n";
+  }
+
+  void matmul(const Node& n, int depth) {
+    const std::string p = pad(depth);
+    const int out = n.outputs[0];
+    const auto &a = dims_[size_t(n.inputs[0])], &b = dims_[size_t(n.inputs[1])];
+    std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
+    if (n.inputs.size() == 3) {  // fused: bias rows, the product accumulated onto them, the activation
+      std::string rows = "(" + numel(n.inputs[0]) + ") / std::max<int64_t>(" + k + ", 1)";
+      if (k == "0") rows = product(std::vector<std::string>(a.begin(), a.end() - 1));
+      code_ << p << "{\n" << p << "  const int64_t rows = " << rows << ";\n"
+            << p << "  weft::rt::broadcastToKernel(" << ptr(n.inputs[2]) << ", Shape{" << nn << "}, " << ptr(out)
+            << ", Shape{rows, " << nn << "});\n"
+            << p << "  weft::rt::gemm(" << ptr(n.inputs[0]) << ", " << ptr(n.inputs[1]) << ", " << ptr(out) << ", rows, " << k
+            << ", " << nn << ", ws, true);\n";
+      const std::string& act = n.attrs.s("epilogue");
+      if (!act.empty()) {
+        ops::OpId id;
+        ops::findOp(act, id);
+        code_ << p << "  weft::rt::unaryKernel<weft::rt::" << functorOf(id) << ">(" << ptr(out) << ", " << ptr(out)
+              << ", rows * " << nn << ");\n";
+      }
+      code_ << p << "}\n";
+      return;
+    }
+    const auto& od = dims_[size_t(out)];
+    std::vector<std::string> ab(a.begin(), a.end() - (a.size() == 1 ? 1 : 2)), bb(b.begin(), b.end() - (b.size() == 1 ? 1 : 2));
+    std::vector<std::string> cb(od.begin(), od.end() - (a.size() > 1) - (b.size() > 1));
+    code_ << p << "weft::rt::batchedMatmul(" << ptr(n.inputs[0]) << ", " << shapeList(ab) << ", " << ptr(n.inputs[1]) << ", "
+          << shapeList(bb) << ", " << ptr(out) << ", " << shapeList(cb) << ", " << m << ", " << k << ", " << nn << ", ws);\n";
+  }
+
+  // print: the text of its format with each {} replaced by a tensor, written to stdout at once.
+  void print(const Node& n, int depth) {
+    const std::string p = pad(depth);
+    const std::string& f = n.attrs.s("format");
+    code_ << p << "{\n" << p << "  std::string line;\n";
+    std::string lit;
+    size_t next = 0;
+    auto flush = [&] {
+      if (!lit.empty()) code_ << p << "  line += " << quoteCpp(lit) << ";\n";
+      lit.clear();
+    };
+    for (size_t i = 0; i < f.size(); ++i) {
+      char c = f[i];
+      if ((c == '{' || c == '}') && i + 1 < f.size() && f[i + 1] == c) {
+        lit += c;
+        ++i;
+      } else if (c == '{' && i + 1 < f.size() && f[i + 1] == '}') {
+        flush();
+        if (next < n.inputs.size()) {
+          int v = n.inputs[next++];
+          code_ << p << "  line += weft::rt::formatTensor(" << ptr(v) << ", weft::rt::DType::" << dtypeEnumName(type(v).dtype)
+                << ", " << shapeList(dims_[size_t(v)]) << ");\n";
+        }
+        ++i;
+      } else if (c == '{') {
+        unsupported(n, "f-string format specs ({:...}) in print are not compiled yet");
+      } else {
+        lit += c;
+      }
+    }
+    flush();
+    code_ << p << "  std::fwrite(line.data(), 1, line.size(), stdout);\n" << p << "}\n";
+  }
+
+  static std::string quoteCpp(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\') out += '\\', out += c;
+      else if (c == '\n') out += "\\n";
+      else if (static_cast<unsigned char>(c) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\%03o", c);
+        out += buf;
+      } else out += c;
+    }
+    return out + "\"";
+  }
+
+  // while: the loop values live in the node's outputs; each iteration's results are copied back.
+  void loop(const Node& n, int depth) {
+    const std::string p = pad(depth);
+    const Block &cond = n.blocks[0], &body = n.blocks[1];
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      code_ << p << "copy(" << ptr(n.outputs[i]) << ", " << ptr(n.inputs[i]) << ", " << bytes(n.outputs[i]) << ");\n";
+    code_ << p << "for (;;) {\n";
+    nodes(cond, depth + 1);
+    code_ << p << "  if (!" << ptr(cond.results[0]) << "[0]) break;\n";
+    nodes(body, depth + 1);
+    // Results that are other loop values are copied first, in an order that reads each before
+    // it is overwritten; then the newly computed ones.
+    std::map<int, size_t> paramIndex;
+    for (size_t i = 0; i < body.params.size(); ++i) paramIndex[body.params[i]] = i;
+    std::vector<size_t> pending;
+    for (size_t i = 0; i < body.results.size(); ++i) {
+      auto it = paramIndex.find(body.results[i]);
+      if (it != paramIndex.end() && it->second != i) pending.push_back(i);
+    }
+    std::vector<bool> done(body.results.size(), false);
+    while (!pending.empty()) {
+      bool progress = false;
+      for (size_t k = 0; k < pending.size(); ++k) {
+        size_t i = pending[k];
+        // Slot i may be overwritten once no pending copy still reads it.
+        bool read = false;
+        for (size_t j : pending)
+          if (j != i && paramIndex[body.results[j]] == i) read = true;
+        if (read) continue;
+        size_t from = paramIndex[body.results[i]];
+        code_ << p << "  copy(" << ptr(n.outputs[i]) << ", " << ptr(n.outputs[from]) << ", " << bytes(n.outputs[i]) << ");\n";
+        done[i] = true;
+        pending.erase(pending.begin() + long(k));
+        progress = true;
+        break;
+      }
+      if (!progress) unsupported(n, "its loop values are exchanged in a cycle (a, b = b, a)");
+    }
+    for (size_t i = 0; i < body.results.size(); ++i)
+      if (!paramIndex.count(body.results[i]))
+        code_ << p << "  copy(" << ptr(n.outputs[i]) << ", " << ptr(body.results[i]) << ", " << bytes(n.outputs[i]) << ");\n";
+    code_ << p << "}\n";
+  }
+
+  const CompileUnit& unit_;
+  const ExportGraph& e_;
+  const graph::Graph& g_;
+  std::vector<std::vector<std::string>> dims_;
+  std::vector<std::string> ptr_;
+  std::vector<bool> constPtr_, declared_;
+  PlanInput in_;
+  std::set<int> assigned_;
+  std::map<const Node*, std::vector<std::pair<std::string, std::string>>> checks_;
+  std::vector<std::string> workspaces_;
+  std::ostringstream pro_, layout_, code_, constants_;
+};
+
+}  // namespace
+
+FunctionCode emitFunctionBody(const CompileUnit& unit, const ExportGraph& e) { return Body(unit, e).run(); }
+
+}  // namespace weft::codegen
