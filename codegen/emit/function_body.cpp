@@ -129,6 +129,10 @@ class Body {
       const auto& d = dims_[size_t(r)];
       std::string o = "out" + std::to_string(i);
       for (size_t a = 0; a < d.size(); ++a) pro_ << "  " << o << "_shape[" << a << "] = " << d[a] << ";\n";
+    }
+    for (size_t i = 0; i < g_.body.results.size(); ++i) {
+      const auto& d = dims_[size_t(g_.body.results[i])];
+      std::string o = "out" + std::to_string(i);
       pro_ << "  if (" << o << "_capacity < " << product(d) << ") return fail(\"output " << i << " needs \" + std::to_string("
            << product(d) << ") + \" elements, its buffer holds \" + std::to_string(" << o << "_capacity));\n";
     }

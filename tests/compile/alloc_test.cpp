@@ -1,0 +1,112 @@
+// Steady-state calls of compiled code allocate nothing (SPEC §9): malloc and its kin are counted
+// around repeated calls of the compiled MLP and of a function with a loop, after a first call
+// has sized their arenas. Also: exports of one program share its variables.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "addprint.h"
+#include "collatz.h"
+#include "damped.h"
+#include "predict.h"
+#include "scaled.h"
+
+namespace {
+long allocations = 0;
+bool counting = false;
+}  // namespace
+
+// glibc lets a program replace malloc; these count, then call glibc's own.
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void* __libc_memalign(size_t, size_t);
+void __libc_free(void*);
+void* malloc(size_t n) {
+  if (counting) ++allocations;
+  return __libc_malloc(n);
+}
+void* calloc(size_t n, size_t m) {
+  if (counting) ++allocations;
+  return __libc_calloc(n, m);
+}
+void* realloc(void* p, size_t n) {
+  if (counting) ++allocations;
+  return __libc_realloc(p, n);
+}
+void* aligned_alloc(size_t a, size_t n) {
+  if (counting) ++allocations;
+  return __libc_memalign(a, n);
+}
+int posix_memalign(void** p, size_t a, size_t n) {
+  if (counting) ++allocations;
+  *p = __libc_memalign(a, n);
+  return *p ? 0 : 12;
+}
+void* memalign(size_t a, size_t n) {
+  if (counting) ++allocations;
+  return __libc_memalign(a, n);
+}
+void free(void* p) { __libc_free(p); }
+}
+
+#define CHECK(cond)                                              \
+  do {                                                           \
+    if (!(cond)) {                                               \
+      std::fprintf(stderr, "alloc_test: failed: %s\n", #cond);   \
+      return 1;                                                  \
+    }                                                            \
+  } while (0)
+
+int main() {
+  std::shared_ptr<mlp::State> m;
+  std::shared_ptr<control::State> c;
+  std::shared_ptr<state::State> s;
+  CHECK(mlp::State::load(mlp::kDefaultWeightsDir, m).ok());
+  CHECK(control::State::load(control::kDefaultWeightsDir, c).ok());
+  CHECK(state::State::load(state::kDefaultWeightsDir, s).ok());
+  mlp::Predict predict(m);
+  control::Collatz collatz(c);
+  control::Damped damped(c);
+
+  std::vector<float> x(64 * 20, 0.25f), y(64 * 5);
+  int64_t xs[2] = {64, 20}, ys[2];
+  int32_t n = 97, steps = 0;
+  int32_t loops = 9;
+  std::vector<float> d(11, 0.5f), dout(11);
+  int64_t ds[1] = {11}, dos[1];
+  int64_t none[1];
+  CHECK(predict.call(x.data(), xs, y.data(), int64_t(y.size()), ys).ok());  // sizes the arenas
+  CHECK(collatz.call(&n, nullptr, &steps, 1, none).ok());
+  CHECK(damped.call(d.data(), ds, &loops, nullptr, dout.data(), 11, dos).ok());
+  CHECK(steps == 118);
+  counting = true;
+  for (int i = 0; i < 100; ++i) {
+    CHECK(predict.call(x.data(), xs, y.data(), int64_t(y.size()), ys).ok());
+    CHECK(collatz.call(&n, nullptr, &steps, 1, none).ok());
+    CHECK(damped.call(d.data(), ds, &loops, nullptr, dout.data(), 11, dos).ok());
+  }
+  counting = false;
+  std::printf("allocations in 300 steady-state calls: %ld\n", allocations);
+  CHECK(allocations == 0);
+
+  // Wrong sizes are errors, not undefined behaviour, and compute nothing.
+  int64_t bad[2] = {64, 19};
+  weft::rt::Status st = predict.call(x.data(), bad, y.data(), int64_t(y.size()), ys);
+  CHECK(!st.ok());
+  std::printf("%s\n", st.message().c_str());
+  st = predict.call(x.data(), xs, y.data(), 10, ys);
+  CHECK(!st.ok() && ys[0] == 64 && ys[1] == 5);
+  std::printf("%s\n", st.message().c_str());
+
+  // Two exports of one program share its variable: what addprint assigns, scaled reads.
+  state::Addprint addprint(s);
+  state::Scaled scaled(s);
+  float a = 5.0f, r = 0, k = 2.0f;
+  CHECK(addprint.call(&a, nullptr, &r, 1, none).ok() && r == 6.0f);
+  CHECK(addprint.call(&a, nullptr, &r, 1, none).ok() && r == 11.0f);
+  CHECK(scaled.call(&k, nullptr, &r, 1, none).ok() && r == 22.0f);
+  std::printf("shared state: ok\n");
+  return 0;
+}
