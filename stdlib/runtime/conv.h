@@ -70,7 +70,7 @@ void tile(const T* x, int64_t pixStep, const int64_t* tapOff, int64_t taps, int6
       alignas(64) T tmp[V * L];
       _Pragma("GCC unroll 16")
       for (int v = 0; v < V; ++v) ei::pstore(tmp + v * L, acc[p][v]);
-      std::copy(tmp, tmp + cols, out + p * outStride);
+      std::copy(tmp, tmp + std::min<int64_t>(cols, V * L), out + p * outStride);  // cols < V * L
     }
   }
 }
