@@ -56,7 +56,7 @@ foreach(p ${programs} ${EXAMPLE}/classifier.model)
   string(APPEND super "add_subdirectory(${name})\n")
 endforeach()
 string(APPEND super "add_executable(alloc_test ${SRC}/alloc_test.cpp)\n"
-                    "target_link_libraries(alloc_test PRIVATE mlp control state)\n"
+                    "target_link_libraries(alloc_test PRIVATE mlp control state cnn)\n"
                     "add_executable(classifier_app ${EXAMPLE}/main.cpp)\n"
                     "target_link_libraries(classifier_app PRIVATE classifier)\n")
 file(WRITE ${WORK}/gen/CMakeLists.txt "${super}")
