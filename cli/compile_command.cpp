@@ -1,6 +1,8 @@
 // `weft compile FILE.model -o DIR [--main] [--force] [--dump-after=PASS]` (SPEC §9,
 // docs/compiled_code.md): runs the program, traces each export from its signature, runs the
-// graph passes and writes C++ for every export into DIR.
+// graph passes and writes C++ for every export into DIR. `weft compile SAVED_DIR -o DIR` does the
+// same for a saved model's signatures, from its graph texts and variables alone.
+#include <filesystem>
 #include <iostream>
 
 #include "codegen/collect.h"
@@ -15,6 +17,7 @@ namespace weft::cli {
 int compileCommand(const std::vector<std::string>& given) {
   const char* usage =
       "usage: weft compile [LIMITS] FILE.model -o DIR [--main] [--force] [--dump-after=PASS]\n"
+      "       weft compile SAVED_DIR -o DIR [...]  (a saved model's signatures)\n"
       "  --main        also emit a driver NAME_main [--time N] IN.npy... OUT.npy... per export\n"
       "  --force       write into DIR even if it holds other files (nothing is deleted)\n"
       "  --dump-after  print the graph after a pass: fold-constants, common-subexpressions, dead-code,\n"
@@ -54,17 +57,22 @@ int compileCommand(const std::vector<std::string>& given) {
     std::cerr << (out.empty() ? "weft compile: where to? give -o DIR\n" : "") << usage;
     return 2;
   }
+  auto emit = [&](codegen::CompileUnit unit) {
+    for (auto& e : unit.exports) e.graph = codegen::runPasses(e.graph, dumpAfter, std::cout);
+    codegen::writeUnit(unit, out, options);
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(args[file], ec)) {  // a saved model: its signatures, without the source
+    bool ok = interp.reportingErrors([&] { emit(codegen::collectSavedUnit(args[file])); });
+    return ok ? 0 : 1;
+  }
   if (int status = interp.runFile(args[file]); status != 0) return status;
   if (interp.exports().empty()) {
     std::cerr << args[file] << ": error: the program exports nothing: call export(fn) for each entry point, "
               << "as in export(predict, signature=[TensorSpec([None, 784], f32)])\n";
     return 1;
   }
-  bool ok = interp.reportingErrors([&] {
-    codegen::CompileUnit unit = codegen::collectUnit(interp, args[file]);
-    for (auto& e : unit.exports) e.graph = codegen::runPasses(e.graph, dumpAfter, std::cout);
-    codegen::writeUnit(unit, out, options);
-  });
+  bool ok = interp.reportingErrors([&] { emit(codegen::collectUnit(interp, args[file])); });
   return ok ? 0 : 1;
 }
 

@@ -4,9 +4,11 @@
 #include <map>
 #include <set>
 
+#include "interpreter/saved/saved_model.h"
 #include "interpreter/values/objects.h"
 
 namespace weft::codegen {
+namespace fs = std::filesystem;
 namespace {
 
 // Constants past this many elements (a tensor the function captured, such as weights held in a
@@ -70,6 +72,44 @@ CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
       }
       out.variables.push_back(it->second);
     }
+    moveLargeConstants(out.graph.body, out, unit);
+    unit.exports.push_back(std::move(out));
+  }
+  return unit;
+}
+
+CompileUnit collectSavedUnit(const std::string& dir) {
+  saved::SavedModel model = saved::readSavedModel(dir);
+  CompileUnit unit;
+  fs::path folder = fs::path(dir).lexically_normal();
+  if (folder.filename().empty()) folder = folder.parent_path();
+  unit.sourceFile = folder.filename().string();
+  unit.program = identifier(unit.sourceFile);
+  std::set<std::string> idents;
+  for (size_t i = 0; i < model.manifest.variables.size(); ++i) {
+    const auto& v = model.manifest.variables[i];
+    UnitVariable u;
+    u.name = v.name;
+    u.path = v.path.empty() ? v.name : v.path;
+    std::string base = identifier(u.path), id = base;
+    for (int k = 1; !idents.insert(id).second; ++k) id = base + "_" + std::to_string(k);
+    u.ident = id;
+    u.value = model.variables[i];
+    unit.variables.push_back(std::move(u));
+  }
+  std::vector<std::pair<std::string, int>> entries = model.manifest.signatures;
+  if (entries.empty())
+    for (size_t i = 0; i < model.manifest.functions.size(); ++i) entries.push_back({model.manifest.functions[i].name, int(i)});
+  for (const auto& [name, index] : entries) {
+    const saved::FunctionEntry& f = model.manifest.functions[size_t(index)];
+    ExportGraph out;
+    out.name = identifier(name);
+    out.source = unit.sourceFile + "/" + f.file;
+    out.graph = model.graphs[size_t(index)];
+    out.graph.name = out.name;
+    out.variables = f.variables;
+    for (size_t k = 0; k < f.inputs.size(); ++k)
+      out.inputNames.push_back(f.inputs[k].name.empty() ? "in" + std::to_string(k) : f.inputs[k].name);
     moveLargeConstants(out.graph.body, out, unit);
     unit.exports.push_back(std::move(out));
   }
