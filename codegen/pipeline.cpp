@@ -9,7 +9,7 @@ namespace weft::codegen {
 
 const std::vector<std::string>& passNames() {
   static const std::vector<std::string> names{"fold-constants", "common-subexpressions", "dead-code",
-                                              "fuse-epilogues"};
+                                              "fuse-epilogues", "fuse-elementwise"};
   return names;
 }
 
@@ -25,6 +25,8 @@ graph::Graph runPasses(const graph::Graph& input, const std::string& dumpAfter, 
   after("dead-code", g);
   g = fuseMatmulEpilogues(g);
   after("fuse-epilogues", g);
+  g = fuseElementwise(g);
+  after("fuse-elementwise", g);
   return g;
 }
 

@@ -448,6 +448,7 @@ class Body {
       }
     };
     mark(g_.body);
+    for (auto& [id, group] : groups_) fuseGroup(group);
     plan = planMemory(g_, in_);
     // Slot sizes (the largest of their values'), then offsets, then one reservation.
     std::vector<std::string> slotBytes;
@@ -497,8 +498,36 @@ class Body {
     declared_[size_t(v)] = true;
   }
 
+  // A group of the fuse-elementwise pass runs as one loop when its sizes agree: every result of
+  // the group's size, every input from outside it that size or a single element. Its
+  // intermediate results then need no memory, and its inputs live until its end.
+  void fuseGroup(const std::vector<const Node*>& group) {
+    const int out = group.back()->outputs[0];
+    const auto& d = dims_[size_t(out)];
+    std::set<int> inside;
+    for (const Node* n : group) {
+      if (dims_[size_t(n->outputs[0])] != d) return;
+      inside.insert(n->outputs[0]);
+    }
+    for (const Node* n : group)
+      for (int i : n->inputs)
+        if (!inside.count(i) && dims_[size_t(i)] != d && numel(i) != "1") return;
+    for (const Node* n : group) {
+      for (int i : n->inputs)
+        if (!inside.count(i)) in_.liveUntil.push_back({i, out});
+      if (n != group.back()) {
+        in_.owned[size_t(n->outputs[0])] = false;
+        declared_[size_t(n->outputs[0])] = false;
+        skip_.insert(n);
+      }
+    }
+    in_.inPlace[size_t(out)] = -1;
+    fused_[group.back()] = group;
+  }
+
   void markNode(const Node& n) {
     if (declared_.empty()) declared_.assign(g_.values.size(), false);
+    if (n.attrs.has("fuse")) groups_[n.attrs.i("fuse")].push_back(&n);
     for (int p : g_.body.params) declared_[size_t(p)] = true;
     const int out = n.outputs.empty() ? -1 : n.outputs[0];
     switch (n.op) {
@@ -607,7 +636,60 @@ class Body {
   std::string pad(int depth) const { return std::string(size_t(2 * depth), ' '); }
 
   void nodes(const Block& b, int depth) {
-    for (const auto& n : b.nodes) node(n, depth);
+    for (const auto& n : b.nodes) {
+      if (skip_.count(&n)) continue;
+      auto f = fused_.find(&n);
+      if (f != fused_.end()) fusedLoop(f->second, depth);
+      else node(n, depth);
+    }
+  }
+
+  // One loop over chunks of the group's elements; each node a kernel call on a chunk.
+  void fusedLoop(const std::vector<const Node*>& group, int depth) {
+    const std::string p = pad(depth);
+    const int out = group.back()->outputs[0];
+    code_ << p << "// fused:";
+    for (const Node* n : group) code_ << " " << ops::opName(n->op);
+    code_ << " -> " << graph::typeText(type(out)) << "   (" << where(*group.front()) << "-" << group.back()->loc.line << ")\n";
+    for (const Node* n : group)
+      for (const auto& [cond, msg] : checks_[n])
+        code_ << p << "if (!(" << cond << ")) return fail(\"" << where(*n) << ": \" + std::string(" << msg << "));\n";
+    std::map<int, std::string> chunk;  // value -> its chunk buffer
+    code_ << p << "for (int64_t i0 = 0, total = " << numel(out) << "; i0 < total; i0 += 256) {\n"
+          << p << "  const int64_t m = std::min<int64_t>(256, total - i0);\n";
+    for (const Node* n : group) {
+      int v = n->outputs[0];
+      std::string dst;
+      if (n == group.back()) {
+        dst = ptr(v) + " + i0";
+      } else {
+        dst = "t" + std::to_string(v);
+        code_ << p << "  alignas(64) " << T(v) << " " << dst << "[256];\n";
+        chunk[v] = dst;
+      }
+      auto src = [&](int i) -> std::pair<std::string, std::string> {  // pointer, stride
+        if (chunk.count(i)) return {chunk[i], "1"};
+        if (numel(i) == "1" && numel(out) != "1") return {ptr(i), "0"};
+        return {ptr(i) + " + i0", "1"};
+      };
+      if (isUnary(n->op)) {
+        code_ << p << "  weft::rt::unaryKernel<weft::rt::" << functorOf(n->op) << ">(" << src(n->inputs[0]).first << ", "
+              << dst << ", m);\n";
+      } else {
+        const ops::BinaryRule rule = binaryRule(n->op);
+        if (rt::isInt(type(n->inputs[1]).dtype) && (rule == ops::BinaryRule::IntDiv || rule == ops::BinaryRule::Power)) {
+          auto [b, sb] = src(n->inputs[1]);
+          code_ << p << "  if (std::string why = weft::rt::intOperandError(" << b << ", " << (sb == "0" ? "1" : "m") << ", "
+                << (rule == ops::BinaryRule::Power ? "true" : "false") << "); !why.empty()) return fail(\"" << where(*n)
+                << ": \" + why);\n";
+        }
+        auto [a, sa] = src(n->inputs[0]);
+        auto [b, sb] = src(n->inputs[1]);
+        code_ << p << "  weft::rt::binaryRow<weft::rt::" << functorOf(n->op) << ">(" << a << ", " << sa << ", " << b << ", "
+              << sb << ", " << dst << ", m);\n";
+      }
+    }
+    code_ << p << "}\n";
   }
 
   void node(const Node& n, int depth) {
@@ -923,6 +1005,9 @@ class Body {
   std::set<int> assigned_;
   std::map<const Node*, std::vector<std::pair<std::string, std::string>>> checks_;
   std::vector<std::string> workspaces_;
+  std::map<int64_t, std::vector<const Node*>> groups_;          // fuse-elementwise groups
+  std::map<const Node*, std::vector<const Node*>> fused_;       // by last node: a group run as one loop
+  std::set<const Node*> skip_;                                  // the other nodes of those groups
   std::ostringstream pro_, layout_, code_, constants_;
 };
 

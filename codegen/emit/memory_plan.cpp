@@ -55,6 +55,7 @@ MemoryPlan planMemory(const graph::Graph& g, const PlanInput& in) {
   for (int p : g.body.params) L.define(p, 0);
   L.walk(g.body, used);
   for (int r : g.body.results) L.use(r, INT_MAX);  // copied out after the last node
+  for (auto [v, w] : in.liveUntil) L.use(v, L.def[size_t(L.root(w))]);
 
   MemoryPlan plan;
   plan.slotOf.assign(n, -1);

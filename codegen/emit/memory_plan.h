@@ -14,6 +14,8 @@ struct PlanInput {
   std::vector<int> aliasOf;  // per value: -1, or the value whose bytes it is (a reshape, a loop parameter)
   std::vector<int> inPlace;  // per value: -1, or an input whose bytes it may take when that input dies there
   std::vector<bool> sameSize;  // per value: its inPlace input has exactly its byte size
+  // (v, w): v lives at least until w is defined (the inputs of a fused loop, read until its end).
+  std::vector<std::pair<int, int>> liveUntil;
 };
 
 struct MemoryPlan {

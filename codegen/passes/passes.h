@@ -19,6 +19,9 @@ graph::Graph mergeCommonSubexpressions(const graph::Graph& g);
 // and an `epilogue` attribute, so that the emitter writes the bias before the product
 // accumulates and applies the activation in the same pass over the result.
 graph::Graph fuseMatmulEpilogues(const graph::Graph& g);
+// Runs of elementwise nodes whose intermediate results are used only inside the run become one
+// loop: each node gets the `fuse` attribute with its group's number (fuse_elementwise.cpp).
+graph::Graph fuseElementwise(const graph::Graph& g);
 
 // Shared by the passes: how many times each value is used (node inputs, block results).
 std::vector<int> useCounts(const graph::Graph& g);
