@@ -211,7 +211,11 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
   }
   std::vector<Tensor> inputs;
   for (size_t i : entry->inputParams) inputs.push_back(args[i].tensor());
+  std::vector<Tensor> before;
+  if (recorder_)
+    for (const auto& v : entry->variables) before.push_back(readVariable(*v));
   std::vector<Tensor> outs = entry->executor->run(inputs);
+  if (recorder_) recorder_(fn, *entry, inputs, before, outs);
   size_t next = 0;
   return rebuild(entry->structure, outs, next);
 }

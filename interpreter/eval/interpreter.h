@@ -69,6 +69,12 @@ class Interpreter {
   // method path (`demo.addprint`) or an export's name (`weft graph`, SPEC §9). Throws WeftError
   // when fn is unknown or cannot be traced.
   std::shared_ptr<const graph::Graph> graphOf(const std::string& fn);
+  // Called after each call of a graph function's traced graph with the graph's entry, its inputs,
+  // the values its variables had before the call and its outputs (the compiled-code tests record
+  // programs' calls with it).
+  using GraphCallRecorder = std::function<void(const FunctionObj&, const GraphTraces::Entry&, const std::vector<Tensor>&,
+                                               const std::vector<Tensor>&, const std::vector<Tensor>&)>;
+  void setGraphCallRecorder(GraphCallRecorder r) { recorder_ = std::move(r); }
   // The entry points the program registered with export() (SPEC §9), in order.
   const std::vector<Export>& exports() const { return exports_; }
   void addExport(Export e) { exports_.push_back(std::move(e)); }
@@ -203,6 +209,7 @@ class Interpreter {
  private:
   std::vector<const FunctionObj*> tracing_;
   std::vector<Export> exports_;
+  GraphCallRecorder recorder_;
   bool functionsEagerly_ = false;  // graph functions whose bodies are being traced
   std::shared_ptr<Env> bindParams(const std::string& fnName, const std::vector<ast::Param>& params,
                                   const std::vector<Value>& defaults, const std::vector<bool>& hasDefault,

@@ -1,0 +1,115 @@
+// weft_record: the compiled-code test's view of programs that do not export anything. It runs a
+// program (or generated ones, tests/fuzz/graph_program.h), records the first call of every graph
+// its graph functions trace — the graph, its variables' values before the call, the inputs and
+// the outputs — and compiles each recorded graph as an export whose state starts where that call
+// started, writing the call's inputs and outputs as the test's cases.
+//   weft_record OUT NAME FILE.model      OUT/gen/NAME (C++) and OUT/cases/NAME (.npy cases)
+//   weft_record OUT NAME --generated N   the same for N generated programs
+// Graphs the code generator cannot emit are listed and skipped.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "../fuzz/graph_program.h"
+#include "codegen/collect.h"
+#include "codegen/emit/files.h"
+#include "codegen/emit/function_emitter.h"
+#include "codegen/pipeline.h"
+#include "interpreter/eval/interpreter.h"
+#include "interpreter/saved/npy.h"
+
+namespace fs = std::filesystem;
+using namespace weft;
+
+namespace {
+
+struct Recorder {
+  fs::path cases;
+  codegen::CompileUnit unit;
+  std::set<const GraphTraces::Entry*> seen;
+  int program = 0;
+
+  void record(const FunctionObj& fn, const GraphTraces::Entry& e, const std::vector<Tensor>& in,
+              const std::vector<Tensor>& vars, const std::vector<Tensor>& out) {
+    if (!seen.insert(&e).second) return;
+    codegen::ExportGraph x;
+    x.name = unit.program + "_" + codegen::identifier(fn.name) + "_" + std::to_string(unit.exports.size());
+    x.graph = e.graph;
+    x.graph.name = x.name;
+    x.source = fn.name;
+    for (size_t i = 0; i < in.size(); ++i) x.inputNames.push_back("in" + std::to_string(i));
+    for (size_t i = 0; i < vars.size(); ++i) {
+      codegen::UnitVariable v;
+      v.name = e.graph.variables[i].name;
+      v.path = v.name;
+      v.ident = x.name + "_v" + std::to_string(i);
+      v.value = vars[i];
+      x.variables.push_back(int(unit.variables.size()));
+      unit.variables.push_back(v);
+    }
+    for (size_t i = 0; i < in.size(); ++i)
+      saved::writeNpy((cases / (x.name + ".0.in" + std::to_string(i) + ".npy")).string(), in[i]);
+    for (size_t i = 0; i < out.size(); ++i)
+      saved::writeNpy((cases / (x.name + ".0.out" + std::to_string(i) + ".npy")).string(), out[i]);
+    unit.exports.push_back(std::move(x));
+  }
+};
+
+int runProgram(Recorder& r, const std::string& name, const std::string& src) {
+  std::ostringstream out, err;
+  Interpreter interp(out, err);
+  interp.setGraphCallRecorder([&](auto&... a) { r.record(a...); });
+  int status = src.empty() ? interp.runFile(name) : interp.runSource(std::make_shared<SourceFile>(name, src));
+  if (status != 0) std::cerr << "weft_record: " << name << " failed:\n" << err.str();
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 4 && argc != 5) {
+    std::cerr << "usage: weft_record OUT NAME FILE.model | weft_record OUT NAME --generated N\n";
+    return 2;
+  }
+  const fs::path out = fs::absolute(argv[1]);
+  Recorder r;
+  r.unit.program = codegen::identifier(argv[2]);
+  r.unit.sourceFile = argv[3];
+  r.cases = out / "cases" / argv[2] / "graph";
+  fs::create_directories(r.cases);
+  if (std::string(argv[3]) == "--generated") {
+    std::mt19937 rng(777);
+    for (int k = 0; k < std::atoi(argv[4]); ++k) {
+      std::vector<uint8_t> bytes(64);
+      for (auto& b : bytes) b = uint8_t(rng());
+      if (runProgram(r, "generated_" + std::to_string(k) + ".model", fuzz::GraphProgram(bytes).generate()) != 0) return 1;
+    }
+  } else {
+    fs::path file = fs::absolute(argv[3]);
+    fs::current_path(file.parent_path());  // as the golden tests run it: relative paths from its folder
+    if (runProgram(r, file.filename().string(), "") != 0) return 1;
+  }
+  // Only what the code generator can emit; the rest is listed.
+  std::vector<codegen::ExportGraph> kept;
+  for (auto& e : r.unit.exports) {
+    e.graph = codegen::runPasses(e.graph, "", std::cout);
+    try {
+      codegen::emitExport(r.unit, e);
+      kept.push_back(std::move(e));
+    } catch (const WeftError& err) {
+      std::cout << "skipped: " << err.message << "\n";
+      for (const auto& f : fs::directory_iterator(r.cases))
+        if (f.path().filename().string().rfind(e.name + ".", 0) == 0) fs::remove(f.path());
+    }
+  }
+  r.unit.exports = std::move(kept);
+  codegen::EmitOptions options;
+  options.main = true;
+  codegen::writeUnit(r.unit, (out / "gen" / argv[2]).string(), options);
+  std::cout << "recorded and compiled " << r.unit.exports.size() << " graphs\n";
+  return 0;
+}
