@@ -37,8 +37,8 @@ Tensor lossOf(const Value& v, const char* what, const SourceRange& site) {
     throw WeftError(site, std::string(what) + ": the function must return a scalar (the loss), got a tensor of shape " +
                               t.shape().str() + "; reduce it with mean() or sum()");
   if (!rt::isFloat(t.dtype()))
-    throw WeftError(site, std::string(what) + ": the function returned a " + std::string(rt::dtypeName(t.dtype())) +
-                              " scalar; a gradient needs a float (f32 or f64) value");
+    throw WeftError(site, std::string(what) + ": the function returned a scalar of dtype " +
+                              std::string(rt::dtypeName(t.dtype())) + "; a gradient needs a float (f32 or f64) value");
   return t;
 }
 
