@@ -50,6 +50,9 @@ Value valueAndGrad(Interpreter& in, Args& a) {
   if (!r.get(1).is(Kind::List) && !r.get(1).is(Kind::Tuple)) r.fail(1, "a list of Variables");
   std::vector<std::shared_ptr<VariableObj>> vars;
   std::vector<Value> items = r.items(1);
+  if (items.empty())
+    throw WeftError(a.site, "value_and_grad: vars is empty; a model that is not built yet has no variables "
+                            "(call it once first, or give its first layer input_shape=[...])");
   for (size_t i = 0; i < items.size(); ++i) {
     if (!items[i].is(Kind::Variable))
       throw WeftError(a.site, "value_and_grad: vars[" + std::to_string(i) + "] is " + typeNameOf(items[i]) +
