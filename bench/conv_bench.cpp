@@ -1,5 +1,5 @@
-// Times Weft's conv2d op (ops::conv2d: checks, output allocation, im2col + GEMM kernel) on one
-// NHWC workload; bench/conv_bench.py runs it beside PyTorch's conv2d.
+// Times Weft's conv2d op (ops::conv2d: checks, output allocation, the kernel of
+// stdlib/runtime/conv.h) on one NHWC workload; bench/conv_bench.py runs it beside PyTorch's conv2d.
 // Usage: bench_conv [reps=11] [iters=20] [N H W C KH KW COUT STRIDE PADDING]
 //   defaults: 8 32 32 32 3 3 32 1 same
 // Prints one line per repetition (milliseconds per conv), then "median_ms <value>".
@@ -27,7 +27,11 @@ int main(int argc, char** argv) {
   auto conv = [&] { return ops::conv2d(x, k, {stride, stride}, padding, {1, 1}); };
 
   double sink = 0;
-  for (int i = 0; i < 5; ++i) sink += conv().asDouble(0);  // warm caches and Eigen's buffers
+  // Warm caches, the kernel's workspace and malloc: each call allocates its output, and glibc
+  // takes 10-20 calls of freeing a 0.5-1 MB block before it stops returning it to the system
+  // (each return costs a page fault per 4 KB on the next call). PyTorch's side runs in a process
+  // that is already warm; a steady state here is what a running program sees.
+  for (int i = 0; i < 50; ++i) sink += conv().asDouble(0);
   std::vector<double> per;
   for (int r = 0; r < reps; ++r) {
     auto t0 = std::chrono::steady_clock::now();

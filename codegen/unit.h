@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "grammar/source.h"
 #include "interpreter/graph/graph.h"
 #include "interpreter/values/tensor.h"
 
@@ -22,6 +23,7 @@ struct ExportGraph {
   std::vector<int> variables;           // per graph slot: its index in CompileUnit::variables
   std::vector<std::string> inputNames;  // per graph input
   std::string source;                   // "mlp.model:12", where export() was called
+  SourceRange site;                     // the export() call, where errors about it point
 };
 
 struct CompileUnit {

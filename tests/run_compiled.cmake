@@ -14,6 +14,34 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
+# Bad input first (it needs no build): a folder holding a user's file is refused and left as it
+# was; an op without an emitter is named with its line; an unknown pass is a usage error.
+file(MAKE_DIRECTORY ${WORK}/user)
+file(WRITE ${WORK}/user/notes.txt "mine")
+execute_process(COMMAND ${WEFT} compile ${SRC}/state.model -o ${WORK}/user RESULT_VARIABLE rc ERROR_VARIABLE err)
+file(READ ${WORK}/user/notes.txt kept)
+file(GLOB written ${WORK}/user/*)
+list(LENGTH written n)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "holds other files" OR NOT kept STREQUAL "mine" OR NOT n EQUAL 1)
+  message(FATAL_ERROR "a folder with other files was not refused (${rc}): ${err}")
+endif()
+execute_process(COMMAND ${WEFT} compile ${SRC}/errors/unsupported.model -o ${WORK}/unsupported
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "random_normal \\(at unsupported.model:3\\) cannot be compiled to C\\+\\+"
+   OR EXISTS ${WORK}/unsupported)
+  message(FATAL_ERROR "an unsupported op was not reported (${rc}): ${err}")
+endif()
+execute_process(COMMAND ${WEFT} compile ${SRC}/state.model -o ${WORK}/x --dump-after=nothing
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown pass 'nothing'")
+  message(FATAL_ERROR "an unknown pass was not refused (${rc}): ${err}")
+endif()
+execute_process(COMMAND ${WEFT} compile ${SRC}/mlp.model -o ${WORK}/dump --dump-after=fuse-epilogues
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "// after fuse-epilogues" OR NOT out MATCHES "epilogue = \"relu\"")
+  message(FATAL_ERROR "--dump-after did not show the fused graph (${rc}): ${out}")
+endif()
+
 file(GLOB programs ${SRC}/*.model)
 list(REMOVE_ITEM programs ${SRC}/compare.model)
 set(super "cmake_minimum_required(VERSION 3.16)\nproject(compiled_tests CXX)\n")
@@ -28,7 +56,7 @@ foreach(p ${programs} ${EXAMPLE}/classifier.model)
   string(APPEND super "add_subdirectory(${name})\n")
 endforeach()
 string(APPEND super "add_executable(alloc_test ${SRC}/alloc_test.cpp)\n"
-                    "target_link_libraries(alloc_test PRIVATE mlp control state)\n"
+                    "target_link_libraries(alloc_test PRIVATE mlp control state cnn)\n"
                     "add_executable(classifier_app ${EXAMPLE}/main.cpp)\n"
                     "target_link_libraries(classifier_app PRIVATE classifier)\n")
 file(WRITE ${WORK}/gen/CMakeLists.txt "${super}")

@@ -121,7 +121,13 @@ void writeUnit(const CompileUnit& unit, const std::string& dirName, const EmitOp
   // Everything is emitted before anything is written: an export C++ cannot hold leaves no folder.
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& e : unit.exports) {
-    EmittedExport code = emitExport(unit, e);
+    EmittedExport code;
+    try {
+      code = emitExport(unit, e);
+    } catch (WeftError& err) {
+      if (!err.at.valid()) err.at = e.site;
+      throw;
+    }
     files.push_back({e.name + ".h", code.header});
     files.push_back({e.name + ".cpp", code.source});
     if (options.main) files.push_back({e.name + "_main.cpp", code.driver});

@@ -10,6 +10,7 @@
 #include "function_emitter.h"
 #include "grammar/diagnostics.h"
 #include "interpreter/graph/text.h"
+#include "interpreter/ops/impl.h"
 #include "memory_plan.h"
 #include "op_emit.h"
 
@@ -377,6 +378,18 @@ class Body {
             unsupported(n, "a loop value's sizes may change at run time");
         return;
       }
+      case OpId::Conv2D:
+      case OpId::MaxPool2D:
+      case OpId::AvgPool2D: {
+        // NHWC: only the batch may be open; it passes through.
+        const auto& d = inDims(0);
+        for (size_t a = 1; a < d.size(); ++a)
+          if (!isLiteral(d[a])) unsupported(n, "only its batch size may be known only at run time");
+        std::vector<std::string> r{dim(out, 0, d[0])};
+        for (int a = 1; a < 4; ++a) r.push_back(std::to_string(type(out).shape[a]));
+        dims_[size_t(out)] = r;
+        return;
+      }
       case OpId::AssignVariable:
       case OpId::Print: return;
       case OpId::BroadcastTo:
@@ -386,6 +399,29 @@ class Body {
         for (int o : n.outputs) known(n, o);
         return;
     }
+  }
+
+  // What a getitem selects, from its input's static shape (the interpreter's own rule).
+  ops::impl::Selection selectionOf(const Node& n) const {
+    const Shape& s = type(n.inputs[0]).shape;
+    for (int64_t d : s)
+      if (d == rt::kUnknownDim) unsupported(n, "indexing a tensor whose sizes are known only at run time");
+    return ops::impl::selection(s, ops::decodeSubscripts(n.attrs.ints("subs")));
+  }
+
+  // A conv or pool node's window geometry as a C++ expression; the batch size is the input's.
+  std::string geometry(const Node& n) const {
+    Shape xs = type(n.inputs[0]).shape;
+    xs[0] = 1;
+    auto pair = [&](const char* k) { const auto& v = n.attrs.ints(k); return std::array<int64_t, 2>{v[0], v[1]}; };
+    rt::Window2D g = n.op == OpId::Conv2D
+                         ? ops::impl::conv2dGeometry(xs, type(n.inputs[1]).shape, pair("strides"), n.attrs.s("padding"),
+                                                pair("dilation"))
+                         : ops::impl::pool2dGeometry(xs, pair("pool"), pair("strides"), n.attrs.s("padding"));
+    auto i = [](int64_t v) { return std::to_string(v); };
+    return "weft::rt::Window2D{" + dims_[size_t(n.inputs[0])][0] + ", " + i(g.h) + ", " + i(g.w) + ", " + i(g.c) + ", " +
+           i(g.kh) + ", " + i(g.kw) + ", " + i(g.sh) + ", " + i(g.sw) + ", " + i(g.dh) + ", " + i(g.dw) + ", " +
+           i(g.padTop) + ", " + i(g.padLeft) + ", " + i(g.oh) + ", " + i(g.ow) + "}";
   }
 
   std::vector<bool> reducedAxes(const Node& n, int rank) const {
@@ -491,6 +527,15 @@ class Body {
       case OpId::ExpandDims:
       case OpId::Squeeze:
         return alias(out, n.inputs[0]);
+      case OpId::GetItem:
+        if (selectionOf(n).whole) return alias(out, n.inputs[0]);
+        return own(out);
+      case OpId::Conv2D: {
+        own(out);
+        workspaces_.push_back("size_t(weft::rt::conv2dWorkspaceSize<" + T(out) + ">(" + geometry(n) + ", " +
+                              std::to_string(type(n.inputs[1]).shape[3]) + ")) * sizeof(" + T(out) + ")");
+        return;
+      }
       case OpId::Cast:
         if (type(out).dtype == type(n.inputs[0]).dtype) return alias(out, n.inputs[0]);
         return own(out);
@@ -526,8 +571,10 @@ class Body {
       else
         workspaces_.push_back("weft::rt::batchedMatmulWorkspaceBytes<" + T(out) + ">(" + batch + ", " + m + ", " + k + ", " + nn + ")");
     }
-    if (isReduce(n.op) && type(out).dtype != type(n.inputs[0]).dtype)
-      workspaces_.push_back("size_t(" + numel(n.inputs[0]) + ") * " + std::to_string(rt::dtypeSize(type(out).dtype)));
+    if (isReduce(n.op))  // a cast of the input (sum of bools, mean of integers), then the kernel's scratch
+      workspaces_.push_back("(size_t(" + numel(n.inputs[0]) + ") * " + std::to_string(rt::dtypeSize(type(out).dtype)) +
+                            " + 63) / 64 * 64 + size_t(weft::rt::reduceWorkspaceElements(" + numel(n.inputs[0]) +
+                            ")) * " + std::to_string(rt::dtypeSize(type(out).dtype)));
   }
 
   std::string literal(const Tensor& t, int64_t i) const {
@@ -665,6 +712,28 @@ class Body {
         for (size_t a = 0; a < d.size(); ++a) code_ << p << ptr(out) << "[" << a << "] = " << d[a] << ";\n";
         return;
       }
+      case OpId::GetItem: {
+        ops::impl::Selection sel = selectionOf(n);
+        if (sel.whole) return;  // a view
+        auto st = rt::stridesOf(sel.shape);
+        code_ << p << "{\n" << p << "  const int64_t from[] = {";
+        for (int a = 0; a < sel.shape.rank(); ++a) code_ << (a ? ", " : "") << sel.strides[a];
+        code_ << (sel.shape.rank() ? "" : "0") << "}, to[] = {";
+        for (int a = 0; a < sel.shape.rank(); ++a) code_ << (a ? ", " : "") << st[size_t(a)];
+        code_ << (sel.shape.rank() ? "" : "0") << "};\n"
+              << p << "  weft::rt::stridedCopy(" << in(0) << " + " << sel.base << ", from, " << ptr(out) << ", to, "
+              << sh(out) << ");\n" << p << "}\n";
+        return;
+      }
+      case OpId::Conv2D:
+        code_ << p << "weft::rt::conv2d(" << in(0) << ", " << in(1) << ", " << ptr(out) << ", " << geometry(n) << ", "
+              << type(n.inputs[1]).shape[3] << ", reinterpret_cast<" << T(out) << "*>(ws));\n";
+        return;
+      case OpId::MaxPool2D:
+      case OpId::AvgPool2D:
+        code_ << p << "weft::rt::pool2d(" << (n.op == OpId::MaxPool2D ? "true" : "false") << ", " << in(0) << ", "
+              << ptr(out) << ", " << geometry(n) << ");\n";
+        return;
       case OpId::Print: return print(n, depth);
       case OpId::Cond: {
         code_ << p << "if (" << in(0) << "[0]) {\n";
@@ -701,7 +770,9 @@ class Body {
     for (size_t a = 0; a < d.size(); ++a)
       if (red[a]) count.push_back(d[a]);
     std::string src = ptr(x);
-    code_ << p << "{\n";
+    code_ << p << "{\n"
+          << p << "  " << T(out) << "* scratch = reinterpret_cast<" << T(out) << "*>(static_cast<char*>(ws) + (size_t("
+          << numel(x) << ") * sizeof(" << T(out) << ") + 63) / 64 * 64);\n";
     if (type(out).dtype != type(x).dtype) {  // sum of bools, mean of integers: cast first, as eager code does
       code_ << p << "  " << T(out) << "* cast = reinterpret_cast<" << T(out) << "*>(ws);\n"
             << p << "  weft::rt::castKernel(" << src << ", cast, " << numel(x) << ");\n";
@@ -715,7 +786,7 @@ class Body {
     if (d.empty()) code_ << "false";
     code_ << "};\n"
           << p << "  weft::rt::reduceKernel<weft::rt::" << functorOf(n.op) << ">(" << src << ", " << shapeList(d)
-          << ", reduced, " << ptr(out) << ");\n";
+          << ", reduced, " << ptr(out) << ", scratch);\n";
     if (n.op == OpId::ReduceMean) code_ << p << "  weft::rt::meanFromSum(" << ptr(out) << ", " << numel(out) << ", " << product(count) << ");\n";
     code_ << p << "}\n";
   }

@@ -116,7 +116,8 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     << "#include \"" << e.name << ".h\"\n\n"
     << "#include <algorithm>\n#include <cstdio>\n#include <cstring>\n#include <limits>\n#include <string>\n\n"
     << "#include \"weft_runtime/arg_reduce.h\"\n#include \"weft_runtime/binary.h\"\n"
-    << "#include \"weft_runtime/copy.h\"\n#include \"weft_runtime/format.h\"\n"
+    << "#include \"weft_runtime/conv.h\"\n#include \"weft_runtime/copy.h\"\n#include \"weft_runtime/format.h\"\n"
+    << "#include \"weft_runtime/pool.h\"\n"
     << "#include \"weft_runtime/layout_ops.h\"\n#include \"weft_runtime/matmul.h\"\n"
     << "#include \"weft_runtime/reduce.h\"\n#include \"weft_runtime/unary.h\"\n\n"
     << "namespace " << ns << " {\nnamespace {\n\nusing weft::rt::Shape;\n\n" << code.constants

@@ -55,6 +55,15 @@ rt::Window2D geometry(const std::string& op, const char* window, const Shape& xs
 
 }  // namespace
 
+rt::Window2D conv2dGeometry(const Shape& xs, const Shape& ws, Pair strides, const std::string& padding,
+                            Pair dilation) {
+  return geometry("conv2d", "kernel", xs, ws[0], ws[1], strides, dilation, padding, "");
+}
+
+rt::Window2D pool2dGeometry(const Shape& xs, Pair pool, Pair strides, const std::string& padding) {
+  return geometry("pool2d", "pool window", xs, pool[0], pool[1], strides, {1, 1}, padding, "");
+}
+
 Tensor conv2d(const Tensor& x, const Tensor& w, Pair strides, const std::string& padding, Pair dilation) {
   const std::string op = "conv2d";
   const Shape &xs = x.shape(), &ws = w.shape();

@@ -3,6 +3,7 @@
 // running its kernel — so the same function is the op's shape/dtype inference and its kernel
 // call. Callers outside ops/ use ops.h (or ops::apply), which route through the table.
 #pragma once
+#include "../../stdlib/runtime/window.h"
 #include "op_table.h"
 
 namespace weft::ops::impl {
@@ -42,5 +43,22 @@ Tensor conv2d(const Tensor& x, const Tensor& w, std::array<int64_t, 2> strides, 
               std::array<int64_t, 2> dilation);
 Tensor pool2d(bool isMax, const Tensor& x, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
               const std::string& padding);
+
+// What the code generator needs of the rules above, to emit the same kernel calls.
+// The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its
+// first element and the step per result axis (0 for new axes); `whole` when it is all of x in
+// order (the result is a view).
+struct Selection {
+  Shape shape;
+  int64_t base = 0;
+  int64_t strides[rt::kMaxRank] = {};
+  bool whole = true;
+};
+Selection selection(const Shape& s, const std::vector<Subscript>& subs);
+// The window geometry conv2d and the pools run with, for their input shape (and kernel shape).
+rt::Window2D conv2dGeometry(const Shape& xs, const Shape& ws, std::array<int64_t, 2> strides,
+                            const std::string& padding, std::array<int64_t, 2> dilation);
+rt::Window2D pool2dGeometry(const Shape& xs, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+                            const std::string& padding);
 
 }  // namespace weft::ops::impl

@@ -7,15 +7,6 @@
 namespace weft::ops::impl {
 namespace {
 
-// What a list of subscripts selects: the result shape, the offset of its first element in x and,
-// for each result axis, the step in x's elements (0 for new axes).
-struct Selection {
-  Shape shape;
-  int64_t base = 0;
-  int64_t strides[rt::kMaxRank] = {};
-  bool whole = true;  // every element of x, in order: the result can share x's storage
-};
-
 // Python's slice.indices(n): clamps start and stop, returns the number of selected elements.
 int64_t adjustSlice(const Subscript& sub, int64_t n, int64_t& start, int64_t& step) {
   step = sub.step.value_or(1);
@@ -38,7 +29,9 @@ int64_t adjustSlice(const Subscript& sub, int64_t n, int64_t& start, int64_t& st
   return stop < start ? (start - stop - 1) / (-step) + 1 : 0;
 }
 
-Selection select(const Shape& s, const std::vector<Subscript>& subs) {
+}  // namespace
+
+Selection selection(const Shape& s, const std::vector<Subscript>& subs) {
   int consumed = 0, ellipses = 0;
   for (const Subscript& sub : subs) {
     if (sub.kind == Subscript::Index || sub.kind == Subscript::Range) ++consumed;
@@ -96,10 +89,8 @@ Selection select(const Shape& s, const std::vector<Subscript>& subs) {
   return sel;
 }
 
-}  // namespace
-
 Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs) {
-  Selection sel = select(x.shape(), subs);
+  Selection sel = selection(x.shape(), subs);
   if (x.isAbstract()) return Tensor::abstract(x.dtype(), sel.shape);
   if (sel.whole) return x.reshaped(sel.shape);
   Tensor out = Tensor::empty(x.dtype(), sel.shape);
@@ -112,7 +103,7 @@ Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs) {
 }
 
 Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value) {
-  Selection sel = select(x.shape(), subs);
+  Selection sel = selection(x.shape(), subs);
   if (value.dtype() != x.dtype())
     fail("dtype mismatch: cannot assign a " + dtypeStr(value.dtype()) + " value into a " +
          dtypeStr(x.dtype()) + " tensor (use cast() to convert)");

@@ -56,8 +56,6 @@ class Buffer {
   size_t size_ = 0;
 };
 
-inline int64_t alignUp(int64_t bytes) { return (bytes + 63) / 64 * 64; }
-
 // NumPy broadcasting of one dimension: equal sizes, or one of them 1.
 inline bool broadcastDim(int64_t a, int64_t b, int64_t& out) {
   out = a == 1 ? b : a;

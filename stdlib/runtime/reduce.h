@@ -122,9 +122,9 @@ struct AllR {
   }
 };
 
-// out[o, i] = reduce over r of in[o, r, i].
+// out[o, i] = reduce over r of in[o, r, i]. `tmp`: I * (levels of the pairwise sum) values, or null.
 template <class Red, class T>
-void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I) {
+void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I, T* tmp = nullptr) {
   if (I == 1) {
     if (R == 0) {
       for (int64_t o = 0; o < O; ++o) out[o] = Red::template init<T>();
@@ -133,7 +133,7 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I) {
     for (int64_t o = 0; o < O; ++o) out[o] = Red::row(in + o * R, R);
     return;
   }
-  std::unique_ptr<T[]> tmp;  // the pairwise sum's partial rows
+  std::unique_ptr<T[]> own;  // the pairwise sum's partial rows, when no workspace was given
   for (int64_t o = 0; o < O; ++o) {
     T* dst = out + o * I;
     const T* src = in + o * R * I;
@@ -144,8 +144,11 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I) {
     if constexpr (std::is_same_v<Red, SumR> && std::is_floating_point_v<T>) {
       int levels = 1;
       for (int64_t r = R; r > 8; r = (r + 1) / 2) ++levels;
-      if (!tmp) tmp.reset(new T[size_t(I * levels)]);
-      pairwiseSumRows(src, R, I, dst, tmp.get());
+      if (!tmp) {
+        own.reset(new T[size_t(I * levels)]);
+        tmp = own.get();
+      }
+      pairwiseSumRows(src, R, I, dst, tmp);
       continue;
     }
     std::memcpy(dst, src, size_t(I) * sizeof(T));
@@ -156,10 +159,15 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I) {
   }
 }
 
+// The workspace reduceKernel may use, in values: two intermediate results (each at most half the
+// input) and the pairwise sum's partial rows (at most the input).
+inline int64_t reduceWorkspaceElements(int64_t numel) { return 2 * numel + 64; }
+
 // Reduces `in` (shape `shape`) over the dimensions with reduced[d] set into contiguous `out`
 // (the kept dimensions in order). Reductions with no elements give the reducer's identity.
+// `workspace` holds reduceWorkspaceElements(numel) values, or is null: then they are allocated.
 template <class Red, class T>
-void reduceKernel(const T* in, const Shape& shape, const bool* reduced, T* out) {
+void reduceKernel(const T* in, const Shape& shape, const bool* reduced, T* out, T* workspace = nullptr) {
   // Collapse into alternating blocks, skipping size-1 dimensions.
   int nb = 0;
   int64_t dims[kMaxRank];
@@ -188,6 +196,7 @@ void reduceKernel(const T* in, const Shape& shape, const bool* reduced, T* out) 
   }
   // Reduce the innermost reduced block first; intermediate results go to scratch buffers.
   std::unique_ptr<T[]> scratch[2];
+  const int64_t half = (total + 1) / 2;
   const T* src = in;
   int pass = 0;
   while (true) {
@@ -201,10 +210,14 @@ void reduceKernel(const T* in, const Shape& shape, const bool* reduced, T* out) 
       if (red[i]) last = false;
     T* dst = out;
     if (!last) {
-      scratch[pass % 2].reset(new T[size_t(O * I)]);
-      dst = scratch[pass % 2].get();
+      if (workspace) {
+        dst = workspace + (pass % 2) * half;
+      } else {
+        scratch[pass % 2].reset(new T[size_t(O * I)]);
+        dst = scratch[pass % 2].get();
+      }
     }
-    reduceORI<Red>(src, dst, O, dims[b], I);
+    reduceORI<Red>(src, dst, O, dims[b], I, workspace ? workspace + 2 * half : nullptr);
     if (last) return;
     // Drop block b and merge its neighbours if both are kept.
     for (int i = b; i + 1 < nb; ++i) dims[i] = dims[i + 1], red[i] = red[i + 1];

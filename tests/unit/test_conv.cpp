@@ -107,9 +107,15 @@ TEST_CASE("conv2d agrees with a naive loop over tile remainders, channel tails, 
       {{3, 4, 4, 6}, {1, 1, 6, 10}, {2, 2}, false, {1, 1}, DType::F32},   // strided 1x1: not the GEMM path
       {{1, 6, 14, 24}, {3, 3, 24, 20}, {2, 1}, true, {1, 1}, DType::F32},  // kw * c > 64: one run per tap
       {{1, 5, 9, 40}, {2, 2, 40, 5}, {1, 2}, true, {1, 1}, DType::F64},
-      {{2, 7, 9, 32}, {3, 3, 32, 32}, {1, 1}, true, {1, 1}, DType::F32},   // a kernel row at a time
-      {{1, 6, 5, 16}, {3, 3, 16, 64}, {1, 1}, false, {1, 1}, DType::F32},  // the same, two blocks
+      {{2, 7, 9, 15}, {3, 3, 15, 32}, {1, 1}, true, {1, 1}, DType::F32},   // a kernel row at a time
+      {{1, 6, 5, 15}, {3, 3, 15, 64}, {1, 1}, false, {1, 1}, DType::F32},  // the same, two blocks
       {{1, 8, 31, 3}, {3, 3, 3, 16}, {1, 1}, true, {1, 1}, DType::F32},    // a first layer
+      // Winograd F(2x2, 3x3): odd output sizes, channel tails, partial blocks, valid padding.
+      {{2, 7, 9, 32}, {3, 3, 32, 33}, {1, 1}, true, {1, 1}, DType::F32},
+      {{3, 5, 6, 20}, {3, 3, 20, 17}, {1, 1}, false, {1, 1}, DType::F32},
+      {{1, 11, 3, 16}, {3, 3, 16, 16}, {1, 1}, true, {1, 1}, DType::F32},
+      {{2, 6, 7, 19}, {3, 3, 19, 24}, {1, 1}, true, {1, 1}, DType::F64},
+      {{1, 4, 4, 40}, {3, 3, 40, 64}, {1, 1}, false, {1, 1}, DType::F64},
   };
   ops::seed(3);
   for (const auto& c : cases) {
@@ -120,19 +126,22 @@ TEST_CASE("conv2d agrees with a naive loop over tile remainders, channel tails, 
 }
 
 TEST_CASE("conv2d's kernel uses the workspace it is given and nothing past it") {
-  rt::Window2D g;
-  g.n = 2, g.h = 9, g.w = 10, g.c = 32, g.kh = 3, g.kw = 3, g.padTop = 1, g.padLeft = 1, g.oh = 9, g.ow = 10;
-  const int64_t cout = 32;
-  ops::seed(5);
-  Tensor x = ops::randomNormal({2, 9, 10, 32}, 0, 1, DType::F32), w = ops::randomNormal({3, 3, 32, 32}, 0, 0.3, DType::F32);
-  const int64_t need = rt::conv2dWorkspaceSize<float>(g, cout);
-  std::vector<float> workspace(size_t(need) + 16, 7.0f);  // a canary past the end
-  Tensor y = Tensor::empty(DType::F32, {2, 9, 10, 32});
-  for (int call = 0; call < 2; ++call) {  // a reused workspace holds the last call's data
-    rt::conv2d(x.data<float>(), w.data<float>(), y.data<float>(), g, cout, workspace.data());
-    checkClose(y, naiveConv(x, w, {1, 1}, true, {1, 1}));
+  for (int64_t c : {32, 8}) {  // Winograd, direct
+    CAPTURE(c);
+    rt::Window2D g;
+    g.n = 2, g.h = 9, g.w = 10, g.c = c, g.kh = 3, g.kw = 3, g.padTop = 1, g.padLeft = 1, g.oh = 9, g.ow = 10;
+    const int64_t cout = 32;
+    ops::seed(5);
+    Tensor x = ops::randomNormal({2, 9, 10, c}, 0, 1, DType::F32), w = ops::randomNormal({3, 3, c, 32}, 0, 0.3, DType::F32);
+    const int64_t need = rt::conv2dWorkspaceSize<float>(g, cout);
+    std::vector<float> workspace(size_t(need) + 16, 7.0f);  // a canary past the end
+    Tensor y = Tensor::empty(DType::F32, {2, 9, 10, 32});
+    for (int call = 0; call < 2; ++call) {  // a reused workspace holds the last call's data
+      rt::conv2d(x.data<float>(), w.data<float>(), y.data<float>(), g, cout, workspace.data());
+      checkClose(y, naiveConv(x, w, {1, 1}, true, {1, 1}));
+    }
+    for (size_t i = size_t(need); i < workspace.size(); ++i) CHECK(workspace[i] == 7.0f);
   }
-  for (size_t i = size_t(need); i < workspace.size(); ++i) CHECK(workspace[i] == 7.0f);
 }
 
 TEST_CASE("conv2d and pooling on empty tensors") {
