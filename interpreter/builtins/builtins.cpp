@@ -14,6 +14,7 @@ void registerBuiltins(Env& env) {
   registerKeras(env);
   registerNnOps(env);
   registerExports(env);
+  registerAutodiff(env);
   mesh::registerBuiltins(env);  // Mesh, Layout, LayoutMap, layout_map_scope, plan
   saved::registerSavedBuiltins(env);  // save, load
 }

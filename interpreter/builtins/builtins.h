@@ -13,5 +13,6 @@ void registerTensorMath(Env& env);
 void registerTensorShaping(Env& env);
 void registerNnOps(Env& env);  // conv2d, pooling, load_npy, save_npy
 void registerExports(Env& env);  // export, TensorSpec
+void registerAutodiff(Env& env);  // value_and_grad, grad, optimizer slots
 
 }  // namespace weft

@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "../autodiff/tape.h"
 #include "../graph/tracer.h"
 #include "../graph/verify.h"
 #include "../values/format.h"
@@ -170,6 +171,8 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceSignature(FunctionObj& fn,
 
 Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site) {
   if (graph::Tracer::active()) return traceInto(fn, local, site);  // a graph function called by one: inlined
+  // Under a gradient tape outside a trace, the body runs eagerly so that the tape sees its ops.
+  if (autodiff::Tape::active()) return traceInto(fn, local, site);
   if (!fn.traces) fn.traces = std::make_shared<GraphTraces>();
   GraphTraces& traces = *fn.traces;
   const auto& params = *fn.params;

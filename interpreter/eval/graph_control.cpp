@@ -3,6 +3,7 @@
 // The names a branch or loop body assigns are the node's outputs (SPEC §4).
 #include <algorithm>
 
+#include "../autodiff/tape.h"
 #include "../graph/tracer.h"
 #include "../values/format.h"
 #include "interpreter.h"
@@ -102,7 +103,10 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
       else env->erase(names[i]);
     }
   };
+  // A gradient tape records each branch, to replay it in the gradient's cond.
+  autodiff::Tape* tape = autodiff::Tape::active();
   struct Path {
+    std::shared_ptr<autodiff::Tape::Region> region;
     graph::Block block;
     std::vector<std::optional<Value>> after;
     Flow flow;
@@ -112,7 +116,9 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
     Path p;
     tracer.beginBlock({});
     frame.returnValue = Value();
+    if (tape) tape->beginRegion();
     p.flow = part();
+    if (tape) p.region = tape->endRegion();
     p.returned = frame.returnValue;
     for (Symbol s : names) {
       Value* v = env->findLocal(s);
@@ -160,6 +166,13 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
   blocks.push_back(std::move(a.block));
   blocks.push_back(std::move(b.block));
   std::vector<Tensor> outs = tracer.emit(ops::OpId::Cond, {tracer.valueOf(cond)}, {}, types, std::move(blocks));
+  if (tape) {
+    std::shared_ptr<autodiff::Tape::Region> regions[2] = {a.region, b.region};
+    std::vector<Tensor> results[2];
+    for (const auto& v : aOut) results[0].push_back(v.tensor());
+    for (const auto& v : bOut) results[1].push_back(v.tensor());
+    tape->cond(cond, regions, results, outs);
+  }
   for (size_t i = 0; i < outNames.size(); ++i) env->set(outNames[i], Value(outs[i]));
   if (returns) {
     frame.returnValue = Value(outs.back());
@@ -189,6 +202,24 @@ LoopState loopState(const std::vector<Symbol>& assigned, const std::shared_ptr<E
   }
   return st;
 }
+
+// A gradient tape cannot go through a graph while loop yet: a loop value or a value used in
+// the loop that the gradient depends on is an error (autodiff/tape.h).
+struct OpaqueLoop {
+  autodiff::Tape* tape = autodiff::Tape::active();
+  OpaqueLoop(const LoopState& st, const SourceRange& at) {
+    if (!tape) return;
+    for (size_t i = 0; i < st.init.size(); ++i)
+      if (tape->live(st.init[i].tensor()))
+        throw WeftError(at, "value_and_grad: the gradient depends on loop variable " + nameText(st.names[i]) +
+                                " of this while loop on graph values; gradients through a graph while loop are "
+                                "not supported yet (compute the loss outside the loop, or run the function eagerly)");
+    tape->beginOpaque(at);
+  }
+  ~OpaqueLoop() {
+    if (tape) tape->endOpaque();
+  }
+};
 
 // The loop values the traced body leaves, each of its loop variable's type; the names the body
 // bound first are unbound, as they do not live past the loop.
@@ -221,6 +252,7 @@ Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared
   std::vector<Symbol> assigned;
   assignedNames(w.body, assigned);
   LoopState st = loopState(assigned, env);
+  OpaqueLoop opaque(st, w.range);
   std::vector<graph::Block> blocks;
   // The condition block, on the loop values.
   std::vector<Tensor> params = tracer.beginBlock(st.types);
@@ -253,6 +285,7 @@ Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& 
   assignedNames(f.body, assigned);
   assigned.erase(std::remove(assigned.begin(), assigned.end(), target), assigned.end());
   LoopState st = loopState(assigned, env);
+  OpaqueLoop opaque(st, f.range);
   bool wide = std::max(std::abs(range.start), std::abs(range.stop)) > INT32_MAX / 2;
   DType it = wide ? DType::I64 : DType::I32;
   auto scalar = [&](int64_t v) { return wide ? Tensor::scalar<int64_t>(v) : Tensor::scalar<int32_t>(int32_t(v)); };

@@ -6,6 +6,7 @@
 
 #include "../../grammar/diagnostics.h"
 #include "impl.h"
+#include "../autodiff/rules.h"
 
 namespace weft::ops {
 namespace {
@@ -170,6 +171,7 @@ OpDef row(OpId id) {
     case OpId::Cond:
     case OpId::While: d.effect = true; break;
   }
+  d.vjp = autodiff::vjpRule(id);
   return d;
 }
 
@@ -183,6 +185,7 @@ const std::vector<OpDef>& table() {
 }
 
 TraceHook* gHook = nullptr;
+TapeHook* gTape = nullptr;
 
 bool anySymbolic(In in) {
   for (const auto& t : in)
@@ -205,6 +208,9 @@ bool findOp(const std::string& name, OpId& out) {
 
 TraceHook* traceHook() { return gHook; }
 void setTraceHook(TraceHook* hook) { gHook = hook; }
+TapeHook* tapeHook() { return gTape; }
+void setTapeHook(TapeHook* hook) { gTape = hook; }
+bool hooked() { return gHook || gTape; }
 
 std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
   const OpDef& d = opDef(op);
@@ -224,9 +230,14 @@ std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
       throw;
     }
     setShapesOnly(wasShapesOnly);
-    return gHook->record(op, in, attrs, std::move(inferred));
+    std::vector<Tensor> out = gHook->record(op, in, attrs, std::move(inferred));
+    if (gTape) gTape->recorded(op, in, attrs, out);
+    return out;
   }
-  return d.run(in, attrs);
+  if (!gTape) return d.run(in, attrs);
+  std::vector<Tensor> out = d.run(in, attrs);
+  gTape->recorded(op, in, attrs, out);
+  return out;
 }
 
 Tensor apply1(OpId op, In in, const Attrs& attrs) {

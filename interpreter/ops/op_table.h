@@ -2,6 +2,7 @@
 // evaluator through ops::apply, the tracer, the graph text parser and verifier, the graph
 // executor and (later) autodiff and the C++ emitter.
 #pragma once
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -20,6 +21,20 @@ using RunFn = std::vector<Tensor> (*)(std::span<const Tensor> in, const Attrs& a
 // types the graph was checked with.
 using IntoFn = void (*)(std::span<const Tensor* const> in, Tensor& out);
 
+// A vector-Jacobian product (interpreter/autodiff/): given an op's inputs, outputs, attributes
+// and the gradients of its outputs (`gout`, one per output, of each output's type), the gradient
+// of each input for which `need` is true, built from ops (ops::apply), so that gradients trace
+// and compile like any code. No value means no gradient (an integer input, a mask).
+struct VjpArgs {
+  std::span<const Tensor> in;
+  std::span<const Tensor> out;
+  const Attrs& attrs;
+  std::span<const Tensor> gout;
+  const std::vector<bool>& need;
+};
+using VjpResult = std::vector<std::optional<Tensor>>;
+using VjpFn = VjpResult (*)(const VjpArgs& a);
+
 struct OpDef {
   OpId id;
   const char* name;
@@ -36,6 +51,10 @@ struct OpDef {
   // `into` checks its inputs itself and replaces `out` when it does not fit (a new shape, another
   // owner); without this, the caller allocates `out` with the result's shape first.
   bool intoChecks = false;
+  // Reverse-mode autodiff: the op's VJP rule. autodiff::noGradient for ops whose results do not
+  // depend smoothly on their inputs (comparisons, argmax, creation); null only for the graph-only
+  // ops, which a tape handles itself (interpreter/autodiff/tape.h).
+  VjpFn vjp = nullptr;
 };
 
 const OpDef& opDef(OpId op);
@@ -52,6 +71,18 @@ class TraceHook {
 };
 TraceHook* traceHook();
 void setTraceHook(TraceHook* hook);
+
+// Sees every op applied while a gradient tape records (interpreter/autodiff/tape.h), eager or
+// traced, after it ran; it may tag the results.
+class TapeHook {
+ public:
+  virtual ~TapeHook() = default;
+  virtual void recorded(OpId op, std::span<const Tensor> in, const Attrs& attrs, std::vector<Tensor>& out) = 0;
+};
+TapeHook* tapeHook();
+void setTapeHook(TapeHook* hook);
+// A trace or a tape is active: every op must go through apply().
+bool hooked();
 
 // The one funnel: checks, then runs the kernel, infers on abstract inputs, or records a graph
 // node when an input is symbolic (or the op has an effect) while a trace is active.

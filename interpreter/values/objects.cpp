@@ -176,6 +176,15 @@ void checkMutable(const Value& c) {
 
 VariableAccess* variableAccess() { return gVariableAccess; }
 void setVariableAccess(VariableAccess* a) { gVariableAccess = a; }
-Tensor readVariable(VariableObj& v) { return gVariableAccess ? gVariableAccess->read(v) : v.value; }
+namespace {
+VariableReadHook* gReadHook = nullptr;
+}
+VariableReadHook* variableReadHook() { return gReadHook; }
+void setVariableReadHook(VariableReadHook* h) { gReadHook = h; }
+Tensor readVariable(VariableObj& v) {
+  Tensor t = gVariableAccess ? gVariableAccess->read(v) : v.value;
+  if (gReadHook) gReadHook->onRead(v, t);
+  return t;
+}
 
 }  // namespace weft

@@ -152,6 +152,15 @@ VariableAccess* variableAccess();
 void setVariableAccess(VariableAccess* a);
 // The value a program sees when it reads v: its tensor, or a graph value while tracing.
 Tensor readVariable(VariableObj& v);
+// Sees every variable read (a gradient tape marking its leaves, interpreter/autodiff/tape.h); it
+// may tag the tensor read.
+class VariableReadHook {
+ public:
+  virtual ~VariableReadHook() = default;
+  virtual void onRead(VariableObj& v, Tensor& value) = 0;
+};
+VariableReadHook* variableReadHook();
+void setVariableReadHook(VariableReadHook* h);
 
 // An imported file, or a builtin namespace such as `random`.
 struct NamespaceObj : Object {

@@ -72,6 +72,11 @@ class Tensor {
   bool isAbstract() const { return storage_ == nullptr; }
   bool isSymbolic() const { return symbol_ >= 0; }
   int symbol() const { return symbol_; }
+  // The value of a gradient tape (interpreter/autodiff/tape.h) this handle stands for, 0 for
+  // none: set on the results of ops and the variable reads a tape records. It belongs to the
+  // handle, not the storage (a reshape shares storage but is another value).
+  int64_t tapeId() const { return tapeId_; }
+  void setTapeId(int64_t id) { tapeId_ = id; }
 
   template <class T>
   T* data() const { return static_cast<T*>(storage_->data()); }
@@ -93,6 +98,7 @@ class Tensor {
   Shape shape_;
   std::shared_ptr<Storage> storage_;
   int symbol_ = -1;
+  int64_t tapeId_ = 0;
 };
 
 }  // namespace weft

@@ -1,0 +1,70 @@
+// The op table's VJP column: which rule each primitive uses.
+#include "rules.h"
+
+#include "../../grammar/diagnostics.h"
+
+namespace weft::autodiff {
+
+using ops::OpId;
+
+ops::VjpResult noGradient(const ops::VjpArgs& a) { return ops::VjpResult(a.in.size()); }
+
+ops::VjpResult noRuleYet(const ops::VjpArgs&) {
+  throw WeftError("internal: noRuleYet is a marker, never called");
+}
+
+ops::VjpFn vjpRule(OpId op) {
+  switch (op) {
+#define WEFT_UNARY_RULE(F, Id, ...) \
+  case OpId::F##Id: return unaryRule(ops::UnaryOp::Id);
+    WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_RULE)
+#undef WEFT_UNARY_RULE
+#define WEFT_BINARY_RULE(F, Id, ...) \
+  case OpId::F##Id: return binaryRule(ops::BinaryOp::Id);
+    WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_RULE)
+#undef WEFT_BINARY_RULE
+#define WEFT_REDUCE_RULE(F, Id, ...) \
+  case OpId::F##Id: return reduceRule(ops::ReduceOp::Id);
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_RULE)
+#undef WEFT_REDUCE_RULE
+    case OpId::MatMul: return matmulVjp;
+    case OpId::Cast: return castVjp;
+    case OpId::Reshape: return reshapeVjp;
+    case OpId::Transpose: return transposeVjp;
+    case OpId::BroadcastTo: return broadcastToVjp;
+    case OpId::Concat: return concatVjp;
+    case OpId::Stack: return stackVjp;
+    case OpId::Split: return splitVjp;
+    case OpId::Squeeze: return squeezeVjp;
+    case OpId::ExpandDims: return expandDimsVjp;
+    case OpId::Where: return whereVjp;
+    case OpId::Clip: return clipVjp;
+    case OpId::GetItem: return getItemVjp;
+    case OpId::SetItem: return setItemVjp;
+    case OpId::Take: return takeVjp;
+    case OpId::ArgMax:
+    case OpId::ArgMin:
+    case OpId::OneHot:
+    case OpId::Full:
+    case OpId::Eye:
+    case OpId::Arange:
+    case OpId::Linspace:
+    case OpId::RandomNormal:
+    case OpId::RandomUniform:
+    case OpId::ShapeOf: return noGradient;
+    case OpId::Conv2D:
+    case OpId::MaxPool2D:
+    case OpId::AvgPool2D: return noRuleYet;
+    // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables and print
+    // carry no gradient through an op.
+    case OpId::Constant:
+    case OpId::ReadVariable:
+    case OpId::AssignVariable:
+    case OpId::Print:
+    case OpId::Cond:
+    case OpId::While: return nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace weft::autodiff

@@ -1,0 +1,51 @@
+// The VJP rules of the primitive ops (the op table's `vjp` column, op_table.h), one file per op
+// family. Each rule is built from ops, so a gradient runs eagerly, traces into a graph and
+// compiles like any other code.
+#pragma once
+#include "../ops/op_table.h"
+
+namespace weft::autodiff {
+
+// The rule of `op` for the op table.
+ops::VjpFn vjpRule(ops::OpId op);
+
+// The rule of ops whose results are piecewise constant in their inputs, or not differentiable
+// (comparisons, argmax, floor, creation, random): no gradient flows through them.
+ops::VjpResult noGradient(const ops::VjpArgs& a);
+// The rule of an op whose gradient is not written yet: a tape that needs it reports an error.
+ops::VjpResult noRuleYet(const ops::VjpArgs& a);
+
+// Per family (elementwise.cpp, reductions.cpp, matmul.cpp, shape_ops.cpp, indexing.cpp).
+ops::VjpFn unaryRule(ops::UnaryOp op);
+ops::VjpFn binaryRule(ops::BinaryOp op);
+ops::VjpFn reduceRule(ops::ReduceOp op);
+ops::VjpResult matmulVjp(const ops::VjpArgs& a);
+ops::VjpResult castVjp(const ops::VjpArgs& a);
+ops::VjpResult reshapeVjp(const ops::VjpArgs& a);
+ops::VjpResult transposeVjp(const ops::VjpArgs& a);
+ops::VjpResult broadcastToVjp(const ops::VjpArgs& a);
+ops::VjpResult concatVjp(const ops::VjpArgs& a);
+ops::VjpResult stackVjp(const ops::VjpArgs& a);
+ops::VjpResult splitVjp(const ops::VjpArgs& a);
+ops::VjpResult squeezeVjp(const ops::VjpArgs& a);
+ops::VjpResult expandDimsVjp(const ops::VjpArgs& a);
+ops::VjpResult whereVjp(const ops::VjpArgs& a);
+ops::VjpResult clipVjp(const ops::VjpArgs& a);
+ops::VjpResult getItemVjp(const ops::VjpArgs& a);
+ops::VjpResult setItemVjp(const ops::VjpArgs& a);
+ops::VjpResult takeVjp(const ops::VjpArgs& a);
+
+// Helpers shared by the rules (helpers.cpp).
+Tensor scalarOf(double v, DType dtype);
+// Zeros of t's type; t's shape may have unknown dimensions (a graph value).
+Tensor zerosLike(const Tensor& t);
+// g broadcast to t's shape (the gradient of a reduction, a broadcast operand).
+Tensor broadcastLike(const Tensor& g, const Tensor& t);
+// g summed over the dimensions that broadcasting added to an operand of shape `shape`.
+Tensor unbroadcast(const Tensor& g, const Shape& shape);
+// g reshaped to t's shape (at most one unknown dimension).
+Tensor reshapeLike(const Tensor& g, const Tensor& t);
+// The float mask (0 or 1, of dtype) of a bool tensor.
+Tensor maskOf(const Tensor& b, DType dtype);
+
+}  // namespace weft::autodiff

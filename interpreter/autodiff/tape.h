@@ -1,0 +1,70 @@
+// A gradient tape (TensorFlow's GradientTape): while it records, every op applied (the one funnel
+// ops::apply) and every read of a watched variable is written down; gradients() then walks the
+// record backwards calling each op's VJP rule (the op table's `vjp` column). The rules call ops,
+// so under a graph trace the backward ops are traced into the same graph as the forward ones.
+#pragma once
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "../graph/graph.h"
+#include "../values/objects.h"
+
+namespace weft::autodiff {
+
+class Tape : public ops::TapeHook, public VariableReadHook {
+ public:
+  // Records until gradients() or destruction; reads of `vars` are the leaves.
+  explicit Tape(std::vector<std::shared_ptr<VariableObj>> vars);
+  ~Tape() override;
+  Tape(const Tape&) = delete;
+  Tape& operator=(const Tape&) = delete;
+
+  // The innermost recording tape, or null.
+  static Tape* active();
+
+  // A leaf that is a tensor (grad(f)'s argument): t under a new tape id.
+  Tensor watch(const Tensor& t);
+  // Whether t depends on a leaf.
+  bool live(const Tensor& t) const { return t.tapeId() && live_.count(t.tapeId()); }
+  // Stops recording; the gradient of the scalar `value` for each variable (then each watched
+  // tensor, in order), none where no gradient reaches it.
+  std::vector<std::optional<Tensor>> gradients(const Tensor& value);
+  // Whether variable i was read while recording.
+  bool wasRead(size_t i) const { return read_[i]; }
+
+  // Control flow traced in a graph function (eval/graph_control.cpp). A cond's branches are
+  // recorded as regions and replayed inside the backward cond node; a while loop is opaque: a
+  // leaf used in it is an error (not supported yet).
+  void beginRegion();
+  struct Region;
+  std::shared_ptr<Region> endRegion();
+  void cond(const Tensor& pred, std::shared_ptr<Region> branches[2], const std::vector<Tensor> results[2],
+            std::vector<Tensor>& outs);
+  void beginOpaque(const SourceRange& at);
+  void endOpaque();
+
+  // ops::TapeHook, VariableReadHook
+  void recorded(ops::OpId op, std::span<const Tensor> in, const ops::Attrs& attrs, std::vector<Tensor>& out) override;
+  void onRead(VariableObj& v, Tensor& value) override;
+
+  struct Entry;
+
+ private:
+  void stop();
+  int64_t tag(Tensor& t, bool isLive);
+  std::vector<std::shared_ptr<VariableObj>> vars_;
+  std::vector<bool> read_;
+  std::vector<int64_t> watched_;  // tape ids of watched tensors
+  std::unordered_map<int64_t, size_t> leafOf_;  // tape id -> source index
+  std::unordered_set<int64_t> live_;
+  std::shared_ptr<Region> root_;
+  std::vector<std::shared_ptr<Region>> regions_;  // regions_[0] is root_
+  std::vector<SourceRange> opaque_;
+  bool recording_ = true;
+  ops::TapeHook* outerTape_;
+  VariableReadHook* outerRead_;
+  Tape* outer_;
+};
+
+}  // namespace weft::autodiff

@@ -1,0 +1,213 @@
+// Every primitive's VJP rule against central finite differences in f64, looping over the op
+// table: a new op needs a case here (or a place in one of the lists of ops without a gradient),
+// or this test fails.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+
+#include "interpreter/autodiff/rules.h"
+#include "interpreter/autodiff/tape.h"
+#include "test_ops_util.h"
+
+namespace weft {
+namespace {
+
+using ops::OpId;
+
+Tensor f64(const Shape& shape, std::vector<double> v) { return testutil::make<double>(shape, std::move(v)); }
+
+// Values in [lo, hi), well apart from each other (no ties for max, no kinks at 0).
+Tensor spread(const Shape& shape, double lo, double hi, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  Tensor t = Tensor::empty(DType::F64, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double x = u(gen);
+    if (lo < 0 && hi > 0 && std::abs(x) < 0.2) x += x < 0 ? -0.3 : 0.3;
+    t.data<double>()[i] = x;
+  }
+  return t;
+}
+
+struct Case {
+  std::vector<Tensor> in;
+  ops::Attrs attrs;
+};
+
+ops::Attrs reduceAttrs(std::vector<int64_t> axes, bool keep) { return {{"axes", axes}, {"keepdims", keep}}; }
+std::vector<int64_t> subs(std::vector<ops::Subscript> s) { return ops::encodeSubscripts(s); }
+ops::Subscript range(std::optional<int64_t> a, std::optional<int64_t> b, std::optional<int64_t> c = std::nullopt) {
+  ops::Subscript s;
+  s.kind = ops::Subscript::Range;
+  s.start = a;
+  s.stop = b;
+  s.step = c;
+  return s;
+}
+ops::Subscript index(int64_t i) {
+  ops::Subscript s;
+  s.index = i;
+  return s;
+}
+
+// The differentiable ops and inputs to check them at (several cases for some).
+std::multimap<OpId, Case> cases() {
+  std::multimap<OpId, Case> c;
+  Shape s23{2, 3};
+  auto any = [&](uint32_t k) { return spread(s23, -2.0, 2.0, k); };
+  auto pos = [&](uint32_t k) { return spread(s23, 0.5, 2.0, k); };
+  auto add = [&](OpId op, std::vector<Tensor> in, ops::Attrs a = {}) { c.insert({op, Case{std::move(in), std::move(a)}}); };
+  for (OpId op : {OpId::UnaryNeg, OpId::UnaryAbs, OpId::UnaryExp, OpId::UnaryTanh, OpId::UnarySigmoid, OpId::UnaryRelu,
+                  OpId::UnaryErf, OpId::UnarySin, OpId::UnaryCos, OpId::UnaryExpm1, OpId::UnarySquare})
+    add(op, {any(1)});
+  for (OpId op : {OpId::UnaryLog, OpId::UnarySqrt, OpId::UnaryRsqrt, OpId::UnaryLog1p}) add(op, {pos(2)});
+  // Binary ops, also broadcasting ([2, 3] with [3], [2, 1] and a scalar).
+  for (OpId op : {OpId::BinaryAdd, OpId::BinarySub, OpId::BinaryMul, OpId::BinaryDiv, OpId::BinaryMaximum,
+                  OpId::BinaryMinimum}) {
+    add(op, {any(3), op == OpId::BinaryDiv ? pos(4) : any(4)});
+    add(op, {any(5), spread(Shape{3}, 0.5, 2.0, 6)});
+    add(op, {spread(Shape{2, 1}, 0.5, 2.0, 7), any(8)});
+    add(op, {any(9), spread(Shape{}, 0.5, 2.0, 10)});
+  }
+  add(OpId::BinaryPow, {pos(11), any(12)});
+  add(OpId::BinaryPow, {pos(13), spread(Shape{3}, -1.0, 2.0, 14)});
+  add(OpId::BinaryMod, {f64(Shape{3}, {5.3, -2.7, 7.1}), f64(Shape{3}, {2.0, 1.5, -3.0})});
+  Tensor x234 = spread(Shape{2, 3, 4}, -2.0, 2.0, 15);
+  for (OpId op : {OpId::ReduceSum, OpId::ReduceMean, OpId::ReduceMax, OpId::ReduceMin, OpId::ReduceProd}) {
+    add(op, {x234}, reduceAttrs({}, false));
+    add(op, {x234}, reduceAttrs({1}, false));
+    add(op, {x234}, reduceAttrs({0, -1}, true));
+  }
+  add(OpId::MatMul, {spread(Shape{2, 3}, -1, 1, 16), spread(Shape{3, 4}, -1, 1, 17)});
+  add(OpId::MatMul, {spread(Shape{2, 2, 3}, -1, 1, 18), spread(Shape{3, 4}, -1, 1, 19)});  // batch broadcast
+  add(OpId::MatMul, {spread(Shape{3}, -1, 1, 20), spread(Shape{3, 4}, -1, 1, 21)});        // vector @ matrix
+  add(OpId::MatMul, {spread(Shape{2, 3}, -1, 1, 22), spread(Shape{3}, -1, 1, 23)});        // matrix @ vector
+  add(OpId::MatMul, {spread(Shape{3}, -1, 1, 24), spread(Shape{3}, -1, 1, 25)});           // dot
+  add(OpId::Cast, {any(26)}, {{"dtype", DType::F64}});
+  add(OpId::Reshape, {any(27)}, {{"shape", std::vector<int64_t>{3, -1}}});
+  add(OpId::Transpose, {x234}, {{"perm", std::vector<int64_t>{2, 0, 1}}});
+  add(OpId::Transpose, {any(28)}, {{"perm", std::vector<int64_t>{}}});
+  add(OpId::BroadcastTo, {spread(Shape{3, 1}, -1, 1, 29)}, {{"shape", std::vector<int64_t>{2, 3, 4}}});
+  add(OpId::Concat, {any(30), spread(Shape{2, 2}, -1, 1, 31)}, {{"axis", int64_t(1)}});
+  add(OpId::Stack, {any(32), any(33)}, {{"axis", int64_t(-1)}});
+  add(OpId::Split, {x234}, {{"sizes", std::vector<int64_t>{1, 3}}, {"axis", int64_t(2)}});
+  add(OpId::Squeeze, {spread(Shape{2, 1, 3}, -1, 1, 34)}, {{"axes", std::vector<int64_t>{1}}});
+  add(OpId::ExpandDims, {any(35)}, {{"axis", int64_t(-1)}});
+  Tensor mask = testutil::make<bool>(s23, {true, false, true, false, false, true});
+  add(OpId::Where, {mask, any(36), any(37)});
+  add(OpId::Where, {mask, spread(Shape{3}, -1, 1, 38), spread(Shape{}, -1, 1, 39)});
+  add(OpId::Clip, {spread(s23, -3, 3, 40), f64(Shape{}, {-0.9}), f64(Shape{}, {1.1})});
+  add(OpId::GetItem, {x234}, {{"subs", subs({index(1), range(std::nullopt, std::nullopt, 2)})}});
+  add(OpId::GetItem, {x234}, {{"subs", subs({range(0, 2), index(-1), range(1, std::nullopt)})}});
+  add(OpId::SetItem, {x234, spread(Shape{3}, -1, 1, 41)}, {{"subs", subs({index(0), range(std::nullopt, std::nullopt), index(2)})}});
+  add(OpId::Take, {x234, testutil::i32(Shape{4}, {2, 0, 2, -1})}, {{"axis", int64_t(1)}});
+  add(OpId::Take, {spread(Shape{5, 3}, -1, 1, 42), testutil::i32(Shape{2, 2}, {4, 1, 1, 0})}, {{"axis", int64_t(0)}});
+  return c;
+}
+
+// Ops whose results do not depend smoothly on their inputs, and the graph-only ops.
+const std::set<OpId> kNoGradient = {
+    OpId::UnaryFloor, OpId::UnaryCeil, OpId::UnaryRound, OpId::UnarySign, OpId::UnaryNot, OpId::BinaryFloorDiv,
+    OpId::BinaryEq, OpId::BinaryNe, OpId::BinaryLt, OpId::BinaryLe, OpId::BinaryGt, OpId::BinaryGe, OpId::BinaryAnd,
+    OpId::BinaryOr, OpId::ReduceAny, OpId::ReduceAll, OpId::ArgMax, OpId::ArgMin, OpId::OneHot, OpId::Full, OpId::Eye,
+    OpId::Arange, OpId::Linspace, OpId::RandomNormal, OpId::RandomUniform, OpId::ShapeOf};
+const std::set<OpId> kGraphOnly = {OpId::Constant, OpId::ReadVariable, OpId::AssignVariable,
+                                   OpId::Print, OpId::Cond, OpId::While};
+// Not written yet (docs/training.md): a tape that needs one reports an error.
+const std::set<OpId> kNoRuleYet = {OpId::Conv2D, OpId::MaxPool2D, OpId::AvgPool2D};
+
+// L = sum_j sum(out_j * r_j), with fixed random weights r_j, so every output element counts.
+Tensor lossOf(OpId op, const std::vector<Tensor>& in, const ops::Attrs& attrs) {
+  std::vector<Tensor> out = ops::apply(op, in, attrs);
+  Tensor total = ops::full(Shape{}, 0.0, DType::F64);
+  for (size_t j = 0; j < out.size(); ++j) {
+    Tensor r = spread(out[j].shape(), -1.0, 1.0, 100 + uint32_t(j));
+    total = ops::binary(ops::BinaryOp::Add, total,
+                        ops::reduce(ops::ReduceOp::Sum, ops::binary(ops::BinaryOp::Mul, out[j], r), {}, false));
+  }
+  return total;
+}
+
+void checkCase(OpId op, const Case& c) {
+  std::vector<Tensor> watched = c.in;
+  std::vector<size_t> floats;
+  std::vector<Tensor> grads;
+  {
+    autodiff::Tape tape({});
+    for (size_t i = 0; i < c.in.size(); ++i)
+      if (rt::isFloat(c.in[i].dtype())) {
+        watched[i] = tape.watch(c.in[i]);
+        floats.push_back(i);
+      }
+    Tensor loss = lossOf(op, watched, c.attrs);
+    auto g = tape.gradients(loss);
+    for (size_t k = 0; k < floats.size(); ++k) grads.push_back(g[k] ? *g[k] : ops::full(c.in[floats[k]].shape(), 0.0, DType::F64));
+  }
+  const double h = 1e-6;
+  for (size_t k = 0; k < floats.size(); ++k) {
+    size_t i = floats[k];
+    REQUIRE(grads[k].shape() == c.in[i].shape());
+    REQUIRE(grads[k].dtype() == DType::F64);
+    for (int64_t e = 0; e < c.in[i].numel(); ++e) {
+      std::vector<Tensor> plus = c.in, minus = c.in;
+      plus[i] = c.in[i].clone();
+      minus[i] = c.in[i].clone();
+      plus[i].data<double>()[e] += h;
+      minus[i].data<double>()[e] -= h;
+      double fd = (lossOf(op, plus, c.attrs).asDouble() - lossOf(op, minus, c.attrs).asDouble()) / (2 * h);
+      double got = grads[k].asDouble(e);
+      INFO(ops::opName(op), " input ", i, " element ", e, ": tape ", got, ", finite differences ", fd);
+      CHECK(std::abs(got - fd) <= 1e-6 * (1.0 + std::abs(fd)));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("autodiff: every op's VJP rule matches central finite differences (f64)") {
+  auto all = cases();
+  for (int i = 0; i < ops::kOpCount; ++i) {
+    OpId op = OpId(i);
+    const ops::OpDef& d = ops::opDef(op);
+    INFO("op ", d.name);
+    if (kGraphOnly.count(op)) {
+      CHECK((d.vjp == nullptr));
+      continue;
+    }
+    if (kNoGradient.count(op)) {
+      CHECK((d.vjp == autodiff::noGradient));
+      continue;
+    }
+    if (kNoRuleYet.count(op)) {
+      CHECK((d.vjp == autodiff::noRuleYet));
+      continue;
+    }
+    // A differentiable op: it has a rule and at least one case.
+    REQUIRE((d.vjp != nullptr));
+    CHECK((d.vjp != autodiff::noGradient));
+    REQUIRE_MESSAGE(all.count(op) > 0, "no finite-difference case for op ", d.name);
+    auto [lo, hi] = all.equal_range(op);
+    for (auto it = lo; it != hi; ++it) checkCase(op, it->second);
+  }
+}
+
+TEST_CASE("autodiff: a variable the value does not use has no gradient; reads are leaves") {
+  auto w = std::make_shared<VariableObj>();
+  w->value = f64(Shape{2}, {1.0, 2.0});
+  auto unused = std::make_shared<VariableObj>();
+  unused->value = f64(Shape{}, {3.0});
+  autodiff::Tape tape({w, unused});
+  Tensor a = readVariable(*w), b = readVariable(*w);  // two reads of one variable add up
+  Tensor loss = ops::reduce(ops::ReduceOp::Sum, ops::binary(ops::BinaryOp::Mul, a, b), {}, false);
+  auto g = tape.gradients(loss);
+  REQUIRE(g[0]);
+  CHECK(testutil::values<double>(*g[0]) == std::vector<double>{2.0, 4.0});
+  CHECK(!g[1]);
+  CHECK(tape.wasRead(0));
+  CHECK(!tape.wasRead(1));
+}
+
+}  // namespace weft
