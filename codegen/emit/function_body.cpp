@@ -11,6 +11,7 @@
 #include "grammar/diagnostics.h"
 #include "interpreter/graph/text.h"
 #include "interpreter/ops/impl.h"
+#include "stdlib/runtime/strided.h"
 #include "memory_plan.h"
 #include "op_emit.h"
 
@@ -211,7 +212,7 @@ class Body {
         if (x != d)
           check(n, "(" + x + " == " + d + " || " + x + " == 1)",
                 "\"" + std::string(ops::opName(n.op)) + ": sizes \" + std::to_string(" + x + ") + \" and \" + std::to_string(" +
-                    d + ") do not broadcast\"");
+                    d + ") + \" do not broadcast\"");
       out.push_back(d);
     }
     dims_[size_t(v)] = out;
@@ -296,13 +297,10 @@ class Body {
         return;
       }
       case OpId::Transpose: {
-        const auto& perm = n.attrs.ints("perm");
         const auto& d = inDims(0);
+        std::vector<int> perm = permOf(n, int(d.size()));
         std::vector<std::string> r;
-        for (size_t a = 0; a < perm.size(); ++a) {
-          int64_t p = perm[a] < 0 ? perm[a] + int64_t(d.size()) : perm[a];
-          r.push_back(dim(out, int(a), d[size_t(p)]));
-        }
+        for (size_t a = 0; a < perm.size(); ++a) r.push_back(dim(out, int(a), d[size_t(perm[a])]));
         dims_[size_t(out)] = r;
         return;
       }
@@ -390,6 +388,25 @@ class Body {
         dims_[size_t(out)] = r;
         return;
       }
+      case OpId::OneHot: {
+        std::vector<std::string> r;
+        for (size_t a = 0; a < inDims(0).size(); ++a) r.push_back(dim(out, int(a), inDims(0)[a]));
+        r.push_back(std::to_string(n.attrs.i("depth")));
+        dims_[size_t(out)] = r;
+        return;
+      }
+      case OpId::Take: {
+        const auto &x = inDims(0), &idx = inDims(1);
+        int64_t axis = n.attrs.i("axis");
+        if (axis < 0) axis += int64_t(x.size());
+        std::vector<std::string> r;
+        for (int64_t a = 0; a < axis; ++a) r.push_back(x[size_t(a)]);
+        for (const auto& d : idx) r.push_back(d);
+        for (size_t a = size_t(axis) + 1; a < x.size(); ++a) r.push_back(x[a]);
+        for (size_t a = 0; a < r.size(); ++a) r[a] = dim(out, int(a), r[a]);
+        dims_[size_t(out)] = r;
+        return;
+      }
       case OpId::AssignVariable:
       case OpId::Print: return;
       case OpId::BroadcastTo:
@@ -422,6 +439,15 @@ class Body {
     return "weft::rt::Window2D{" + dims_[size_t(n.inputs[0])][0] + ", " + i(g.h) + ", " + i(g.w) + ", " + i(g.c) + ", " +
            i(g.kh) + ", " + i(g.kw) + ", " + i(g.sh) + ", " + i(g.sw) + ", " + i(g.dh) + ", " + i(g.dw) + ", " +
            i(g.padTop) + ", " + i(g.padLeft) + ", " + i(g.oh) + ", " + i(g.ow) + "}";
+  }
+
+  // A transpose's permutation; none given reverses the axes, as NumPy's.
+  static std::vector<int> permOf(const Node& n, int rank) {
+    const auto& given = n.attrs.ints("perm");
+    std::vector<int> perm;
+    for (int a = 0; a < rank; ++a)
+      perm.push_back(given.empty() ? rank - 1 - a : int(given[size_t(a)] < 0 ? given[size_t(a)] + rank : given[size_t(a)]));
+    return perm;
   }
 
   std::vector<bool> reducedAxes(const Node& n, int rank) const {
@@ -745,11 +771,8 @@ class Body {
         return;
       case OpId::Transpose: {
         code_ << p << "{\n" << p << "  const int perm[] = {";
-        const auto& perm = n.attrs.ints("perm");
-        for (size_t a = 0; a < perm.size(); ++a) {
-          int64_t x = perm[a] < 0 ? perm[a] + int64_t(perm.size()) : perm[a];
-          code_ << (a ? ", " : "") << x;
-        }
+        std::vector<int> perm = permOf(n, type(n.inputs[0]).shape.rank());
+        for (size_t a = 0; a < perm.size(); ++a) code_ << (a ? ", " : "") << perm[a];
         if (perm.empty()) code_ << "0";
         code_ << "};\n" << p << "  weft::rt::permuteKernel(" << in(0) << ", " << sh(n.inputs[0]) << ", perm, " << ptr(out)
               << ");\n" << p << "}\n";
@@ -805,6 +828,72 @@ class Body {
         code_ << (sel.shape.rank() ? "" : "0") << "};\n"
               << p << "  weft::rt::stridedCopy(" << in(0) << " + " << sel.base << ", from, " << ptr(out) << ", to, "
               << sh(out) << ");\n" << p << "}\n";
+        return;
+      }
+      case OpId::Stack: {  // the inputs, each one chunk per outer index: concat's kernel
+        int64_t axis = n.attrs.i("axis");
+        const auto& d = dims_[size_t(n.inputs[0])];
+        if (axis < 0) axis += int64_t(d.size()) + 1;
+        std::string outer = product(std::vector<std::string>(d.begin(), d.begin() + axis)),
+                    chunk = product(std::vector<std::string>(d.begin() + axis, d.end()));
+        code_ << p << "{\n" << p << "  const " << T(out) << "* parts[] = {";
+        for (size_t i = 0; i < n.inputs.size(); ++i) code_ << (i ? ", " : "") << in(int(i));
+        code_ << "};\n" << p << "  const int64_t chunks[] = {";
+        for (size_t i = 0; i < n.inputs.size(); ++i) code_ << (i ? ", " : "") << chunk;
+        code_ << "};\n" << p << "  weft::rt::concatKernel(parts, chunks, " << n.inputs.size() << ", " << outer << ", "
+              << ptr(out) << ");\n" << p << "}\n";
+        return;
+      }
+      case OpId::Split: {
+        int64_t axis = n.attrs.i("axis");
+        const auto& d = dims_[size_t(n.inputs[0])];
+        if (axis < 0) axis += int64_t(d.size());
+        std::string outer = product(std::vector<std::string>(d.begin(), d.begin() + axis)),
+                    inner = product(std::vector<std::string>(d.begin() + axis + 1, d.end()));
+        int64_t offset = 0;
+        for (size_t k = 0; k < n.outputs.size(); ++k) {
+          int64_t size = n.attrs.ints("sizes")[k];
+          code_ << p << "weft::rt::splitKernel(" << in(0) << ", " << outer << ", " << d[size_t(axis)] << " * " << inner << ", "
+                << offset << " * " << inner << ", " << size << " * " << inner << ", " << ptr(n.outputs[k]) << ");\n";
+          offset += size;
+        }
+        return;
+      }
+      case OpId::OneHot:
+        code_ << p << "weft::rt::oneHotKernel(" << in(0) << ", " << numel(n.inputs[0]) << ", " << n.attrs.i("depth") << ", "
+              << ptr(out) << ");\n";
+        return;
+      case OpId::Take: {
+        const auto& x = dims_[size_t(n.inputs[0])];
+        int64_t axis = n.attrs.i("axis");
+        if (axis < 0) axis += int64_t(x.size());
+        std::string outer = product(std::vector<std::string>(x.begin(), x.begin() + axis)),
+                    inner = product(std::vector<std::string>(x.begin() + axis + 1, x.end()));
+        code_ << p << "if (std::string why = weft::rt::gatherIndexError(" << in(1) << ", " << numel(n.inputs[1]) << ", "
+              << x[size_t(axis)] << ", " << axis << "); !why.empty()) return fail(\"" << where(n) << ": \" + why);\n"
+              << p << "weft::rt::gatherKernel(" << in(0) << ", " << outer << ", " << x[size_t(axis)] << ", " << inner << ", "
+              << in(1) << ", " << numel(n.inputs[1]) << ", " << ptr(out) << ");\n";
+        return;
+      }
+      case OpId::SetItem: {  // a copy of x with the selection overwritten by the value, broadcast
+        const Shape& xs = type(n.inputs[0]).shape;
+        for (int64_t d : xs)
+          if (d == rt::kUnknownDim) unsupported(n, "indexing a tensor whose sizes are known only at run time");
+        ops::impl::Selection sel = ops::impl::selection(xs, ops::decodeSubscripts(n.attrs.ints("subs")));
+        int64_t vs[rt::kMaxRank] = {};
+        rt::broadcastStrides(type(n.inputs[1]).shape, sel.shape, vs);
+        code_ << p << "copy(" << ptr(out) << ", " << in(0) << ", " << bytes(out) << ");\n"
+              << p << "{\n" << p << "  const int64_t from[] = {";
+        for (int a = 0; a < sel.shape.rank(); ++a) code_ << (a ? ", " : "") << vs[a];
+        code_ << (sel.shape.rank() ? "" : "0") << "}, to[] = {";
+        for (int a = 0; a < sel.shape.rank(); ++a) code_ << (a ? ", " : "") << sel.strides[a];
+        code_ << (sel.shape.rank() ? "" : "0") << "};\n"
+              << p << "  weft::rt::stridedCopy(" << in(1) << ", from, " << ptr(out) << " + " << sel.base << ", to, "
+              << shapeList([&] {
+                   std::vector<std::string> v;
+                   for (int64_t d : sel.shape) v.push_back(std::to_string(d));
+                   return v;
+                 }()) << ");\n" << p << "}\n";
         return;
       }
       case OpId::Conv2D:

@@ -142,10 +142,7 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis) {
     if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) {
       const I* idx = indices.data<I>();
       const int64_t m = indices.numel();
-      for (int64_t j = 0; j < m; ++j)
-        if (int64_t(idx[j]) < -n || int64_t(idx[j]) >= n)
-          fail("index " + std::to_string(int64_t(idx[j])) + " is out of range for axis " +
-               std::to_string(d) + " of shape " + s.str());
+      if (std::string why = rt::gatherIndexError(idx, m, n, d); !why.empty()) fail(why + " of shape " + s.str());
       rt::dispatch(x.dtype(), [&](auto tag) {
         using T = decltype(tag);
         rt::gatherKernel(x.data<T>(), outer, n, inner, idx, m, result.data<T>());

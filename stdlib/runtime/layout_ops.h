@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 namespace weft::rt {
 
@@ -26,8 +27,17 @@ void splitKernel(const T* in, int64_t outer, int64_t total, int64_t offset, int6
     std::memcpy(out + o * chunk, in + o * total + offset, size_t(chunk) * sizeof(T));
 }
 
+// The first of nidx indices outside [-n, n) (a gather's bounds), as an error text, or "".
+template <class Idx>
+std::string gatherIndexError(const Idx* idx, int64_t nidx, int64_t n, int axis) {
+  for (int64_t j = 0; j < nidx; ++j)
+    if (int64_t(idx[j]) < -n || int64_t(idx[j]) >= n)
+      return "index " + std::to_string(int64_t(idx[j])) + " is out of range for axis " + std::to_string(axis);
+  return "";
+}
+
 // out[o, j, i] = in[o, idx[j], i] with in viewed as [outer, n, inner]. Indices must be in
-// [-n, n) (checked by the caller); negative ones count from the end.
+// [-n, n) (gatherIndexError); negative ones count from the end.
 template <class T, class Idx>
 void gatherKernel(const T* in, int64_t outer, int64_t n, int64_t inner, const Idx* idx,
                   int64_t nidx, T* out) {

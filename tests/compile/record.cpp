@@ -61,6 +61,7 @@ struct Recorder {
 
 int runProgram(Recorder& r, const std::string& name, const std::string& src) {
   std::ostringstream out, err;
+  r.seen.clear();  // entries of an earlier program's interpreter are gone (their addresses reused)
   Interpreter interp(out, err);
   interp.setGraphCallRecorder([&](auto&... a) { r.record(a...); });
   int status = src.empty() ? interp.runFile(name) : interp.runSource(std::make_shared<SourceFile>(name, src));

@@ -1,0 +1,46 @@
+# Shared by run_compiled.cmake and run_recorded.cmake: running commands, and comparing a
+# program's compiled outputs with the cases the interpreter wrote.
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+
+# Cases are WORK/cases/NAME/MODE/EXPORT.K.inI.npy and .outJ.npy (MODE graph, and eager when the
+# program was also run eagerly). Each case runs WORK/build/NAME/EXPORT_main on its inputs; each
+# output must agree with every mode's (compare.model: 1e-5 relative, exact for integers).
+# Adds the number of outputs compared to the variable named by COUNT.
+function(compare_cases WORK NAME COMPARE COUNT)
+  set(n ${${COUNT}})
+  set(dir ${WORK}/cases/${NAME}/graph)
+  file(GLOB inputs RELATIVE ${dir} ${dir}/*.in0.npy ${dir}/*.out0.npy)
+  set(cases "")
+  foreach(f ${inputs})
+    string(REGEX REPLACE "\\.(in|out)0\\.npy$" "" case ${f})  # EXPORT.K
+    list(APPEND cases ${case})
+  endforeach()
+  list(REMOVE_DUPLICATES cases)
+  foreach(case ${cases})
+    string(REGEX REPLACE "\\.[0-9]+$" "" fn ${case})
+    file(GLOB ins ${dir}/${case}.in*.npy)
+    file(GLOB outs RELATIVE ${dir} ${dir}/${case}.out*.npy)
+    list(SORT ins COMPARE NATURAL)
+    list(SORT outs COMPARE NATURAL)
+    set(gots "")
+    foreach(o ${outs})
+      list(APPEND gots ${WORK}/got/${NAME}.${o})
+    endforeach()
+    run(${WORK}/build/${NAME}/${fn}_main ${ins} ${gots})
+    foreach(o ${outs})
+      foreach(mode graph eager)
+        if(EXISTS ${WORK}/cases/${NAME}/${mode}/${o})
+          run(${WEFT} run ${COMPARE} ${WORK}/cases/${NAME}/${mode}/${o} ${WORK}/got/${NAME}.${o})
+        endif()
+      endforeach()
+      math(EXPR n "${n} + 1")
+    endforeach()
+  endforeach()
+  set(${COUNT} ${n} PARENT_SCOPE)
+endfunction()
