@@ -1,6 +1,7 @@
 #include "builtins.h"
 
 #include "../mesh/builtins.h"
+#include "data.h"
 #include "keras.h"
 
 namespace weft {
@@ -12,6 +13,9 @@ void registerBuiltins(Env& env) {
   registerTensorShaping(env);
   registerKeras(env);
   registerNnOps(env);
+  registerDataFiles(env);     // load_csv, load_idx
+  registerBatches(env);
+  registerFashionMnist(env);
   mesh::registerBuiltins(env);  // Mesh, Layout, LayoutMap, layout_map_scope, plan
 }
 

@@ -283,6 +283,7 @@ std::function<bool(Value&)> Interpreter::iterate(const Value& iterable) {
           return true;
         };
       }
+      if (auto next = iterable.as<OpaqueObj>()->iterator()) return next;
       [[fallthrough]];
     default: throw WeftError("a " + typeNameOf(iterable) + " is not iterable");
   }
