@@ -12,6 +12,7 @@
 #include "../values/format.h"
 #include "embedded.h"
 #include "checker.h"
+#include "cycle_collector.h"
 #include "operators.h"
 
 namespace weft {
@@ -48,6 +49,15 @@ Interpreter::~Interpreter() {
   globals_->clear();
   prelude_->clear();
   native_->clear();
+}
+
+void Interpreter::collectCyclesNow() {
+  // While a graph function is traced, its trace holds values the walk cannot see: wait.
+  if (!tracing_.empty()) return;
+  CycleCollection c = collectCycles(capturedEnvs_, containers_);
+  ++cycleStats_.runs;
+  cycleStats_.freed += c.freed;
+  nextCycleCollection_ = cycleCandidates_ + std::max(kMinCycleInterval, c.liveEdges);
 }
 
 std::vector<std::string> Interpreter::visibleNames() const {
