@@ -78,38 +78,45 @@ class CsvReader {
 
   static bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-  void parseRow(const std::string& line) {
-    std::vector<std::string_view> fields;
-    std::string_view rest(line);
+  // Calls f(field) for each field of the line; returns how many there were (0: a blank line).
+  // Nothing is stored per field, so that a line of a billion commas costs no memory.
+  template <class F>
+  int64_t forEachField(std::string_view rest, F f) const {
+    int64_t n = 0;
     if (!o_.delimiter) {  // runs of whitespace
       size_t i = 0;
       while (i < rest.size()) {
         while (i < rest.size() && isSpace(rest[i])) ++i;
         size_t j = i;
         while (j < rest.size() && !isSpace(rest[j])) ++j;
-        if (j > i) fields.push_back(rest.substr(i, j - i));
+        if (j > i) f(rest.substr(i, j - i), ++n);
         i = j;
       }
-    } else {
-      bool blank = true;
-      for (char c : rest) blank = blank && isSpace(c);
-      if (blank) return;
-      for (;;) {
-        const size_t d = rest.find(*o_.delimiter);
-        fields.push_back(trim(rest.substr(0, d)));
-        if (d == std::string_view::npos) break;
-        rest.remove_prefix(d + 1);
-      }
+      return n;
     }
-    if (fields.empty()) return;  // a blank line
-    if (rows_ == 0) cols_ = int64_t(fields.size()), firstRow_ = lineNo_;
-    else if (int64_t(fields.size()) != cols_)
-      fail(lineNo_, std::to_string(fields.size()) + " values where line " + std::to_string(firstRow_) + " has " +
+    bool blank = true;
+    for (char c : rest) blank = blank && isSpace(c);
+    if (blank) return 0;
+    for (;;) {
+      const size_t d = rest.find(*o_.delimiter);
+      f(trim(rest.substr(0, d)), ++n);
+      if (d == std::string_view::npos) return n;
+      rest.remove_prefix(d + 1);
+    }
+  }
+
+  void parseRow(const std::string& line) {
+    // Count first: a ragged row is reported before any of it is parsed or stored.
+    const int64_t n = forEachField(line, [](std::string_view, int64_t) {});
+    if (n == 0) return;  // a blank line
+    if (rows_ == 0) cols_ = n, firstRow_ = lineNo_;
+    else if (n != cols_)
+      fail(lineNo_, std::to_string(n) + " values where line " + std::to_string(firstRow_) + " has " +
                         std::to_string(cols_) + " (rows must have the same length)");
-    for (size_t c = 0; c < fields.size(); ++c) parseValue(fields[c], int(c) + 1);
-    ++rows_;
     const int64_t held = int64_t(rt::isFloat(o_.dtype) ? floats_.size() : ints_.size());
-    checkValueBytes(rt::sizeMul(held, 8).value_or(std::numeric_limits<int64_t>::max()), "the values of a CSV file");
+    checkValueBytes(rt::sizeMul(held + n, 8).value_or(std::numeric_limits<int64_t>::max()), "the values of a CSV file");
+    forEachField(line, [&](std::string_view f, int64_t column) { parseValue(f, column); });
+    ++rows_;
   }
 
   static std::string_view trim(std::string_view s) {
@@ -118,7 +125,7 @@ class CsvReader {
     return s;
   }
 
-  void parseValue(std::string_view f, int column) {
+  void parseValue(std::string_view f, int64_t column) {
     auto bad = [&](const std::string& why) {
       fail(lineNo_, "column " + std::to_string(column) + ": " +
                         (f.empty() ? std::string("an empty value") : toRepr(makeStr(std::string(f.substr(0, 40))))) +

@@ -202,5 +202,8 @@ TEST_CASE("bad CSV files name the file and line") {
   std::string many;
   for (int k = 0; k < 500; ++k) many += "1\n";
   CHECK(csvError("many.csv", many).find("for one value") != std::string::npos);
+  std::string wide = "1";
+  for (int k = 0; k < 300; ++k) wide += ",1";
+  CHECK(csvError("wide.csv", wide + "\n").find("for one value") != std::string::npos);
   memoryLimits().maxTensorBytes = saved;
 }
