@@ -1,5 +1,6 @@
 #include "interpreter.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <new>
@@ -20,6 +21,8 @@ namespace weft {
 Interpreter::Interpreter(std::ostream& out, std::ostream& err)
     : out_(out), err_(err), native_(std::make_shared<Env>()) {
   registerBuiltins(*native_);
+  if (const char* n = std::getenv("WEFT_CYCLE_INTERVAL"); n && std::atoll(n) > 0)
+    nextCycleCollection_ = minCycleInterval_ = std::atoll(n), fixedCycleInterval_ = true;
   prelude_ = std::make_shared<Env>(native_);
   globals_ = std::make_shared<Env>(prelude_);
   setProgramArgs({});
@@ -57,7 +60,8 @@ void Interpreter::collectCyclesNow() {
   CycleCollection c = collectCycles(capturedEnvs_, containers_);
   ++cycleStats_.runs;
   cycleStats_.freed += c.freed;
-  nextCycleCollection_ = cycleCandidates_ + std::max(kMinCycleInterval, c.liveEdges);
+  nextCycleCollection_ =
+      cycleCandidates_ + (fixedCycleInterval_ ? minCycleInterval_ : std::max(minCycleInterval_, c.liveEdges));
 }
 
 std::vector<std::string> Interpreter::visibleNames() const {
