@@ -18,9 +18,11 @@ class Collector {
     // Walk: each node's references, found once each (nodes are appended as they are found).
     for (size_t i = 0; i < nodes_.size(); ++i) {
       nodes_[i].firstEdge = edges_.size();
+      const int64_t before = inspected_;
       if (nodes_[i].isEnv) walkEnv(*static_cast<Env*>(nodes_[i].ptr));
       else walkObject(*static_cast<Object*>(nodes_[i].ptr));
       nodes_[i].endEdge = edges_.size();
+      nodes_[i].work = inspected_ - before;
     }
     for (int32_t target : edges_) --nodes_[size_t(target)].refs;
     // What is held from outside, and everything it reaches, is alive.
@@ -35,7 +37,7 @@ class Collector {
     }
     CycleCollection result{int64_t(nodes_.size()), int64_t(edges_.size()), 0, 0};
     for (const Node& n : nodes_)
-      if (n.alive) result.liveEdges += int64_t(n.endEdge - n.firstEdge);
+      if (n.alive) result.liveWork += n.work;
     // Move the garbage's references out before any is dropped, so that nothing is freed while
     // the nodes are still being visited; then free it all at once.
     std::vector<Value> values;
@@ -60,6 +62,7 @@ class Collector {
     long refs;
     bool alive = false;
     size_t firstEdge = 0, endEdge = 0;
+    int64_t work = 0;  // values and links looked at to walk it
   };
 
   // Kinds whose references the walk follows. Modules are left out (see the header).
@@ -77,9 +80,11 @@ class Collector {
     return it->second;
   }
   void edge(const std::shared_ptr<Env>& e) {
+    ++inspected_;
     if (e) edges_.push_back(node(e.get(), true, e.use_count()));
   }
   void edge(const Value& v) {
+    ++inspected_;
     const std::shared_ptr<Object>& o = v.objectPtr();
     if (o && walked(o->kind)) edges_.push_back(node(o.get(), false, o.use_count()));
   }
@@ -152,6 +157,7 @@ class Collector {
   std::vector<Node> nodes_;
   std::unordered_map<const void*, int32_t> index_;
   std::vector<int32_t> edges_;
+  int64_t inspected_ = 0;
 };
 
 }  // namespace

@@ -24,7 +24,7 @@ struct CycleCollection {
   int64_t objects = 0;  // scopes and objects walked
   int64_t edges = 0;    // references among them
   int64_t freed = 0;    // scopes and objects found to be garbage
-  int64_t liveEdges = 0;  // references held by what stays: the next run walks them again
+  int64_t liveWork = 0;  // values and links held by what stays: the next run looks at them again
 };
 
 CycleCollection collectCycles(CycleRoots<Env>& envs, CycleRoots<Object>& containers);

@@ -61,7 +61,7 @@ void Interpreter::collectCyclesNow() {
   ++cycleStats_.runs;
   cycleStats_.freed += c.freed;
   nextCycleCollection_ =
-      cycleCandidates_ + (fixedCycleInterval_ ? minCycleInterval_ : std::max(minCycleInterval_, c.liveEdges));
+      cycleCandidates_ + (fixedCycleInterval_ ? minCycleInterval_ : std::max(minCycleInterval_, c.liveWork));
 }
 
 std::vector<std::string> Interpreter::visibleNames() const {

@@ -135,8 +135,8 @@ class Interpreter {
   // A list or dict that a value was stored into (it may now hold itself).
   void trackContainer(const Value& c) { cycleCandidates_ += containers_.add(c.objectPtr()); }
   // Runs the cycle collector when enough new candidates have been tracked since the last run:
-  // at least minCycleInterval_, and as many as the references that survived the last run (which
-  // the next walks again), so that its cost stays proportional to the work of the program. Called between statements.
+  // at least minCycleInterval_, and as many as the values and links that survived the last run
+  // (which the next looks at again), so that its cost stays proportional to the work of the program. Called between statements.
   void maybeCollectCycles() {
     if (cycleCandidates_ >= nextCycleCollection_) [[unlikely]] collectCyclesNow();
   }
