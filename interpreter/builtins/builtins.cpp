@@ -2,6 +2,7 @@
 
 #include "../mesh/builtins.h"
 #include "../saved/snapshot.h"
+#include "data.h"
 #include "keras.h"
 
 namespace weft {
@@ -15,6 +16,9 @@ void registerBuiltins(Env& env) {
   registerNnOps(env);
   registerExports(env);
   registerAutodiff(env);
+  registerDataFiles(env);     // load_csv, load_idx
+  registerBatches(env);
+  registerFashionMnist(env);
   mesh::registerBuiltins(env);  // Mesh, Layout, LayoutMap, layout_map_scope, plan
   saved::registerSavedBuiltins(env);  // save, load
 }

@@ -74,6 +74,11 @@ Value len(Interpreter&, Args& a) {
         n = rg->size();
         break;
       }
+      if (v.is(Kind::Opaque))
+        if (auto length = v.as<OpaqueObj>()->length()) {
+          n = *length;
+          break;
+        }
       throw WeftError(a.site, "len() of a " + typeNameOf(v));
   }
   return makeInt(n);

@@ -57,6 +57,15 @@ class Env {
   }
   const std::vector<std::pair<Symbol, Value>>& entries() const { return slots_; }
   const std::shared_ptr<Env>& parent() const { return parent_; }
+  // Moves every binding and the parent link out (the cycle collector frees them afterwards, so
+  // that nothing is destroyed while it still walks the objects; cycle_collector.h).
+  void release(std::vector<Value>& values, std::vector<std::shared_ptr<Env>>& envs) {
+    for (auto& [k, v] : slots_) values.push_back(std::move(v));
+    slots_.clear();
+    index_.reset();
+    if (parent_) envs.push_back(std::move(parent_));
+    parent_.reset();
+  }
   // Drops every binding and the parent link (breaks reference cycles at exit).
   void clear() {
     slots_.clear();

@@ -49,6 +49,7 @@ Interpreter::Flow Interpreter::execIf(const ast::If& s, size_t branch, const std
 
 Interpreter::Flow Interpreter::execBlock(const ast::Block& block, const std::shared_ptr<Env>& env, Frame& frame) {
   for (const auto& s : block) {
+    maybeCollectCycles();
     Flow f = exec(*s, env, frame);
     if (f != Flow::Normal) return f;
   }

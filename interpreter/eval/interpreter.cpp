@@ -1,5 +1,6 @@
 #include "interpreter.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <new>
@@ -12,6 +13,7 @@
 #include "../values/format.h"
 #include "embedded.h"
 #include "checker.h"
+#include "cycle_collector.h"
 #include "operators.h"
 
 namespace weft {
@@ -19,6 +21,8 @@ namespace weft {
 Interpreter::Interpreter(std::ostream& out, std::ostream& err)
     : out_(out), err_(err), native_(std::make_shared<Env>()) {
   registerBuiltins(*native_);
+  if (const char* n = std::getenv("WEFT_CYCLE_INTERVAL"); n && std::atoll(n) > 0)
+    nextCycleCollection_ = minCycleInterval_ = std::atoll(n), fixedCycleInterval_ = true;
   prelude_ = std::make_shared<Env>(native_);
   globals_ = std::make_shared<Env>(prelude_);
   setProgramArgs({});
@@ -48,6 +52,16 @@ Interpreter::~Interpreter() {
   globals_->clear();
   prelude_->clear();
   native_->clear();
+}
+
+void Interpreter::collectCyclesNow() {
+  // While a graph function is traced, its trace holds values the walk cannot see: wait.
+  if (!tracing_.empty()) return;
+  CycleCollection c = collectCycles(capturedEnvs_, containers_);
+  ++cycleStats_.runs;
+  cycleStats_.freed += c.freed;
+  nextCycleCollection_ =
+      cycleCandidates_ + (fixedCycleInterval_ ? minCycleInterval_ : std::max(minCycleInterval_, c.liveWork));
 }
 
 std::vector<std::string> Interpreter::visibleNames() const {
@@ -283,6 +297,7 @@ std::function<bool(Value&)> Interpreter::iterate(const Value& iterable) {
           return true;
         };
       }
+      if (auto next = iterable.as<OpaqueObj>()->iterator()) return next;
       [[fallthrough]];
     default: throw WeftError("a " + typeNameOf(iterable) + " is not iterable");
   }

@@ -141,10 +141,22 @@ class Interpreter {
   void setRunFunctionsEagerly(bool on) { functionsEagerly_ = on; }
   // While a graph function's body is being traced (not while a layer builds its weights).
   static bool insideGraphFunction();
-  // Envs captured by closures and modules form reference cycles; they are cleared at exit.
-  void trackEnv(const std::shared_ptr<Env>& env) { capturedEnvs_.add(env); }
+  // Envs captured by closures and modules form reference cycles: the cycle collector
+  // (cycle_collector.h) frees those nothing else holds, and the rest are cleared at exit.
+  void trackEnv(const std::shared_ptr<Env>& env) { cycleCandidates_ += capturedEnvs_.add(env); }
   // A list or dict that a value was stored into (it may now hold itself).
-  void trackContainer(const Value& c) { containers_.add(c.objectPtr()); }
+  void trackContainer(const Value& c) { cycleCandidates_ += containers_.add(c.objectPtr()); }
+  // Runs the cycle collector when enough new candidates have been tracked since the last run:
+  // at least minCycleInterval_, and as many as the values and links that survived the last run
+  // (which the next looks at again), so that its cost stays proportional to the work of the program. Called between statements.
+  void maybeCollectCycles() {
+    if (cycleCandidates_ >= nextCycleCollection_) [[unlikely]] collectCyclesNow();
+  }
+  void collectCyclesNow();
+  struct CycleStats {
+    int64_t runs = 0, freed = 0;
+  };
+  const CycleStats& cycleStats() const { return cycleStats_; }
   // Keras' learning phase: true while training, so that Dropout is active only then.
   bool& learningPhase() { return learningPhase_; }
   // Layout map scopes and the variables they placed (interpreter/mesh/scope.cpp).
@@ -245,6 +257,12 @@ class Interpreter {
   std::map<std::string, int> nameCounters_;
   CycleRoots<Env> capturedEnvs_;
   CycleRoots<Object> containers_;
+  // 10,000. The environment variable WEFT_CYCLE_INTERVAL=N (N >= 1) makes it a fixed N, so that
+  // the tests can run with a collection every few candidates (docs/robustness.md).
+  int64_t minCycleInterval_ = 10000;
+  bool fixedCycleInterval_ = false;
+  int64_t cycleCandidates_ = 0, nextCycleCollection_ = 10000;
+  CycleStats cycleStats_;
   static inline volatile std::sig_atomic_t interruptRequested_ = false;
   bool learningPhase_ = false;
   std::unique_ptr<mesh::State> layoutState_;

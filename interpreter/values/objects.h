@@ -183,6 +183,11 @@ struct OpaqueObj : Object {
   virtual bool isContext() const { return false; }
   virtual void enter(Interpreter&) {}
   virtual void exit(Interpreter&) {}
+  // An iterable object (`batches(...)`): its items one at a time, as Interpreter::iterate gives
+  // them (each call stores the next item and returns true, or returns false at the end); an
+  // empty function: not iterable. `len(obj)` is length(), when it has one.
+  virtual std::function<bool(Value&)> iterator() { return {}; }
+  virtual std::optional<int64_t> length() const { return std::nullopt; }
 };
 
 // `range(start, stop, step)`: iterated lazily so that long loops allocate nothing up front.

@@ -2,13 +2,13 @@
 # Builds the libFuzzer targets in build-fuzz/ with clang (installing clang and its fuzzer runtime
 # from Debian when missing) and runs one of them (docs/robustness.md):
 #   tests/fuzz/run.sh TARGET [SECONDS] [LIBFUZZER OPTIONS...]
-# TARGET is check, run, gen, npy, graph_diff, graph_text or saved; SECONDS defaults to 600. The corpus grows in
+# TARGET is check, run, gen, npy, idx, graph_diff, graph_text or saved; SECONDS defaults to 600. The corpus grows in
 # build-fuzz/corpus/TARGET, seeded from the tests and examples; a crash, leak, timeout or
 # out-of-memory input is written to build-fuzz/findings/TARGET/. To replay one:
 #   build-fuzz/tests/fuzz/fuzz_TARGET build-fuzz/findings/TARGET/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-target=${1:?usage: tests/fuzz/run.sh check|run|gen|npy|graph_diff|graph_text|saved [SECONDS] [LIBFUZZER OPTIONS...]}
+target=${1:?usage: tests/fuzz/run.sh check|run|gen|npy|idx|graph_diff|graph_text|saved [SECONDS] [LIBFUZZER OPTIONS...]}
 seconds=${2:-600}
 shift $(($# < 2 ? $# : 2))
 
@@ -48,6 +48,8 @@ case $target in
     cp -n tests/lang/*.model tests/errors/*.model "$corpus/" 2>/dev/null || true
     dict=(-max_len=4096) ;;
   npy) cp -n tests/fixtures/*.npy "$corpus/" ;;
+  # Small IDX files, plain and gzipped, and CSV files.
+  idx) cp -n tests/fixtures/data/* "$corpus/" ;;
   graph_text)
     cp -n tests/fuzz/graphs/*.txt "$corpus/"
     dict=(-dict="$root/tests/fuzz/graph.dict" -max_len=16384) ;;
