@@ -146,6 +146,7 @@ class Body {
       code_ << "  copy(out" << i << ", " << ptr(r) << ", " << bytes(r) << ");\n";
     }
     code_ << "  return {};\n";
+    out.headers = headers_;
     out.constants = constants_.str();
     out.body = pro_.str() + layout_.str() + code_.str();
     return out;
@@ -670,8 +671,36 @@ class Body {
     }
   }
 
+  // The kernel header a node's code calls.
+  static std::string headerOf(OpId op) {
+    if (isUnary(op) || op == OpId::Cast) return "unary.h";
+    if (isBinary(op) || op == OpId::Where || op == OpId::Clip) return "binary.h";
+    if (isReduce(op)) return "reduce.h";
+    switch (op) {
+      case OpId::ArgMax:
+      case OpId::ArgMin: return "arg_reduce.h";
+      case OpId::MatMul: return "matmul.h";
+      case OpId::Transpose:
+      case OpId::BroadcastTo:
+      case OpId::GetItem:
+      case OpId::SetItem: return "copy.h";
+      case OpId::Concat:
+      case OpId::Stack:
+      case OpId::Split:
+      case OpId::OneHot:
+      case OpId::Take: return "layout_ops.h";
+      case OpId::Print: return "format.h";
+      case OpId::Conv2D: return "conv.h";
+      case OpId::MaxPool2D:
+      case OpId::AvgPool2D: return "pool.h";
+      default: return "compiled.h";
+    }
+  }
+
   // One loop over chunks of the group's elements; each node a kernel call on a chunk.
   void fusedLoop(const std::vector<const Node*>& group, int depth) {
+    headers_.insert("unary.h");
+    headers_.insert("binary.h");
     const std::string p = pad(depth);
     const int out = group.back()->outputs[0];
     code_ << p << "// fused:";
@@ -728,6 +757,7 @@ class Body {
     const int out = n.outputs.empty() ? -1 : n.outputs[0];
     auto in = [&](int i) { return ptr(n.inputs[size_t(i)]); };
     auto sh = [&](int v) { return shapeList(dims_[size_t(v)]); };
+    headers_.insert(headerOf(n.op));
     if (isUnary(n.op)) {
       code_ << p << "weft::rt::unaryKernel<weft::rt::" << functorOf(n.op) << ">(" << in(0) << ", " << ptr(out) << ", "
             << numel(out) << ");\n";
@@ -934,6 +964,7 @@ class Body {
 
   void reduce(const Node& n, int depth) {
     const std::string p = pad(depth);
+    headers_.insert("unary.h");  // castKernel
     const int out = n.outputs[0], x = n.inputs[0];
     const auto& d = dims_[size_t(x)];
     std::vector<bool> red = reducedAxes(n, int(d.size()));
@@ -968,6 +999,8 @@ class Body {
     const auto &a = dims_[size_t(n.inputs[0])], &b = dims_[size_t(n.inputs[1])];
     std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
     if (n.inputs.size() == 3) {  // fused: bias rows, the product accumulated onto them, the activation
+      headers_.insert("copy.h");
+      headers_.insert("unary.h");
       std::string rows = "(" + numel(n.inputs[0]) + ") / std::max<int64_t>(" + k + ", 1)";
       if (k == "0") rows = product(std::vector<std::string>(a.begin(), a.end() - 1));
       code_ << p << "{\n" << p << "  const int64_t rows = " << rows << ";\n"
@@ -1098,6 +1131,7 @@ class Body {
   std::map<const Node*, std::vector<const Node*>> fused_;       // by last node: a group run as one loop
   std::set<const Node*> skip_;                                  // the other nodes of those groups
   std::ostringstream pro_, layout_, code_, constants_;
+  std::set<std::string> headers_;
 };
 
 }  // namespace
