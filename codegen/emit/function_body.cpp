@@ -1033,7 +1033,7 @@ class Body {
     std::string lit;
     size_t next = 0;
     auto flush = [&] {
-      if (!lit.empty()) code_ << p << "  line += " << quoteCpp(lit) << ";\n";
+      if (!lit.empty()) code_ << p << "  line += " << cppString(lit) << ";\n";
       lit.clear();
     };
     for (size_t i = 0; i < f.size(); ++i) {
@@ -1057,20 +1057,6 @@ class Body {
     }
     flush();
     code_ << p << "  std::fwrite(line.data(), 1, line.size(), stdout);\n" << p << "}\n";
-  }
-
-  static std::string quoteCpp(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\') out += '\\', out += c;
-      else if (c == '\n') out += "\\n";
-      else if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\%03o", c);
-        out += buf;
-      } else out += c;
-    }
-    return out + "\"";
   }
 
   // while: the loop values live in the node's outputs; each iteration's results are copied back.

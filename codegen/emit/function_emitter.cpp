@@ -45,7 +45,9 @@ std::string className(const std::string& name) {
   return out.empty() ? "Export" : out;
 }
 
-std::string quoteCpp(const std::string& s) {
+}  // namespace
+
+std::string cppString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\', out += c;
@@ -59,6 +61,8 @@ std::string quoteCpp(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 std::string typeComment(const graph::TensorType& t) { return graph::typeText(t); }
 
@@ -120,7 +124,7 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     << "namespace " << ns << " {\nnamespace {\n\nusing weft::rt::Shape;\n\n" << code.constants
     << "}  // namespace\n\n"
     << "weft::rt::Status " << cls << "::call(" << paramList << ") {\n"
-    << "  auto fail = [](const std::string& why) { return weft::rt::Status::error(" << quoteCpp(e.name + ": ")
+    << "  auto fail = [](const std::string& why) { return weft::rt::Status::error(" << cppString(e.name + ": ")
     << " + why); };\n"
     << "  State& st = *state_;\n  (void)st;\n"
     << code.body << "}\n\n}  // namespace " << ns << "\n";

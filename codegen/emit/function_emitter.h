@@ -20,5 +20,7 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e);
 
 // The C++ element type of a dtype: "float", "int32_t", ...
 const char* cppType(DType t);
+// A C++ string literal of any text (quotes, backslashes and control bytes escaped).
+std::string cppString(const std::string& s);
 
 }  // namespace weft::codegen

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch_dir.h"
 #include "interpreter/builtins/data.h"
 #include "test_ops_util.h"
 
@@ -20,19 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ScratchDir {
-  fs::path path = fs::temp_directory_path() / ("weft_data_test_" + std::to_string(::getpid()));
-  ScratchDir() { fs::create_directories(path); }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string scratch(const std::string& name) {
-  static const ScratchDir dir;
-  return (dir.path / name).string();
-}
+std::string scratch(const std::string& name) { return testutil::scratchPath(name).string(); }
 
 void spit(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));

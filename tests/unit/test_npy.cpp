@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch_dir.h"
 #include "interpreter/saved/npy.h"
 #include "test_ops_util.h"
 
@@ -18,20 +19,7 @@ namespace {
 
 const std::string kFixtures = std::string(WEFT_SOURCE_DIR) + "/tests/fixtures/";
 
-// A fresh scratch folder per test binary run, removed at exit.
-struct ScratchDir {
-  fs::path path = fs::temp_directory_path() / ("weft_npy_test_" + std::to_string(::getpid()));
-  ScratchDir() { fs::create_directories(path); }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::string scratch(const std::string& name) {
-  static const ScratchDir dir;
-  return (dir.path / name).string();
-}
+std::string scratch(const std::string& name) { return testutil::scratchPath(name).string(); }
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

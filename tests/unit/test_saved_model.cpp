@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "scratch_dir.h"
 #include "doctest/doctest.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/saved/manifest.h"
@@ -18,19 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ScratchDir {
-  fs::path path = fs::temp_directory_path() / ("weft_saved_test_" + std::to_string(::getpid()));
-  ScratchDir() { fs::create_directories(path); }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-fs::path scratch(const std::string& name) {
-  static const ScratchDir dir;
-  return dir.path / name;
-}
+fs::path scratch(const std::string& name) { return testutil::scratchPath(name); }
 
 std::string slurp(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
