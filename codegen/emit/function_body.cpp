@@ -1049,8 +1049,18 @@ class Body {
                 << ", " << shapeList(dims_[size_t(v)]) << ");\n";
         }
         ++i;
-      } else if (c == '{') {
-        unsupported(n, "f-string format specs ({:...}) in print are not compiled yet");
+      } else if (c == '{' && i + 1 < f.size() && f[i + 1] == ':') {  // an f-string field's spec
+        flush();
+        size_t close = f.find('}', i);
+        if (next < n.inputs.size()) {
+          int v = n.inputs[next++];
+          code_ << p << "  {\n" << p << "    std::string field;\n"
+                << p << "    if (std::string why = weft::rt::formatTensorWithSpec(" << ptr(v) << ", weft::rt::DType::"
+                << dtypeEnumName(type(v).dtype) << ", " << shapeList(dims_[size_t(v)]) << ", "
+                << cppString(f.substr(i + 2, close - i - 2)) << ", field); !why.empty()) return fail(\"" << where(n)
+                << ": \" + why);\n" << p << "    line += field;\n" << p << "  }\n";
+        }
+        i = close;
       } else {
         lit += c;
       }
