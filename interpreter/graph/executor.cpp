@@ -95,7 +95,13 @@ void Executor::runNode(const Node& n) {
   using ops::OpId;
   switch (n.op) {
     case OpId::Constant: return;  // set in the constructor
-    case OpId::ReadVariable: slots_[size_t(n.outputs[0])] = vars_[size_t(n.attrs.i("var"))]->value; return;
+    case OpId::ReadVariable: {
+      VariableObj& v = *vars_[size_t(n.attrs.i("var"))];
+      Tensor& slot = slots_[size_t(n.outputs[0])];
+      slot = v.value;
+      if (auto* hook = variableReadHook()) hook->onRead(v, slot);  // a gradient tape's leaf
+      return;
+    }
     case OpId::AssignVariable:
       mesh::store(*vars_[size_t(n.attrs.i("var"))], slots_[size_t(n.inputs[0])]);
       return;
@@ -130,6 +136,13 @@ void Executor::runNode(const Node& n) {
     default: break;
   }
   const ops::OpDef& def = ops::opDef(n.op);
+  if (ops::tapeHook()) {  // a gradient tape records each op (a loaded model trained): no buffer is reused
+    in_.clear();
+    for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
+    std::vector<Tensor> out = ops::apply(n.op, in_, n.attrs);
+    for (size_t i = 0; i < n.outputs.size(); ++i) slots_[size_t(n.outputs[i])] = std::move(out[i]);
+    return;
+  }
   if (char reuse = reuse_[size_t(n.outputs[0])]) {
     Tensor& out = slots_[size_t(n.outputs[0])];
     const Tensor* in[3];
