@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "interpreter/ops/ops.h"
 #include "interpreter/saved/saved_model.h"
 #include "interpreter/values/objects.h"
 
@@ -45,6 +46,9 @@ CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
   CompileUnit unit;
   unit.sourceFile = sourceFile;
   unit.program = identifier(std::filesystem::path(sourceFile).stem().string());
+  ops::RandomState random = ops::randomState();
+  unit.randomKey = random.key;
+  unit.randomCounter = random.counter;
   std::map<const VariableObj*, int> index;
   std::set<std::string> idents;
   for (const Export& e : interp.exports()) {

@@ -29,6 +29,9 @@ struct ExportGraph {
 struct CompileUnit {
   std::string program;  // the namespace of the generated code: the .model file's stem
   std::string sourceFile;
+  // The random stream where the program left it: the state's start, so that compiled random ops
+  // draw what the program's next eager ones would.
+  uint64_t randomKey = 0, randomCounter = 0;
   std::vector<UnitVariable> variables;
   std::vector<ExportGraph> exports;
 };

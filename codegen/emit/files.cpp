@@ -57,6 +57,8 @@ std::string stateHeader(const CompileUnit& u) {
   for (const auto& v : u.variables)
     h << "  " << cppType(v.value.dtype()) << "* " << v.ident << " = nullptr;  // '" << v.name << "' (" << v.path << "): "
       << rt::dtypeName(v.value.dtype()) << v.value.shape().str() << "\n";
+  h << "  // The random stream (Philox: a key and the next block), where the program left it.\n"
+    << "  uint64_t random_key = " << u.randomKey << "u, random_counter = " << u.randomCounter << "u;\n";
   h << "\n private:\n  weft::rt::Buffer storage_[" << std::max<size_t>(1, u.variables.size()) << "];\n};\n\n}  // namespace "
     << ns << "\n";
   return h.str();

@@ -690,6 +690,8 @@ class Body {
       case OpId::OneHot:
       case OpId::Take: return "layout_ops.h";
       case OpId::Print: return "format.h";
+      case OpId::RandomNormal:
+      case OpId::RandomUniform: return "random.h";
       case OpId::Conv2D: return "conv.h";
       case OpId::MaxPool2D:
       case OpId::AvgPool2D: return "pool.h";
@@ -924,6 +926,16 @@ class Body {
                    for (int64_t d : sel.shape) v.push_back(std::to_string(d));
                    return v;
                  }()) << ");\n" << p << "}\n";
+        return;
+      }
+      case OpId::RandomNormal:
+      case OpId::RandomUniform: {  // the state's stream, advanced as the interpreter's is
+        const bool normal = n.op == OpId::RandomNormal;
+        code_ << p << "weft::rt::" << (normal ? "normalKernel(" : "uniformKernel(") << ptr(out) << ", " << numel(out)
+              << ", st.random_key, st.random_counter, "
+              << graph::floatText(n.attrs.f(normal ? "mean" : "minval")) << ", "
+              << graph::floatText(n.attrs.f(normal ? "stddev" : "maxval")) << ");\n"
+              << p << "st.random_counter += uint64_t(weft::rt::blocksFor<" << T(out) << ">(" << numel(out) << "));\n";
         return;
       }
       case OpId::Conv2D:
