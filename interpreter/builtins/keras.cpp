@@ -140,6 +140,7 @@ Value model(Interpreter& in, Args& a) {
   m->attrs->set(intern("inputs"), makeList(inputs));
   m->attrs->set(intern("outputs"), makeList(outputs));
   m->built = true;
+  addTrainingMethods(in, m);
   bool single = !r.get(1).is(Kind::List) && !r.get(1).is(Kind::Tuple);
   method(in, m, "call", [inputs, outputs, single](Interpreter& in, Args& a) {
     auto* self = a.self.as<ModuleObj>();
@@ -188,6 +189,7 @@ Value sequential(Interpreter& in, Args& a) {
     }
     return x;
   });
+  addTrainingMethods(in, m);
   method(in, m, "add", [layers](Interpreter& in, Args& a) {
     ArgReader r(a, "add", {"layer", "rebuild?"});
     auto* self = a.self.as<ModuleObj>();
@@ -246,6 +248,7 @@ void registerKeras(Env& env) {
   def(env, "Input", input);
   def(env, "Model", model);
   def(env, "Sequential", sequential);
+  registerTerminal(env);
   def(env, "error", [](Interpreter&, Args& a) -> Value {
     ArgReader r(a, "error", {"message"});
     throw WeftError(toStr(r.get(0)));

@@ -33,6 +33,12 @@ Value Interpreter::native(const std::string& name) const {
   return v ? *v : Value();
 }
 
+Value Interpreter::preludeValue(const std::string& name, const SourceRange& at) {
+  if (!preludeLoaded_) loadPrelude(at);
+  Value* v = prelude_->findLocal(intern(name));
+  return v ? *v : Value();
+}
+
 void Interpreter::setProgramArgs(const std::vector<std::string>& args) {
   std::vector<Value> items;
   for (const auto& a : args) items.push_back(makeStr(a));

@@ -112,6 +112,8 @@ class Interpreter {
   const std::shared_ptr<Env>& globals() { return globals_; }
   // A function written in C++ by its name, whatever the program binds to that name.
   Value native(const std::string& name) const;
+  // A name the Weft prelude defines (loading the prelude first if it is not yet), or none.
+  Value preludeValue(const std::string& name, const SourceRange& at);
   // Names known in a scope chain, for completion and suggestions.
   std::vector<std::string> visibleNames() const;
 
