@@ -1,6 +1,7 @@
 // argmax / argmin along one axis, seen as [outer, reduce, inner]. The first extreme wins, and
 // a NaN counts as the extreme (NumPy's rule), so the result never depends on the loop order.
-#pragma once
+#ifndef WEFT_RT_ARG_REDUCE_H
+#define WEFT_RT_ARG_REDUCE_H
 #include <cstdint>
 #include <memory>
 
@@ -40,3 +41,5 @@ void argReduceKernel(const T* in, I32* out, int64_t O, int64_t R, int64_t I) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_ARG_REDUCE_H

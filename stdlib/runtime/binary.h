@@ -2,7 +2,8 @@
 // type (bool for comparisons, a float for true division of integers). The kernels split the
 // broadcast into contiguous rows and specialise the row loop on the stride pattern (both
 // contiguous, one side a scalar) so that the compiler vectorises it.
-#pragma once
+#ifndef WEFT_RT_BINARY_H
+#define WEFT_RT_BINARY_H
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -134,3 +135,5 @@ std::string intOperandError(const T* b, int64_t n, bool power) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_BINARY_H

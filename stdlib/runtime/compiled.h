@@ -1,7 +1,10 @@
 // What generated code needs besides the kernels: a status for errors, aligned buffers (the
 // arena its memory plan lays out, the state's variables) and .npy files for weights and the
 // driver's inputs and outputs. docs/compiled_code.md describes the API it is part of.
-#pragma once
+// These headers use include guards, not #pragma once: generated libraries each carry a copy
+// of them, and a program that links two such libraries must see each definition once.
+#ifndef WEFT_RT_COMPILED_H
+#define WEFT_RT_COMPILED_H
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -99,3 +102,5 @@ inline std::string writeNpyFile(const char* path, DType dtype, const Shape& shap
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_COMPILED_H

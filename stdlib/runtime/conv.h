@@ -8,7 +8,8 @@
 // 3x3, stride-1, undilated kernels with 16+ input and output channels use Winograd F(2x2, 3x3)
 // instead (conv2dWinograd): 2.25x fewer multiplications, done by the same micro-kernel.
 // A 1x1, stride-1, unpadded convolution is a plain GEMM on the input (matmul.h).
-#pragma once
+#ifndef WEFT_RT_CONV_H
+#define WEFT_RT_CONV_H
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
@@ -429,3 +430,5 @@ void conv2d(const T* x, const T* k, T* y, const Window2D& g, int64_t cout, T* wo
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_CONV_H

@@ -1,7 +1,8 @@
 // Strided copies: transpose, slicing, broadcast_to and slice assignment are all "walk a shape,
 // read with one set of strides, write with another". Rows that are contiguous on both sides
 // become memcpy; a transpose of the two innermost dimensions is tiled to stay in cache.
-#pragma once
+#ifndef WEFT_RT_COPY_H
+#define WEFT_RT_COPY_H
 #include <cstdint>
 #include <cstring>
 
@@ -80,3 +81,5 @@ void broadcastToKernel(const T* src, const Shape& in, T* dst, const Shape& out) 
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_COPY_H

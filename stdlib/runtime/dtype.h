@@ -1,5 +1,6 @@
 // Element types, shared by the interpreter and generated code.
-#pragma once
+#ifndef WEFT_RT_DTYPE_H
+#define WEFT_RT_DTYPE_H
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -64,3 +65,5 @@ decltype(auto) dispatch(DType t, F&& f) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_DTYPE_H

@@ -1,6 +1,7 @@
 // Tensor creation kernels: constant fill, arange, linspace, eye. Values are computed in double
 // and converted once (saturating for integers), so every dtype sees the same sequence.
-#pragma once
+#ifndef WEFT_RT_FILL_H
+#define WEFT_RT_FILL_H
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -51,3 +52,5 @@ void eyeKernel(T* out, int64_t n, int64_t m) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_FILL_H

@@ -1,7 +1,8 @@
 // How values print (SPEC §2): a float as Python's repr at its dtype's precision, a tensor as
 // nested lists shortened past 1000 elements, as NumPy does. The interpreter's print and the print
 // nodes of generated code both call these, so their output is the same text.
-#pragma once
+#ifndef WEFT_RT_FORMAT_H
+#define WEFT_RT_FORMAT_H
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -250,3 +251,5 @@ inline std::string formatTensorWithSpec(const void* data, DType dtype, const Sha
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_FORMAT_H

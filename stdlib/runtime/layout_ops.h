@@ -1,7 +1,8 @@
 // Layout kernels that move whole blocks: concat / split along an axis, gather (take), one_hot.
 // Each views its tensors as [outer, axis, inner] so that the work is a sequence of memcpy calls.
 // Transpose, slicing and broadcast_to are strided copies (copy.h).
-#pragma once
+#ifndef WEFT_RT_LAYOUT_OPS_H
+#define WEFT_RT_LAYOUT_OPS_H
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -70,3 +71,5 @@ void oneHotKernel(const Idx* idx, int64_t n, int64_t depth, T* out) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_LAYOUT_OPS_H

@@ -1,7 +1,8 @@
 // Matrix multiplication on row-major buffers. Floats go straight to Eigen's GEMM on the buffers
 // (no copies; a coefficient-wise product for tiny sizes, as Eigen picks); integers use a simple i-k-j
 // loop with wrapping arithmetic (no UB on overflow). Batches broadcast as in NumPy.
-#pragma once
+#ifndef WEFT_RT_MATMUL_H
+#define WEFT_RT_MATMUL_H
 #include <Eigen/Core>
 #include <cstdint>
 #include <cstring>
@@ -125,3 +126,5 @@ int64_t batchedMatmulWorkspaceBytes(int64_t batch, int64_t m, int64_t k, int64_t
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_MATMUL_H

@@ -3,7 +3,8 @@
 // inputs). Anything else (Fortran order, big-endian, other dtypes, a malformed or truncated
 // header) is an error text, never a crash: every size read from the file is bounded before use.
 // See https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
-#pragma once
+#ifndef WEFT_RT_NPY_H
+#define WEFT_RT_NPY_H
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -216,3 +217,5 @@ inline std::string npyHeader(DType dtype, const Shape& shape) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_NPY_H

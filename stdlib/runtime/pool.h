@@ -2,7 +2,8 @@
 // never contributes a value (max ignores it; the average divides by the number of input elements
 // inside the window, not by the window's size). The channel loop is innermost and contiguous,
 // so each window tap is one vectorisable pass over a row of C values.
-#pragma once
+#ifndef WEFT_RT_POOL_H
+#define WEFT_RT_POOL_H
 #include <algorithm>
 #include <cstdint>
 
@@ -51,3 +52,5 @@ void pool2d(bool isMax, const T* x, T* y, const Window2D& g) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_POOL_H

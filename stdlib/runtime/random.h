@@ -1,7 +1,8 @@
 // Counter-based random numbers (Philox4x32-10, Salmon et al. 2011, as in JAX, TF and cuRAND).
 // Value i of a call depends only on (key, counter + i / perBlock), never on threads or call
 // history, so the interpreter and generated code produce identical streams from one seed.
-#pragma once
+#ifndef WEFT_RT_RANDOM_H
+#define WEFT_RT_RANDOM_H
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -104,3 +105,5 @@ void normalKernel(T* out, int64_t n, uint64_t key, uint64_t counter, double mean
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_RANDOM_H

@@ -4,7 +4,8 @@
 // too). Several reduced blocks run as successive passes (all reducers are associative).
 // Float sums are pairwise (NumPy's algorithm) in both forms, so a sum of n values is off by
 // O(log n) roundings rather than O(n): a million f32 0.1s sum to within 1e-6 relative.
-#pragma once
+#ifndef WEFT_RT_REDUCE_H
+#define WEFT_RT_REDUCE_H
 #include <Eigen/Core>
 #include <cstdint>
 #include <cstring>
@@ -240,3 +241,5 @@ void meanFromSum(T* p, int64_t n, int64_t count) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_REDUCE_H

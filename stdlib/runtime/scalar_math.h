@@ -1,7 +1,8 @@
 // Scalar helpers with NumPy/Python semantics and no undefined behaviour: integer arithmetic
 // wraps (two's complement, as NumPy), division and modulo are floored, and float->int
 // conversion saturates instead of being UB.
-#pragma once
+#ifndef WEFT_RT_SCALAR_MATH_H
+#define WEFT_RT_SCALAR_MATH_H
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -99,3 +100,5 @@ inline D saturateCast(S x) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_SCALAR_MATH_H

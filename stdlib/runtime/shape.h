@@ -1,5 +1,6 @@
 // Tensor shapes: a rank of at most kMaxRank, stored inline so that small tensors allocate once.
-#pragma once
+#ifndef WEFT_RT_SHAPE_H
+#define WEFT_RT_SHAPE_H
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -105,3 +106,5 @@ inline std::array<int64_t, kMaxRank> stridesOf(const Shape& s) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_SHAPE_H

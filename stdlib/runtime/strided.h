@@ -2,7 +2,8 @@
 // A loop walks a contiguous row-major output while N inputs follow their own strides; size-1
 // dimensions are dropped and dimensions contiguous in every input are merged, so that the
 // innermost loop is as long as possible (same-shape operands become one flat loop).
-#pragma once
+#ifndef WEFT_RT_STRIDED_H
+#define WEFT_RT_STRIDED_H
 #include <cstdint>
 
 #include "shape.h"
@@ -106,3 +107,5 @@ void forEachRow(const StridedLoop<N>& L, F&& row) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_STRIDED_H

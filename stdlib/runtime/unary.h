@@ -4,7 +4,8 @@
 // scalar `f` for exact and correctly rounded operations. Either way a value's result depends on
 // that value alone. Generated code calls the same kernel, so eager and
 // compiled results agree bit for bit. Accuracy per op, in ulps: docs/numerics.md.
-#pragma once
+#ifndef WEFT_RT_UNARY_H
+#define WEFT_RT_UNARY_H
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
 #include <algorithm>
@@ -174,3 +175,5 @@ void castKernel(const S* x, D* out, int64_t n) {
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_UNARY_H

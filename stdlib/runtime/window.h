@@ -1,7 +1,8 @@
 // The sliding-window geometry shared by conv2d and the 2-D poolings (NHWC): output sizes and
 // the zero padding of TensorFlow's "valid" and "same" schemes. The interpreter and generated
 // code both call windowSize(), so their shapes cannot disagree.
-#pragma once
+#ifndef WEFT_RT_WINDOW_H
+#define WEFT_RT_WINDOW_H
 #include <cstdint>
 #include <limits>
 
@@ -64,3 +65,5 @@ inline void validTaps(int64_t start, int64_t step, int64_t taps, int64_t size, i
 }
 
 }  // namespace weft::rt
+
+#endif  // WEFT_RT_WINDOW_H
