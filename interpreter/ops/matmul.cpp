@@ -1,5 +1,7 @@
 // matmul with NumPy's rules: a 1-D left operand is a row vector and a 1-D right operand a
 // column vector (the added axis is removed from the result); leading batch axes broadcast.
+#include <vector>
+
 #include "../../stdlib/runtime/matmul.h"
 #include "check.h"
 #include "impl.h"
@@ -35,8 +37,15 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse) {
   Tensor out = fits ? *reuse : Tensor::empty(a.dtype(), cs);
   rt::dispatch(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>)
-      rt::batchedMatmul(a.data<T>(), ab, b.data<T>(), bb, out.data<T>(), cb, m, k, n);
+    if constexpr (!std::is_same_v<T, bool>) {
+      // The GEMM's packing buffers, kept between calls (they only grow), as compiled code keeps
+      // them in its arena: a product allocates nothing once its size has been seen.
+      thread_local std::vector<char> workspace;
+      const size_t need = size_t(rt::batchedMatmulWorkspaceBytes<T>(cb.numel(), m, k, n));
+      if (workspace.size() < need) workspace.resize(need);
+      rt::batchedMatmul(a.data<T>(), ab, b.data<T>(), bb, out.data<T>(), cb, m, k, n,
+                        need ? workspace.data() : nullptr);
+    }
   });
   return out;
 }
