@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <climits>
 #include <cmath>
@@ -13,7 +14,9 @@
 #include "interpreter/ops/impl.h"
 #include "stdlib/runtime/strided.h"
 #include "memory_plan.h"
+#include "../passes/passes.h"
 #include "op_emit.h"
+#include "variable_plan.h"
 
 namespace weft::codegen {
 
@@ -47,13 +50,6 @@ const char* functorOf(OpId op) {
   }
 }
 
-bool isUnary(OpId op) { return int(op) < int(OpId::BinaryAdd); }
-bool isBinary(OpId op) { return int(op) >= int(OpId::BinaryAdd) && int(op) < int(OpId::ReduceSum); }
-bool isReduce(OpId op) { return int(op) >= int(OpId::ReduceSum) && int(op) < int(OpId::MatMul); }
-
-// Unary kernels that may write over their input: those whose result at i reads only input i
-// while it is computed (exp and sigmoid repair subnormal results afterwards from the input).
-bool unaryInPlace(OpId op) { return op != OpId::UnaryExp && op != OpId::UnarySigmoid; }
 
 bool isLiteral(const std::string& d) { return !d.empty() && (std::isdigit(static_cast<unsigned char>(d[0])) || d[0] == '-'); }
 bool isSimple(const std::string& d) {
@@ -92,11 +88,12 @@ class Body {
     in_.inPlace.assign(n, -1);
     in_.sameSize.assign(n, false);
     constPtr_.assign(n, false);
+    uses_ = useCounts(g_);
   }
 
   FunctionCode run() {
     FunctionCode out;
-    collectAssigned(g_.body);
+    vars_ = planVariables(g_);
     // Inputs: their sizes are checked against the signature; open sizes bind names.
     for (size_t i = 0; i < g_.body.params.size(); ++i) {
       int v = g_.body.params[i];
@@ -171,13 +168,6 @@ class Body {
     return "size_t(" + numel(v) + ") * " + std::to_string(rt::dtypeSize(type(v).dtype));
   }
 
-  void collectAssigned(const Block& b) {
-    for (const auto& n : b.nodes) {
-      if (n.op == OpId::AssignVariable) assigned_.insert(int(n.attrs.i("var")));
-      for (const auto& inner : n.blocks) collectAssigned(inner);
-    }
-  }
-
   // --- sizes: every dimension of every value, as a C++ expression of the inputs' sizes ---
 
   // The name for dimension a of v: a literal when the graph knows it, else `expr` (declared
@@ -248,6 +238,13 @@ class Body {
     }
     switch (n.op) {
       case OpId::MatMul: {
+        if (n.attrs.has("transpose_a")) {  // matrices, read transposed (fold_transposes.cpp)
+          const auto [m, k, kb, nn] = transposedSizes(n);
+          if (k != kb)
+            check(n, k + " == " + kb, "\"matmul: inner dimensions differ (\" + std::to_string(" + k + ") + \" and \" + std::to_string(" + kb + ") + \")\"");
+          dims_[size_t(out)] = {dim(out, 0, m), dim(out, 1, nn)};
+          return;
+        }
         const auto &a = inDims(0), &b = inDims(1);
         const bool av = a.size() == 1, bv = b.size() == 1;
         std::string k = a.back(), kb = bv ? b[0] : b[b.size() - 2];
@@ -526,15 +523,18 @@ class Body {
   }
 
   // A group of the fuse-elementwise pass runs as one loop when its sizes agree: every result of
-  // the group's size, every input from outside it that size or a single element. Its
-  // intermediate results then need no memory, and its inputs live until its end.
+  // the group's size, every input from outside it that size or a single element. Its results
+  // used only inside it then need no memory (the others are written as the loop goes), and its
+  // inputs live until its end.
   void fuseGroup(const std::vector<const Node*>& group) {
     const int out = group.back()->outputs[0];
     const auto& d = dims_[size_t(out)];
     std::set<int> inside;
+    std::map<int, int> usesInside;
     for (const Node* n : group) {
       if (dims_[size_t(n->outputs[0])] != d) return;
       inside.insert(n->outputs[0]);
+      for (int i : n->inputs) ++usesInside[i];
     }
     for (const Node* n : group)
       for (int i : n->inputs)
@@ -542,13 +542,14 @@ class Body {
     for (const Node* n : group) {
       for (int i : n->inputs)
         if (!inside.count(i)) in_.liveUntil.push_back({i, out});
-      if (n != group.back()) {
-        in_.owned[size_t(n->outputs[0])] = false;
-        declared_[size_t(n->outputs[0])] = false;
-        skip_.insert(n);
-      }
+      const int v = n->outputs[0];
+      in_.inPlace[size_t(v)] = -1;
+      if (n == group.back()) continue;
+      skip_.insert(n);
+      if (uses_[size_t(v)] > usesInside[v]) continue;  // used after the group: written by the loop
+      in_.owned[size_t(v)] = false;
+      declared_[size_t(v)] = false;
     }
-    in_.inPlace[size_t(out)] = -1;
     fused_[group.back()] = group;
   }
 
@@ -572,7 +573,7 @@ class Body {
       }
       case OpId::ReadVariable: {
         int slot = int(n.attrs.i("var"));
-        if (assigned_.count(slot)) own(out);  // a copy: a later assignment must not change it
+        if (vars_.copiedReads.count(&n)) own(out);  // a copy: a later assignment must not change it
         else {
           ptr_[size_t(out)] = "st." + unit_.variables[size_t(e_.variables[size_t(slot)])].ident;
           declared_[size_t(out)] = true;
@@ -607,8 +608,12 @@ class Body {
     }
     for (int o : n.outputs) own(o);
     // Elementwise results may take the bytes of a same-sized input that dies here.
-    bool elementwise = (isUnary(n.op) && unaryInPlace(n.op)) || isBinary(n.op);
-    if (elementwise && n.outputs.size() == 1)
+    if (auto into = vars_.computedInto.find(out); into != vars_.computedInto.end()) {
+      in_.owned[size_t(out)] = false;  // computed straight into the variable it is assigned to
+      ptr_[size_t(out)] = "st." + unit_.variables[size_t(e_.variables[size_t(into->second)])].ident;
+      return;
+    }
+    if (elementwiseInPlace(n.op) && n.outputs.size() == 1)
       for (int i : n.inputs)
         if (dims_[size_t(i)] == dims_[size_t(out)] && !constPtr_[size_t(i)] && in_.aliasOf[size_t(i)] < 0 &&
             rt::dtypeSize(type(i).dtype) == rt::dtypeSize(type(out).dtype) && in_.owned[size_t(i)]) {
@@ -616,7 +621,10 @@ class Body {
           in_.sameSize[size_t(out)] = true;
           break;
         }
-    if (n.op == OpId::MatMul) {
+    if (n.op == OpId::MatMul && n.attrs.has("transpose_a")) {
+      const auto [m, k, kb, nn] = transposedSizes(n);
+      workspaces_.push_back("weft::rt::gemmWorkspaceBytes<" + T(out) + ">(" + m + ", " + k + ", " + nn + ")");
+    } else if (n.op == OpId::MatMul) {
       const auto& a = dims_[size_t(n.inputs[0])];
       const auto& b = dims_[size_t(n.inputs[1])];
       std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
@@ -717,7 +725,7 @@ class Body {
     for (const Node* n : group) {
       int v = n->outputs[0];
       std::string dst;
-      if (n == group.back()) {
+      if (n == group.back() || declared_[size_t(v)]) {
         dst = ptr(v) + " + i0";
       } else {
         dst = "t" + std::to_string(v);
@@ -1005,9 +1013,23 @@ class Body {
     code_ << p << "}\n";
   }
 
+  // A product of matrices with transposed operands: its m, its k on each side, its n.
+  std::array<std::string, 4> transposedSizes(const Node& n) const {
+    const auto &a = dims_[size_t(n.inputs[0])], &b = dims_[size_t(n.inputs[1])];
+    const bool ta = n.attrs.b("transpose_a"), tb = n.attrs.b("transpose_b");
+    return {ta ? a[1] : a[0], ta ? a[0] : a[1], tb ? b[1] : b[0], tb ? b[0] : b[1]};
+  }
+
   void matmul(const Node& n, int depth) {
     const std::string p = pad(depth);
     const int out = n.outputs[0];
+    if (n.attrs.has("transpose_a")) {
+      const auto [m, k, kb, nn] = transposedSizes(n);
+      code_ << p << "weft::rt::gemm(" << ptr(n.inputs[0]) << ", " << ptr(n.inputs[1]) << ", " << ptr(out) << ", " << m
+            << ", " << k << ", " << nn << ", ws, false, " << (n.attrs.b("transpose_a") ? "true" : "false") << ", "
+            << (n.attrs.b("transpose_b") ? "true" : "false") << ");\n";
+      return;
+    }
     const auto &a = dims_[size_t(n.inputs[0])], &b = dims_[size_t(n.inputs[1])];
     std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
     if (n.inputs.size() == 3) {  // fused: bias rows, the product accumulated onto them, the activation
@@ -1132,7 +1154,8 @@ class Body {
   std::vector<std::string> ptr_;
   std::vector<bool> constPtr_, declared_;
   PlanInput in_;
-  std::set<int> assigned_;
+  VariablePlan vars_;
+  std::vector<int> uses_;  // per value: how many inputs and results name it
   std::map<const Node*, std::vector<std::pair<std::string, std::string>>> checks_;
   std::vector<std::string> workspaces_;
   std::map<int64_t, std::vector<const Node*>> groups_;          // fuse-elementwise groups
