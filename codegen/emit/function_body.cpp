@@ -386,6 +386,29 @@ class Body {
         dims_[size_t(out)] = r;
         return;
       }
+      case OpId::Conv2DBackpropInput:
+      case OpId::Conv2DBackpropFilter:
+      case OpId::MaxPool2DGrad:
+      case OpId::AvgPool2DGrad: {
+        // NHWC operands (and conv2d_backprop_input's kernel) whose batch alone may be open; two
+        // batched operands must agree on it. The filter's gradient has no batch.
+        std::vector<std::string> batches;
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          const bool batched = !(n.op == OpId::Conv2DBackpropInput && i == 1);
+          const auto& d = inDims(int(i));
+          for (size_t a = batched ? 1 : 0; a < d.size(); ++a)
+            if (!isLiteral(d[a])) unsupported(n, "only its batch size may be known only at run time");
+          if (batched) batches.push_back(d[0]);
+        }
+        if (batches.size() == 2 && batches[0] != batches[1])
+          check(n, batches[0] + " == " + batches[1],
+                "\"" + std::string(ops::opName(n.op)) + ": the operands' batch sizes differ\"");
+        if (n.op == OpId::Conv2DBackpropFilter) return known(n, out);
+        std::vector<std::string> r{dim(out, 0, batches[0])};
+        for (int a = 1; a < 4; ++a) r.push_back(std::to_string(type(out).shape[a]));
+        dims_[size_t(out)] = r;
+        return;
+      }
       case OpId::OneHot: {
         std::vector<std::string> r;
         for (size_t a = 0; a < inDims(0).size(); ++a) r.push_back(dim(out, int(a), inDims(0)[a]));
@@ -424,15 +447,38 @@ class Body {
     return ops::impl::selection(s, ops::decodeSubscripts(n.attrs.ints("subs")));
   }
 
-  // A conv or pool node's window geometry as a C++ expression; the batch size is the input's.
+  // A conv or pool node's (or its gradient's) window geometry, the forward op's, as a C++
+  // expression; the batch size is the first operand's.
   std::string geometry(const Node& n) const {
-    Shape xs = type(n.inputs[0]).shape;
-    xs[0] = 1;
     auto pair = [&](const char* k) { const auto& v = n.attrs.ints(k); return std::array<int64_t, 2>{v[0], v[1]}; };
-    rt::Window2D g = n.op == OpId::Conv2D
-                         ? ops::impl::conv2dGeometry(xs, type(n.inputs[1]).shape, pair("strides"), n.attrs.s("padding"),
-                                                pair("dilation"))
-                         : ops::impl::pool2dGeometry(xs, pair("pool"), pair("strides"), n.attrs.s("padding"));
+    const Shape& s0 = type(n.inputs[0]).shape;
+    auto conv = [&](const Shape& xs, const Shape& ws) {
+      return ops::impl::conv2dGeometry(xs, ws, pair("strides"), n.attrs.s("padding"), pair("dilation"));
+    };
+    auto pool = [&](const Shape& xs) {
+      return ops::impl::pool2dGeometry(xs, pair("pool"), pair("strides"), n.attrs.s("padding"));
+    };
+    rt::Window2D g;
+    switch (n.op) {
+      case OpId::Conv2D: g = conv(Shape{1, s0[1], s0[2], s0[3]}, type(n.inputs[1]).shape); break;
+      case OpId::Conv2DBackpropInput: {  // (dy, kernel)
+        const Shape& ws = type(n.inputs[1]).shape;
+        const auto size = pair("input_size");
+        g = conv(Shape{1, size[0], size[1], ws[2]}, ws);
+        break;
+      }
+      case OpId::Conv2DBackpropFilter: {  // (x, dy)
+        const auto size = pair("kernel_size");
+        g = conv(Shape{1, s0[1], s0[2], s0[3]}, Shape{size[0], size[1], s0[3], type(n.inputs[1]).shape[3]});
+        break;
+      }
+      case OpId::AvgPool2DGrad: {  // (dy)
+        const auto size = pair("input_size");
+        g = pool(Shape{1, size[0], size[1], s0[3]});
+        break;
+      }
+      default: g = pool(Shape{1, s0[1], s0[2], s0[3]}); break;  // the pools, max_pool2d_grad (x, dy)
+    }
     auto i = [](int64_t v) { return std::to_string(v); };
     return "weft::rt::Window2D{" + dims_[size_t(n.inputs[0])][0] + ", " + i(g.h) + ", " + i(g.w) + ", " + i(g.c) + ", " +
            i(g.kh) + ", " + i(g.kw) + ", " + i(g.sh) + ", " + i(g.sw) + ", " + i(g.dh) + ", " + i(g.dw) + ", " +
@@ -593,6 +639,15 @@ class Body {
                               std::to_string(type(n.inputs[1]).shape[3]) + ")) * sizeof(" + T(out) + ")");
         return;
       }
+      case OpId::Conv2DBackpropInput:
+      case OpId::Conv2DBackpropFilter: {
+        own(out);
+        const std::string size = n.op == OpId::Conv2DBackpropInput ? "conv2dBackpropInputWorkspaceSize"
+                                                                   : "conv2dBackpropFilterWorkspaceSize";
+        workspaces_.push_back("size_t(weft::rt::" + size + "<" + T(out) + ">(" + geometry(n) + ", " +
+                              std::to_string(type(n.inputs[1]).shape[3]) + ")) * sizeof(" + T(out) + ")");
+        return;
+      }
       case OpId::Cast:
         if (type(out).dtype == type(n.inputs[0]).dtype) return alias(out, n.inputs[0]);
         return own(out);
@@ -702,7 +757,11 @@ class Body {
       case OpId::RandomUniform: return "random.h";
       case OpId::Conv2D: return "conv.h";
       case OpId::MaxPool2D:
-      case OpId::AvgPool2D: return "pool.h";
+      case OpId::AvgPool2D:
+      case OpId::MaxPool2DGrad:
+      case OpId::AvgPool2DGrad: return "pool.h";
+      case OpId::Conv2DBackpropInput:
+      case OpId::Conv2DBackpropFilter: return "conv_grad.h";
       default: return "compiled.h";
     }
   }
@@ -954,6 +1013,19 @@ class Body {
       case OpId::AvgPool2D:
         code_ << p << "weft::rt::pool2d(" << (n.op == OpId::MaxPool2D ? "true" : "false") << ", " << in(0) << ", "
               << ptr(out) << ", " << geometry(n) << ");\n";
+        return;
+      case OpId::Conv2DBackpropInput:  // (dy, kernel) -> dx
+      case OpId::Conv2DBackpropFilter:  // (x, dy) -> dkernel
+        code_ << p << "weft::rt::" << (n.op == OpId::Conv2DBackpropInput ? "conv2dBackpropInput(" : "conv2dBackpropFilter(")
+              << in(0) << ", " << in(1) << ", " << ptr(out) << ", " << geometry(n) << ", " << type(n.inputs[1]).shape[3]
+              << ", reinterpret_cast<" << T(out) << "*>(ws));\n";
+        return;
+      case OpId::MaxPool2DGrad:  // (x, dy) -> dx
+        code_ << p << "weft::rt::maxPool2dGrad(" << in(0) << ", " << in(1) << ", " << ptr(out) << ", " << geometry(n)
+              << ");\n";
+        return;
+      case OpId::AvgPool2DGrad:  // (dy) -> dx
+        code_ << p << "weft::rt::avgPool2dGrad(" << in(0) << ", " << ptr(out) << ", " << geometry(n) << ");\n";
         return;
       case OpId::Print: return print(n, depth);
       case OpId::Cond: {
