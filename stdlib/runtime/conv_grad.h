@@ -147,14 +147,14 @@ void conv2dBackpropFilter(const T* x, const T* dy, T* dk, const Window2D& g, int
   if (p.pixels == 0) return std::fill(dk, dk + p.depth * cout, T(0));  // an empty sum
   T* base = aligned(workspace);
   // dk[c, cout] = x[P, c]^T @ dy[P, cout]
-  if (p.direct) return gemmTransposed(x, true, dy, false, dk, g.c, p.pixels, cout, base);
+  if (p.direct) return gemm(x, dy, dk, g.c, p.pixels, cout, base, false, true, false);
   T* col = base;
   void* ws = base + alignUp(p.chunk * p.depth);
   for (int64_t p0 = 0; p0 < p.pixels; p0 += p.chunk) {
     const int64_t rows = std::min(p.chunk, p.pixels - p0);
     im2col(x, g, p0, rows, col);
     // dk[K, cout] (+)= col[rows, K]^T @ dy[rows, cout]
-    gemmTransposed(col, true, dy + p0 * cout, false, dk, p.depth, rows, cout, ws, p0 > 0);
+    gemm(col, dy + p0 * cout, dk, p.depth, rows, cout, ws, p0 > 0, true, false);
   }
 }
 
@@ -181,7 +181,7 @@ void conv2dBackpropInput(const T* dy, const T* k, T* dx, const Window2D& g, int6
   if (inputs == 0) return;
   T* base = aligned(workspace);
   // dx[P, c] = dy[P, cout] @ k[c, cout]^T
-  if (p.direct) return gemmTransposed(dy, false, k, true, dx, p.pixels, cout, g.c, base);
+  if (p.direct) return gemm(dy, k, dx, p.pixels, cout, g.c, base, false, false, true);
   std::fill(dx, dx + inputs, T(0));
   if (p.depth == 0 || p.pixels == 0) return;
   T* col = base;
@@ -189,7 +189,7 @@ void conv2dBackpropInput(const T* dy, const T* k, T* dx, const Window2D& g, int6
   for (int64_t p0 = 0; p0 < p.pixels; p0 += p.chunk) {
     const int64_t rows = std::min(p.chunk, p.pixels - p0);
     // dcol[rows, K] = dy[rows, cout] @ k[K, cout]^T
-    gemmTransposed(dy + p0 * cout, false, k, true, col, rows, cout, p.depth, ws);
+    gemm(dy + p0 * cout, k, col, rows, cout, p.depth, ws, false, false, true);
     col2im(col, g, p0, rows, dx);
   }
 }

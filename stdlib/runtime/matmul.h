@@ -116,58 +116,6 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* w
   }
 }
 
-// c[m, n] = op(a) @ op(b) (+ c, when `accumulate`), floats only. op(a) is a, a contiguous
-// row-major [m, k] matrix, or with `transA` the transpose of a row-major [k, m] one; likewise op(b)
-// is b [k, n] or, with `transB`, the transpose of b [n, k]. The transposes are read in place (Eigen
-// packs either storage order), so im2col-style callers need no transposed copies. `workspace` holds
-// gemmWorkspaceBytes<T>(m, k, n) bytes (the blocking depends on the sizes only), or is null.
-template <class T>
-void gemmTransposed(const T* a, bool transA, const T* b, bool transB, T* c, int64_t m, int64_t k, int64_t n,
-                    void* workspace = nullptr, bool accumulate = false) {
-  static_assert(std::is_floating_point_v<T>, "gemmTransposed is for floats");
-  if (!transA && !transB) return gemm(a, b, c, m, k, n, workspace, accumulate);
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
-    return;
-  }
-  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<Mat> C(c, m, n);
-  if (gemmIsDirect(m, k, n)) {
-    auto product = [&](const auto& A, const auto& B) {
-      if (accumulate) C.noalias() += A * B;
-      else C.noalias() = A * B;
-    };
-    Eigen::Map<const Mat> A(a, transA ? k : m, transA ? m : k), B(b, transB ? n : k, transB ? k : n);
-    if (transA && transB) product(A.transpose(), B.transpose());
-    else if (transA) product(A.transpose(), B);
-    else product(A, B.transpose());
-    return;
-  }
-  GemmBlocking<T> blocking(m, k, n);
-  std::unique_ptr<T[]> own;
-  void* ws = workspace;
-  if (!ws) {
-    own.reset(new T[size_t(blocking.elements()) + 64 / sizeof(T)]);
-    ws = own.get();
-  }
-  blocking.attach(reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws) + 63) & ~uintptr_t(63)));
-  if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
-  // A transposed row-major operand is the same bytes read column-major, with the other stride.
-  using I = Eigen::Index;
-  constexpr int R = Eigen::RowMajor, Cm = Eigen::ColMajor;
-  namespace ei = Eigen::internal;
-  if (transA && transB)
-    ei::general_matrix_matrix_product<I, T, Cm, false, T, Cm, false, R, 1>::run(m, n, k, a, m, b, k, c, 1, n, T(1),
-                                                                                blocking, nullptr);
-  else if (transA)
-    ei::general_matrix_matrix_product<I, T, Cm, false, T, R, false, R, 1>::run(m, n, k, a, m, b, n, c, 1, n, T(1),
-                                                                               blocking, nullptr);
-  else
-    ei::general_matrix_matrix_product<I, T, R, false, T, Cm, false, R, 1>::run(m, n, k, a, k, b, k, c, 1, n, T(1),
-                                                                               blocking, nullptr);
-}
-
 // Batched: a has batch shape `ab` of [m, k] matrices, b batch shape `bb` of [k, n]; c gets the
 // broadcast batch shape `cb` (the caller has checked that ab and bb broadcast to cb).
 template <class T>
