@@ -4,8 +4,12 @@
   torch_anchors.py mlp REPS ITERS BATCH   relu(relu(x @ w1 + b1) @ w2 + b2) @ w3 + b3
   torch_anchors.py conv REPS ITERS BATCH  conv2d 3x3 32->32 "same" + bias on [BATCH, 32, 32, 32],
                                           in the faster of NCHW and channels_last
+  torch_anchors.py step REPS ITERS BATCH  one Adam(1e-3) train step of the MLP 784-512-512-10 (relu)
+                                          with cross-entropy on logits
+  torch_anchors.py epochs EPOCHS          that training on Fashion-MNIST (batches of 64, shuffled):
+                                          the seconds of the epochs, then the test accuracy
 
-Prints one figure per repetition (microseconds per op / per forward).
+Prints one figure per repetition (microseconds per op / per forward / per step).
 """
 import sys
 import time
@@ -68,6 +72,69 @@ def conv(reps, iters, batch):
         print(min(timed("nchw"), timed("channels_last")))
 
 
+def mlp_model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
+                               torch.nn.ReLU(), torch.nn.Linear(512, 10))
+
+
+def train_step(model):
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def step(reps, iters, batch):
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.rand(batch, 784, generator=g), torch.randint(0, 10, (batch,), generator=g)
+    run = train_step(mlp_model())
+    for _ in range(20):
+        run(x, y)
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            run(x, y)
+        print((time.perf_counter() - t0) / iters * 1e6)
+
+
+def idx(path):
+    import gzip
+    import numpy as np
+    with gzip.open(path) as f:
+        data = f.read()
+    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(data[3])]
+    return np.frombuffer(data, np.uint8, offset=4 + 4 * len(dims)).reshape(dims)
+
+
+def epochs(count):
+    root = "/usr/share/datasets/fashion-mnist/"
+    load = lambda name: torch.from_numpy(idx(root + name + ".gz").copy())
+    x_train = load("train-images-idx3-ubyte").reshape(-1, 784).float() / 255
+    y_train = load("train-labels-idx1-ubyte").long()
+    x_test = load("t10k-images-idx3-ubyte").reshape(-1, 784).float() / 255
+    y_test = load("t10k-labels-idx1-ubyte").long()
+    model = mlp_model()
+    run = train_step(model)
+    g = torch.Generator().manual_seed(0)
+    t0 = time.perf_counter()
+    for _ in range(count):
+        order = torch.randperm(len(x_train), generator=g)
+        for first in range(0, len(x_train), 64):
+            batch = order[first:first + 64]
+            run(x_train[batch], y_train[batch])
+    print(time.perf_counter() - t0)
+    with torch.no_grad():
+        print((model(x_test).argmax(1) == y_test).float().mean().item())
+
+
 if __name__ == "__main__":
     kind, *nums = sys.argv[1:]
-    {"perop": perop, "mlp": mlp, "conv": conv}[kind](*map(int, nums))
+    {"perop": perop, "mlp": mlp, "conv": conv, "step": step, "epochs": epochs}[kind](*map(int, nums))

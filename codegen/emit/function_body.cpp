@@ -238,11 +238,18 @@ class Body {
     }
     switch (n.op) {
       case OpId::MatMul: {
-        if (n.attrs.has("transpose_a")) {  // matrices, read transposed (fold_transposes.cpp)
+        if (n.attrs.has("transpose_a") || n.attrs.has("transpose_b")) {  // operands read transposed
           const auto [m, k, kb, nn] = transposedSizes(n);
           if (k != kb)
             check(n, k + " == " + kb, "\"matmul: inner dimensions differ (\" + std::to_string(" + k + ") + \" and \" + std::to_string(" + kb + ") + \")\"");
-          dims_[size_t(out)] = {dim(out, 0, m), dim(out, 1, nn)};
+          std::vector<std::string> r;
+          const auto& a = inDims(0);
+          if (a.size() > 2)  // rows stacked in leading axes, times a transposed matrix
+            for (size_t i = 0; i + 1 < a.size(); ++i) r.push_back(dim(out, int(i), a[i]));
+          else
+            r.push_back(dim(out, 0, m));
+          r.push_back(dim(out, int(r.size()), nn));
+          dims_[size_t(out)] = r;
           return;
         }
         const auto &a = inDims(0), &b = inDims(1);
@@ -676,7 +683,7 @@ class Body {
           in_.sameSize[size_t(out)] = true;
           break;
         }
-    if (n.op == OpId::MatMul && n.attrs.has("transpose_a")) {
+    if (n.op == OpId::MatMul && (n.attrs.has("transpose_a") || n.attrs.has("transpose_b"))) {
       const auto [m, k, kb, nn] = transposedSizes(n);
       workspaces_.push_back("weft::rt::gemmWorkspaceBytes<" + T(out) + ">(" + m + ", " + k + ", " + nn + ")");
     } else if (n.op == OpId::MatMul) {
@@ -1088,18 +1095,23 @@ class Body {
   // A product of matrices with transposed operands: its m, its k on each side, its n.
   std::array<std::string, 4> transposedSizes(const Node& n) const {
     const auto &a = dims_[size_t(n.inputs[0])], &b = dims_[size_t(n.inputs[1])];
-    const bool ta = n.attrs.b("transpose_a"), tb = n.attrs.b("transpose_b");
-    return {ta ? a[1] : a[0], ta ? a[0] : a[1], tb ? b[1] : b[0], tb ? b[0] : b[1]};
+    const bool ta = n.attrs.has("transpose_a") && n.attrs.b("transpose_a");
+    const bool tb = n.attrs.has("transpose_b") && n.attrs.b("transpose_b");
+    // Without transpose_a, the rows of `a` may be stacked in leading axes: m counts them all.
+    std::vector<std::string> lead(a.begin(), a.end() - 1);
+    std::string m = ta ? a[1] : (a.size() == 1 ? std::string("1") : product(lead));
+    return {m, ta ? a[0] : a.back(), tb ? b[1] : b[0], tb ? b[0] : b[1]};
   }
 
   void matmul(const Node& n, int depth) {
     const std::string p = pad(depth);
     const int out = n.outputs[0];
-    if (n.attrs.has("transpose_a")) {
+    if (n.attrs.has("transpose_a") || n.attrs.has("transpose_b")) {
       const auto [m, k, kb, nn] = transposedSizes(n);
       code_ << p << "weft::rt::gemm(" << ptr(n.inputs[0]) << ", " << ptr(n.inputs[1]) << ", " << ptr(out) << ", " << m
-            << ", " << k << ", " << nn << ", ws, false, " << (n.attrs.b("transpose_a") ? "true" : "false") << ", "
-            << (n.attrs.b("transpose_b") ? "true" : "false") << ");\n";
+            << ", " << k << ", " << nn << ", ws, false, "
+            << (n.attrs.has("transpose_a") && n.attrs.b("transpose_a") ? "true" : "false") << ", "
+            << (n.attrs.has("transpose_b") && n.attrs.b("transpose_b") ? "true" : "false") << ");\n";
       return;
     }
     const auto &a = dims_[size_t(n.inputs[0])], &b = dims_[size_t(n.inputs[1])];

@@ -20,7 +20,8 @@ void fold(graph::Block& b, const graph::Graph& g, std::map<int, int>& transposeO
   for (auto& n : b.nodes) {
     for (auto& inner : n.blocks) fold(inner, g, transposeOf);
     if (isMatrixTranspose(n, g)) transposeOf[n.outputs[0]] = n.inputs[0];
-    if (n.op != OpId::MatMul || n.inputs.size() != 2 || n.attrs.has("transpose_a")) continue;
+    if (n.op != OpId::MatMul || n.inputs.size() != 2 || n.attrs.has("transpose_a") || n.attrs.has("transpose_b"))
+      continue;
     bool flags[2] = {false, false};
     for (int side = 0; side < 2; ++side) {
       auto t = transposeOf.find(n.inputs[size_t(side)]);

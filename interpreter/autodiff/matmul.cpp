@@ -14,8 +14,30 @@ Tensor swapLast(const Tensor& t) {
 
 }  // namespace
 
+// With transposes (ops::matmul's transposeA/B; then the operands are matrices, or with only
+// transposeB a stack of rows): C = op(x) @ op(y), so d op(x) = g @ op(y)^T and d op(y) = op(x)^T @ g,
+// each a product that reads its operands transposed in place.
+ops::VjpResult transposedVjp(const ops::VjpArgs& a, bool ta, bool tb) {
+  const Tensor &x = a.in[0], &y = a.in[1], &g = a.gout[0];
+  ops::VjpResult r(2);
+  if (a.need[0]) r[0] = ta ? ops::matmul(y, g, tb, true) : ops::matmul(g, y, false, !tb);
+  if (a.need[1]) {
+    // A stack of rows (only without transposeA) is one matrix of them for the weight's gradient.
+    const Tensor xm = x.rank() == 2 ? x : ops::reshape(x, {-1, x.shape().back()});
+    const Tensor gm = g.rank() == 2 ? g : ops::reshape(g, {-1, g.shape().back()});
+    if (tb) r[1] = ops::matmul(gm, xm, true, ta);  // dy = (op(x)^T g)^T = g^T op(x)
+    else r[1] = ops::matmul(xm, gm, !ta, false);
+  }
+  return r;
+}
+
 ops::VjpResult matmulVjp(const ops::VjpArgs& a) {
+  const ops::MatmulTransposes t = ops::transposes(a.attrs);
+  if (t.a || t.b) return transposedVjp(a, t.a, t.b);
   Tensor x = a.in[0], y = a.in[1], g = a.gout[0];
+  // A matrix or a stack of rows times a weight matrix (every dense layer): the transposed
+  // products, without transposed copies.
+  if (y.rank() == 2 && x.rank() >= 2 && g.rank() == x.rank()) return transposedVjp(a, false, false);
   bool xVec = x.rank() == 1, yVec = y.rank() == 1;
   if (xVec) {
     x = ops::expandDims(x, 0);

@@ -153,14 +153,14 @@ void Executor::runNode(const Node& n) {
     // An unknown size: the elementwise result's shape from this call's inputs (a mismatch takes
     // the checked path below, which reports it).
     if (reuse == kByOp) {
-      def.into(std::span<const Tensor* const>(in, k), out);
+      def.into(std::span<const Tensor* const>(in, k), n.attrs, out);
       return;
     }
     bool fits = reuse == kStatic || (k == 1 ? (shape = in[0]->shape(), true)
                                             : rt::broadcastShapes(in[0]->shape(), in[1]->shape(), shape));
     if (fits) {
       if (!out.ownsStorage() || out.shape() != shape) out = Tensor::empty(t.dtype, shape);
-      def.into(std::span<const Tensor* const>(in, k), out);
+      def.into(std::span<const Tensor* const>(in, k), n.attrs, out);
       return;
     }
   }

@@ -152,9 +152,9 @@ class Verifier {
     }
     for (const auto& spec : def.attrs) {
       const ops::AttrValue* v = n.attrs.find(spec.key);
-      if (!v)
+      if (!v && !spec.optional)
         bad(std::string("attribute '") + spec.key + "' (" + ops::attrKindName(spec.kind) + ") is missing");
-      else if (ops::kindOf(*v) != spec.kind)
+      else if (v && ops::kindOf(*v) != spec.kind)
         bad(std::string("attribute '") + spec.key + "' is " + ops::attrKindName(ops::kindOf(*v)) + ", expected " +
             ops::attrKindName(spec.kind));
     }

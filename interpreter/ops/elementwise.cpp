@@ -89,7 +89,7 @@ void runBinary(const Tensor& a, const Tensor& b, Tensor& out) {
 IntoFn unaryInto(UnaryOp op) {
   switch (op) {
 #define WEFT_CASE(F, Id, N, A, Fn, Rule) \
-  case UnaryOp::Id: return [](std::span<const Tensor* const> in, Tensor& out) { runUnary<rt::Fn, UnaryRule::Rule>(*in[0], out); };
+  case UnaryOp::Id: return [](std::span<const Tensor* const> in, const Attrs&, Tensor& out) { runUnary<rt::Fn, UnaryRule::Rule>(*in[0], out); };
     WEFT_FOR_EACH_UNARY_OP(WEFT_CASE)
 #undef WEFT_CASE
   }
@@ -100,7 +100,7 @@ IntoFn binaryInto(BinaryOp op) {
   switch (op) {
 #define WEFT_CASE(F, Id, N, A, Fn, Rule)                                        \
   case BinaryOp::Id:                                                            \
-    return [](std::span<const Tensor* const> in, Tensor& out) {                 \
+    return [](std::span<const Tensor* const> in, const Attrs&, Tensor& out) {   \
       if (out.numel() > 0) checkIntOperand(BinaryOp::Id, *in[1]);              \
       runBinary<rt::Fn, BinaryRule::Rule>(*in[0], *in[1], out);                 \
     };

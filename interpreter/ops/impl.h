@@ -17,7 +17,7 @@ Tensor cast(const Tensor& x, DType to);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi);
 // With `reuse` of the result's dtype and shape and no other owner, writes the result into it.
-Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse = nullptr);
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse = nullptr, MatmulTransposes t = {});
 Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims);
 Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims);
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);

@@ -1,5 +1,6 @@
 // matmul with NumPy's rules: a 1-D left operand is a row vector and a 1-D right operand a
 // column vector (the added axis is removed from the result); leading batch axes broadcast.
+#include <algorithm>
 #include <vector>
 
 #include "../../stdlib/runtime/matmul.h"
@@ -8,8 +9,17 @@
 
 namespace weft::ops::impl {
 
-Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse) {
-  const Shape &as = a.shape(), &bs = b.shape();
+namespace {
+
+Shape transposed(const Shape& s) { return Shape{s[1], s[0]}; }
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse, MatmulTransposes t) {
+  if ((t.a && (a.rank() != 2 || b.rank() != 2)) || (t.b && b.rank() != 2))
+    fail("matmul: a transposed operand must be a matrix (and with transpose_a, both), got shapes " +
+         a.shape().str() + " @ " + b.shape().str());
+  const Shape as = t.a ? transposed(a.shape()) : a.shape(), bs = t.b ? transposed(b.shape()) : b.shape();
   if (as.rank() == 0 || bs.rank() == 0)
     fail("matmul: operands must have rank 1 or more, got shapes " + as.str() + " @ " + bs.str() +
          " (use * to multiply by a scalar)");
@@ -41,6 +51,13 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse) {
       // The GEMM's packing buffers, kept between calls (they only grow), as compiled code keeps
       // them in its arena: a product allocates nothing once its size has been seen.
       thread_local std::vector<char> workspace;
+      if (t.a || t.b) {  // a matrix or a stack of rows, times a matrix: one GEMM
+        const int64_t rows = t.a ? m : a.numel() / std::max<int64_t>(k, 1);
+        const size_t need = size_t(rt::gemmWorkspaceBytes<T>(rows, k, n));
+        if (workspace.size() < need) workspace.resize(need);
+        rt::gemm(a.data<T>(), b.data<T>(), out.data<T>(), rows, k, n, need ? workspace.data() : nullptr, false, t.a, t.b);
+        return;
+      }
       const size_t need = size_t(rt::batchedMatmulWorkspaceBytes<T>(cb.numel(), m, k, n));
       if (workspace.size() < need) workspace.resize(need);
       rt::batchedMatmul(a.data<T>(), ab, b.data<T>(), bb, out.data<T>(), cb, m, k, n,

@@ -63,9 +63,12 @@ OpDef row(OpId id) {
     break;
     WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_ROW)
 #undef WEFT_REDUCE_ROW
-    case OpId::MatMul:
-      d.run = [](In in, const Attrs&) -> Out { return {impl::matmul(in[0], in[1])}; };
-      d.into = [](std::span<const Tensor* const> in, Tensor& out) { out = impl::matmul(*in[0], *in[1], &out); };
+    case OpId::MatMul:  // transpose_a/_b (optional): that matrix operand is read transposed
+      d.attrs = {{"transpose_a", K::Bool, true}, {"transpose_b", K::Bool, true}};
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::matmul(in[0], in[1], nullptr, transposes(a))}; };
+      d.into = [](std::span<const Tensor* const> in, const Attrs& a, Tensor& out) {
+        out = impl::matmul(*in[0], *in[1], &out, transposes(a));
+      };
       d.intoChecks = true;
       break;
     case OpId::ArgMax: d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}}; d.run = runArg<true>; break;

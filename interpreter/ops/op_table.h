@@ -14,12 +14,13 @@ namespace weft::ops {
 struct AttrSpec {
   const char* key;
   AttrKind kind;
+  bool optional = false;  // may be absent (matmul's transposes: graphs written before them stay valid)
 };
 
 using RunFn = std::vector<Tensor> (*)(std::span<const Tensor> in, const Attrs& attrs);
 // Writes the one result into `out` (a graph executor reusing its buffers); the inputs have the
 // types the graph was checked with.
-using IntoFn = void (*)(std::span<const Tensor* const> in, Tensor& out);
+using IntoFn = void (*)(std::span<const Tensor* const> in, const Attrs& attrs, Tensor& out);
 
 // A vector-Jacobian product (interpreter/autodiff/): given an op's inputs, outputs, attributes
 // and the gradients of its outputs (`gout`, one per output, of each output's type), the gradient

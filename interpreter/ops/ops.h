@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../values/tensor.h"
+#include "attrs.h"
 #include "op_list.h"
 
 namespace weft::ops {
@@ -38,8 +39,19 @@ Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi);
 // The broadcast shape of a and b, or a WeftError naming both.
 Shape broadcastShape(const Shape& a, const Shape& b);
 
+// Operands a matmul reads transposed where they lie (its optional transpose_a/_b attributes): a
+// transposed operand is a matrix, `a` only when `b` is one too. Gradients use them (dx = g @ w^T,
+// dw = x^T @ g) so that no transposed copy is made.
+struct MatmulTransposes {
+  bool a = false, b = false;
+};
+inline MatmulTransposes transposes(const Attrs& at) {
+  return {at.has("transpose_a") && at.b("transpose_a"), at.has("transpose_b") && at.b("transpose_b")};
+}
+
 // NumPy matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast.
-Tensor matmul(const Tensor& a, const Tensor& b);
+// transposeA/B read that operand, a matrix, transposed (impl::MatmulTransposes).
+Tensor matmul(const Tensor& a, const Tensor& b, bool transposeA = false, bool transposeB = false);
 
 // axes empty = all; negative axes count from the end. Sum of bool counts (i32), Mean of an
 // integer or bool tensor is float (i32/bool -> f32, i64 -> f64), Any/All take bool.

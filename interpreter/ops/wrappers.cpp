@@ -22,7 +22,10 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 Tensor cast(const Tensor& x, DType to) { return x.dtype() == to ? x : one(OpId::Cast, {x}, {{"dtype", to}}); }
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return one(OpId::Where, {c, a, b}); }
 Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi) { return one(OpId::Clip, {x, lo, hi}); }
-Tensor matmul(const Tensor& a, const Tensor& b) { return one(OpId::MatMul, {a, b}); }
+Tensor matmul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB) {
+  if (!transposeA && !transposeB) return one(OpId::MatMul, {a, b});
+  return one(OpId::MatMul, {a, b}, {{"transpose_a", transposeA}, {"transpose_b", transposeB}});
+}
 Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims) {
   return one(opId(op), {x}, {{"axes", wide(axes)}, {"keepdims", keepdims}});
 }

@@ -86,6 +86,13 @@ std::multimap<OpId, Case> cases() {
   add(OpId::MatMul, {spread(Shape{3}, -1, 1, 20), spread(Shape{3, 4}, -1, 1, 21)});        // vector @ matrix
   add(OpId::MatMul, {spread(Shape{2, 3}, -1, 1, 22), spread(Shape{3}, -1, 1, 23)});        // matrix @ vector
   add(OpId::MatMul, {spread(Shape{3}, -1, 1, 24), spread(Shape{3}, -1, 1, 25)});           // dot
+  // Operands read transposed (the gradients' own products): each flag, both, and rows stacked in
+  // a batch axis times a transposed matrix.
+  auto flags = [](bool a, bool b) { return ops::Attrs{{"transpose_a", a}, {"transpose_b", b}}; };
+  add(OpId::MatMul, {spread(Shape{3, 2}, -1, 1, 60), spread(Shape{3, 4}, -1, 1, 61)}, flags(true, false));
+  add(OpId::MatMul, {spread(Shape{2, 3}, -1, 1, 62), spread(Shape{4, 3}, -1, 1, 63)}, flags(false, true));
+  add(OpId::MatMul, {spread(Shape{3, 2}, -1, 1, 64), spread(Shape{4, 3}, -1, 1, 65)}, flags(true, true));
+  add(OpId::MatMul, {spread(Shape{2, 2, 3}, -1, 1, 66), spread(Shape{4, 3}, -1, 1, 67)}, flags(false, true));
   add(OpId::Cast, {any(26)}, {{"dtype", DType::F64}});
   add(OpId::Reshape, {any(27)}, {{"shape", std::vector<int64_t>{3, -1}}});
   add(OpId::Transpose, {x234}, {{"perm", std::vector<int64_t>{2, 0, 1}}});

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Training beside its anchors, one thread, in one run (docs/benchmarks.md):
+
+  - one Adam train step of the MLP 784-512-512-10 (relu), batch 64, cross-entropy on logits:
+    `weft compile` output (its driver's --time), the same step as a graph function in the
+    interpreter, PyTorch eager (Debian's python3-torch with OpenBLAS, OPENBLAS_NUM_THREADS=1), and
+    the step's GEMMs alone in hand-written Eigen (bench_train_gemms), the floor;
+  - 5 epochs of Fashion-MNIST (batches of 64): examples/train_compiled built and run, the
+    interpreter's Keras fit (examples/fashion_mnist.model), and PyTorch.
+
+Usage: /usr/bin/python3 bench/train.py [--build-dir build] [--epochs N] [--no-epochs]
+Prints medians and ratios; the exit status is 0 even when a target is missed.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TORCH_PY = "/usr/bin/python3"
+ROUNDS = 5
+ITERS = 100
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+
+# The step as Weft code: exported for the compiled driver, timed in the interpreter with `time`.
+STEP = """seed(0)
+model = Sequential([Dense(512, activation="relu", input_shape=[784]), Dense(512, activation="relu"), Dense(10)])
+opt = Adam(lr=1e-3)
+@function
+fn train_step(x: f32[None, 784], y: i32[None]) {
+  loss, grads = value_and_grad(fn() => mean(sparse_categorical_crossentropy(y, model(x), from_logits=true)),
+                               model.trainable_variables)
+  opt.apply(grads, model.trainable_variables)
+  return loss
+}
+export(train_step)
+if len(args) > 0 {
+  seed(1)
+  x = random.uniform([64, 784])
+  y = cast(random.uniform([64]) * 10.0, i32)
+  if args[0] == "time" {
+    for i in range(20) { train_step(x, y) }
+    n = int(args[2])
+    for r in range(int(args[1])) {
+      start = perf_counter()
+      for i in range(n) { train_step(x, y) }
+      print((perf_counter() - start) / f64(n) * 1e6)
+    }
+  } else {
+    save_npy(f"{args[0]}/x.npy", x)
+    save_npy(f"{args[0]}/y.npy", y)
+  }
+}
+"""
+
+TARGETS = {"compiled/torch": 0.55, "compiled/gemms": 1.4, "graph/torch": 0.7,
+           "epochs compiled/torch": 0.6, "epochs fit/torch": 0.8}
+
+
+def run(cmd, **kw):
+    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=ENV, **kw).stdout
+
+
+def floats(text):
+    return [float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", text)]
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def verdict(name, ratio):
+    target = TARGETS[name]
+    return f"{ratio:.2f} (target <= {target}: {'met' if ratio <= target else 'MISSED'})"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--build-dir", default=str(ROOT / "build"))
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--no-epochs", action="store_true", help="only the train step")
+    args = ap.parse_args()
+    build = Path(args.build_dir).resolve()
+    weft, gemms = build / "cli/weft", build / "bench/bench_train_gemms"
+    work = Path(tempfile.mkdtemp(prefix="weft-train-"))
+    (work / "step.model").write_text(STEP)
+    run([weft, "run", work / "step.model", work])
+    run([weft, "compile", work / "step.model", "-o", work / "gen", "--main"])
+    run(["cmake", "-S", work / "gen", "-B", work / "gen/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"])
+    run(["cmake", "--build", work / "gen/build", "-j2"])
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; one thread everywhere")
+
+    got = {"compiled": [], "graph": [], "torch": [], "gemms": []}
+    driver = work / "gen/build/train_step_main"
+    for _ in range(ROUNDS):  # interleaved, so that load affects all alike
+        got["compiled"].append(floats(run([driver, "--time", ITERS, work / "x.npy", work / "y.npy", work / "l.npy"]))[-1])
+        got["graph"].append(median(floats(run([weft, "run", work / "step.model", "time", 3, ITERS // 2]))))
+        got["torch"].append(median(floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "step", 3, ITERS, 64]))))
+        got["gemms"].append(floats(run([gemms, 3, ITERS, 64]))[-1])
+    c, g, t, e = (median(got[k]) / 1000 for k in ("compiled", "graph", "torch", "gemms"))
+    print(f"\nAdam train step, MLP 784-512-512-10, batch 64 (ms, median of {ROUNDS} rounds)")
+    print(f"  compiled {c:.3f}   graph function {g:.3f}   PyTorch {t:.3f}   its GEMMs alone (Eigen) {e:.3f}")
+    print(f"  compiled / PyTorch {verdict('compiled/torch', c / t)}")
+    print(f"  compiled / GEMMs   {verdict('compiled/gemms', c / e)}")
+    print(f"  graph / PyTorch    {verdict('graph/torch', g / t)}")
+
+    if not args.no_epochs:
+        example = work / "example"
+        example.mkdir()
+        for f in ("trainer.model", "main.cpp", "CMakeLists.txt"):
+            shutil.copy(ROOT / "examples/train_compiled" / f, example)
+        run([weft, "compile", example / "trainer.model", "-o", example / "generated"])
+        run(["cmake", "-S", example, "-B", example / "build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"])
+        run(["cmake", "--build", example / "build", "-j2"])
+        out = run([example / "build/fashion_mnist_train", "--epochs", args.epochs])
+        compiled = float(re.search(r"training took ([\d.]+) s", out).group(1))
+        compiled_acc = float(re.search(r"test accuracy ([\d.]+)", out).group(1))
+        torch_out = floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "epochs", args.epochs]))
+        fit = None
+        if args.epochs == 5:  # the flagship example trains 5 epochs
+            out = run([weft, "run", ROOT / "examples/fashion_mnist.model"])
+            fit = float(re.search(r"training took ([\d.]+)s", out).group(1))
+            fit_acc = float(re.search(r"test accuracy ([\d.]+)", out).group(1))
+        print(f"\n{args.epochs} epochs of Fashion-MNIST, batches of 64 (s; test accuracy)")
+        line = f"  compiled {compiled:.1f} ({compiled_acc:.4f})   PyTorch {torch_out[0]:.1f} ({torch_out[1]:.4f})"
+        if fit is not None:
+            line += f"   Weft fit {fit:.1f} ({fit_acc:.4f})"
+        print(line)
+        print(f"  compiled / PyTorch {verdict('epochs compiled/torch', compiled / torch_out[0])}")
+        if fit is not None:
+            print(f"  fit / PyTorch      {verdict('epochs fit/torch', fit / torch_out[0])}")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
