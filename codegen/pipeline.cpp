@@ -19,17 +19,17 @@ graph::Graph runPasses(const graph::Graph& input, const std::string& dumpAfter, 
   };
   graph::Graph g = foldConstants(input);
   after("fold-constants", g);
-  g = forwardVariables(g);
+  g = graph::forwardVariables(g);
   after("forward-variables", g);
-  g = mergeCommonSubexpressions(g);
+  g = graph::mergeCommonSubexpressions(g);
   after("common-subexpressions", g);
-  g = foldTransposes(g);
+  g = graph::foldTransposes(g);
   after("fold-transposes", g);
-  g = removeDeadCode(g);
+  g = graph::removeDeadCode(g);
   after("dead-code", g);
   g = fuseMatmulEpilogues(g);
   after("fuse-epilogues", g);
-  g = fuseElementwise(g);
+  g = graph::fuseElementwise(g);
   after("fuse-elementwise", g);
   return g;
 }

@@ -88,7 +88,7 @@ class Body {
     in_.inPlace.assign(n, -1);
     in_.sameSize.assign(n, false);
     constPtr_.assign(n, false);
-    uses_ = useCounts(g_);
+    uses_ = graph::useCounts(g_);
   }
 
   FunctionCode run() {

@@ -79,7 +79,7 @@ void fuse(graph::Block& b, const graph::Graph& g, const std::vector<int>& uses) 
 
 graph::Graph fuseMatmulEpilogues(const graph::Graph& g) {
   graph::Graph out = g;
-  fuse(out.body, out, useCounts(out));
+  fuse(out.body, out, graph::useCounts(out));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "../../stdlib/runtime/strided.h"
 #include "../mesh/shards.h"
 #include "../values/format.h"
+#include "passes.h"
 
 namespace weft::graph {
 
@@ -57,6 +58,21 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
     }
   };
   plan(g.body);
+  optimized_ = optimize(g);
+  const std::vector<int> uses = useCounts(optimized_);
+  std::map<int64_t, std::vector<const Node*>> groups;
+  std::function<void(const Block&)> collect = [&](const Block& b) {
+    for (const auto& n : b.nodes) {
+      for (const auto& inner : n.blocks) collect(inner);
+      if (n.attrs.has("fuse")) groups[n.attrs.i("fuse")].push_back(&n);
+    }
+  };
+  collect(optimized_.body);
+  for (auto& [id, members] : groups) {
+    for (size_t k = 0; k + 1 < members.size(); ++k) fused_.insert(members[k]);
+    const Node* last = members.back();
+    loops_.emplace(last, FusedLoop(optimized_, std::move(members), uses));
+  }
 }
 
 std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
@@ -71,9 +87,11 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
                       typeText({inputs[i].dtype(), inputs[i].shape()}));
     slots_[size_t(params[i])] = inputs[i];
   }
-  runBlock(g_.body);
+  const bool recorded = ops::tapeHook() || variableReadHook();
+  const Block& body = recorded ? g_.body : optimized_.body;
+  runBlock(body);
   std::vector<Tensor> out;
-  for (int r : g_.body.results) out.push_back(slots_[size_t(r)]);
+  for (int r : body.results) out.push_back(slots_[size_t(r)]);
   for (int p : params) slots_[size_t(p)] = Tensor();  // the caller's tensors are not kept
   return out;
 }
@@ -81,6 +99,12 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
 void Executor::runBlock(const Block& b) {
   for (const auto& n : b.nodes) {
     try {
+      if (fused_.count(&n)) continue;  // run by its group's loop, at the group's last node
+      if (auto loop = loops_.find(&n); loop != loops_.end()) {
+        if (!loop->second.run(slots_))
+          for (const Node* m : loop->second.members()) runNode(*m);  // sizes differ: node by node
+        continue;
+      }
       runNode(n);
     } catch (WeftError& e) {  // reported at the graph function's call: name the line of the op too
       if (!e.at.valid() && n.loc.line > 0 && e.message.find(" (in the graph, at ") == std::string::npos) {

@@ -1,10 +1,16 @@
 // Runs a graph on the same kernels as eager code (each node's OpDef::run), with the graph-only
-// nodes (constants, variables, print, cond, while) handled here.
+// nodes (constants, variables, print, cond, while) handled here. It runs the graph as `optimize`
+// (passes.h) leaves it — variables read once and assigned once, transposes read in place by the
+// products, runs of elementwise nodes as fused loops — except while a gradient tape records the
+// call (a loaded model trained further), which sees the graph's own nodes.
 #pragma once
 #include <functional>
 #include <iosfwd>
+#include <map>
+#include <set>
 
 #include "../values/objects.h"
+#include "fused_loop.h"
 #include "graph.h"
 
 namespace weft::graph {
@@ -21,6 +27,9 @@ class Executor {
   void runBlock(const Block& b);
   void runNode(const Node& n);
   const Graph& g_;
+  Graph optimized_;
+  std::map<const Node*, FusedLoop> loops_;  // by the group's last node
+  std::set<const Node*> fused_;             // the other nodes of the groups
   std::vector<std::shared_ptr<VariableObj>> vars_;
   std::ostream& out_;
   std::function<void()> onLoop_;

@@ -5,9 +5,9 @@
 // moments, used by its update and assigned) are written as the loop goes. Constants and variable
 // reads between the nodes (no inputs, no code in the loop) do not end a run. A group whose sizes
 // turn out to differ is emitted node by node.
-#include "passes.h"
+#include "../passes.h"
 
-namespace weft::codegen {
+namespace weft::graph {
 namespace {
 
 using ops::OpId;
@@ -52,4 +52,4 @@ graph::Graph fuseElementwise(const graph::Graph& g) {
   return out;
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph

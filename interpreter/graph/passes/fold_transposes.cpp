@@ -2,9 +2,9 @@
 // as every dense layer's gradient computes them, become one matmul whose `transpose_a` or
 // `transpose_b` attribute tells the GEMM to read that operand transposed where it lies, so no
 // transposed copy is made. The transposes, then unused, go with dead-code removal.
-#include "passes.h"
+#include "../passes.h"
 
-namespace weft::codegen {
+namespace weft::graph {
 namespace {
 
 using ops::OpId;
@@ -42,4 +42,4 @@ graph::Graph foldTransposes(const graph::Graph& g) {
   return out;
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph

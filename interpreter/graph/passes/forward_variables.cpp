@@ -5,9 +5,9 @@
 // one run for elementwise fusion and the emitter can compute the new value in place.
 #include <set>
 
-#include "passes.h"
+#include "../passes.h"
 
-namespace weft::codegen {
+namespace weft::graph {
 namespace {
 
 using ops::OpId;
@@ -73,4 +73,4 @@ graph::Graph forwardVariables(const graph::Graph& g) {
   return out;
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph

@@ -1,8 +1,8 @@
 // Dead-code removal: a node without effects whose results nothing uses goes, and so, in turn,
 // may the nodes that fed it.
-#include "passes.h"
+#include "../passes.h"
 
-namespace weft::codegen {
+namespace weft::graph {
 namespace {
 
 bool removeUnused(graph::Block& b, std::vector<int>& uses) {
@@ -34,4 +34,4 @@ graph::Graph removeDeadCode(const graph::Graph& g) {
   return out;
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph

@@ -1,7 +1,7 @@
 // Helpers the passes share: use counts, renaming uses, effects.
-#include "passes.h"
+#include "../passes.h"
 
-namespace weft::codegen {
+namespace weft::graph {
 namespace {
 
 void count(const graph::Block& b, std::vector<int>& uses) {
@@ -39,4 +39,12 @@ bool hasEffect(const graph::Node& n) {
   return false;
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph
+
+namespace weft::graph {
+
+Graph optimize(const Graph& g) {
+  return fuseElementwise(removeDeadCode(foldTransposes(mergeCommonSubexpressions(forwardVariables(g)))));
+}
+
+}  // namespace weft::graph

@@ -1,8 +1,8 @@
 // Common subexpressions: a node with no effect and no blocks that repeats an earlier node in
 // scope (an enclosing block's, or its own block's) reuses that node's results.
-#include "passes.h"
+#include "../passes.h"
 
-namespace weft::codegen {
+namespace weft::graph {
 namespace {
 
 using Seen = std::vector<const graph::Node*>;
@@ -41,4 +41,4 @@ graph::Graph mergeCommonSubexpressions(const graph::Graph& g) {
   return removeDeadCode(out);  // the repeated nodes, now unused
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph

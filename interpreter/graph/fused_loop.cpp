@@ -1,0 +1,143 @@
+#include "fused_loop.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+
+#include "../../stdlib/runtime/binary.h"
+#include "../../stdlib/runtime/unary.h"
+
+namespace weft::graph {
+namespace {
+
+using ops::OpId;
+
+constexpr int64_t kChunk = 256;
+
+template <class F, class T>
+void unaryStep(const void* x, void* out, int64_t n) {
+  rt::unaryKernel<F>(static_cast<const T*>(x), static_cast<T*>(out), n);
+}
+template <class F, class T>
+void binaryStep(const void* a, int64_t sa, const void* b, int64_t sb, void* out, int64_t n) {
+  rt::binaryRow<F>(static_cast<const T*>(a), sa, static_cast<const T*>(b), sb, static_cast<T*>(out), n);
+}
+
+// The kernels of a float op that keeps its operands' dtype, or false (comparisons, logic).
+template <class T>
+bool kernels(OpId op, void (*&unary)(const void*, void*, int64_t),
+             void (*&binary)(const void*, int64_t, const void*, int64_t, void*, int64_t)) {
+  switch (op) {
+#define WEFT_UNARY(F, Id, N, A, Fn, Rule) \
+  case OpId::F##Id:                       \
+    if (ops::UnaryRule::Rule == ops::UnaryRule::Logical) return false; \
+    unary = unaryStep<rt::Fn, T>;         \
+    return true;
+    WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY)
+#undef WEFT_UNARY
+#define WEFT_BINARY(F, Id, N, A, Fn, Rule)                                                            \
+  case OpId::F##Id:                                                                                   \
+    if (ops::BinaryRule::Rule == ops::BinaryRule::Compare || ops::BinaryRule::Rule == ops::BinaryRule::Logical) \
+      return false;                                                                                   \
+    binary = binaryStep<rt::Fn, T>;                                                                   \
+    return true;
+    WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY)
+#undef WEFT_BINARY
+    default: return false;
+  }
+}
+
+}  // namespace
+
+FusedLoop::FusedLoop(const Graph& g, std::vector<const Node*> members, const std::vector<int>& uses)
+    : members_(std::move(members)) {
+  dtype_ = g.values[size_t(members_.back()->outputs[0])].dtype;
+  if (dtype_ != DType::F32 && dtype_ != DType::F64) return;
+  std::set<int> inside;
+  std::map<int, int> usesInside;
+  for (const Node* n : members_)
+    for (int i : n->inputs) ++usesInside[i];
+  int rows = 0;
+  for (const Node* n : members_) {
+    Step s;
+    bool ok = n->outputs.size() == 1 && g.values[size_t(n->outputs[0])].dtype == dtype_ &&
+              (dtype_ == DType::F32 ? kernels<float>(n->op, s.unary, s.binary) : kernels<double>(n->op, s.unary, s.binary));
+    for (size_t k = 0; ok && k < n->inputs.size(); ++k) {
+      const int i = n->inputs[k];
+      ok = g.values[size_t(i)].dtype == dtype_;
+      s.inputs[k] = i;
+      if (!inside.count(i) && std::find(externals_.begin(), externals_.end(), i) == externals_.end())
+        externals_.push_back(i);
+    }
+    if (!ok) return;
+    s.output = n->outputs[0];
+    if (n == members_.back() || uses[size_t(s.output)] > usesInside[s.output]) outputs_.push_back(s.output);
+    else s.scratch = rows++;
+    inside.insert(s.output);
+    steps_.push_back(s);
+  }
+  scratch_ = Tensor::empty(dtype_, Shape{std::max(1, rows) * kChunk});
+  valid_ = true;
+}
+
+bool FusedLoop::run(std::vector<Tensor>& slots) {
+  if (!valid_) return false;
+  // The group's size: its operands broadcast; each is of that shape or a single element.
+  Shape shape;
+  bool first = true;
+  for (int e : externals_) {
+    const Tensor& t = slots[size_t(e)];
+    if (t.numel() == 1 && t.rank() == 0) continue;
+    if (first) shape = t.shape(), first = false;
+    else if (t.shape() != shape) return false;
+  }
+  for (int e : externals_) {
+    const Tensor& t = slots[size_t(e)];
+    if (t.shape() != shape && !(t.numel() == 1 && t.rank() <= shape.rank())) return false;
+  }
+  const int64_t total = shape.numel();
+  for (const Step& s : steps_)  // a unary step of a single element would not fill the chunk
+    if (s.unary && total != 1 && slots[size_t(s.inputs[0])].numel() == 1 &&
+        std::find(externals_.begin(), externals_.end(), s.inputs[0]) != externals_.end())
+      return false;
+  for (int o : outputs_) {
+    Tensor& t = slots[size_t(o)];
+    if (!t.ownsStorage() || t.shape() != shape || t.dtype() != dtype_) t = Tensor::empty(dtype_, shape);
+  }
+  const size_t esize = rt::dtypeSize(dtype_), row = size_t(kChunk) * esize;
+  char* scratch = static_cast<char*>(scratch_.raw());
+  // Where each step reads and writes: a scratch row (the same every chunk), a single element
+  // (stride 0), or a tensor advanced by each chunk.
+  struct Operand {
+    char* at;
+    int64_t stride;
+    bool advances;
+  };
+  std::map<int, int> scratchOf;
+  for (const Step& s : steps_)
+    if (s.scratch >= 0) scratchOf[s.output] = s.scratch;
+  auto operand = [&](int v) -> Operand {
+    if (auto r = scratchOf.find(v); r != scratchOf.end()) return {scratch + size_t(r->second) * row, 1, false};
+    char* p = static_cast<char*>(slots[size_t(v)].raw());
+    if (slots[size_t(v)].numel() == 1 && total != 1) return {p, 0, false};
+    return {p, 1, true};
+  };
+  std::vector<std::array<Operand, 3>> at;  // per step: its inputs, then its output
+  for (const Step& s : steps_)
+    at.push_back({operand(s.inputs[0]), s.inputs[1] >= 0 ? operand(s.inputs[1]) : Operand{nullptr, 0, false},
+                  operand(s.output)});
+  for (int64_t i0 = 0; i0 < total; i0 += kChunk) {
+    const int64_t m = std::min(kChunk, total - i0);
+    const size_t off = size_t(i0) * esize;
+    for (size_t k = 0; k < steps_.size(); ++k) {
+      const auto& [a, b, o] = at[k];
+      void* dst = o.at + (o.advances ? off : 0);
+      if (steps_[k].unary) steps_[k].unary(a.at + (a.advances ? off : 0), dst, m);
+      else steps_[k].binary(a.at + (a.advances ? off : 0), a.stride, b.at + (b.advances ? off : 0), b.stride, dst, m);
+    }
+  }
+  return true;
+}
+
+}  // namespace weft::graph

@@ -1,0 +1,42 @@
+// A group of the fuse-elementwise pass (passes/fuse_elementwise.cpp), run by the executor as one
+// loop over chunks of 256 elements, each node a call of the same kernel eager code uses
+// (rt::unaryKernel, rt::binaryRow) on a chunk in a scratch buffer. Results used only inside the
+// group never reach memory; the others are written as the loop goes. Every element goes through
+// the same per-element function as in eager code, so the results are the same bits. Groups of
+// floats only; a group whose operands do not have its size at run time (an open size that
+// broadcasts) runs node by node.
+#pragma once
+#include <vector>
+
+#include "graph.h"
+
+namespace weft::graph {
+
+class FusedLoop {
+ public:
+  // `uses`: per value, how many inputs and results name it (useCounts).
+  FusedLoop(const Graph& g, std::vector<const Node*> members, const std::vector<int>& uses);
+  const std::vector<const Node*>& members() const { return members_; }
+  // Runs the group on `slots` (the executor's values); false when it cannot (then nothing ran).
+  bool run(std::vector<Tensor>& slots);
+
+ private:
+  using Unary = void (*)(const void* x, void* out, int64_t n);
+  using Binary = void (*)(const void* a, int64_t sa, const void* b, int64_t sb, void* out, int64_t n);
+  struct Step {
+    Unary unary = nullptr;
+    Binary binary = nullptr;
+    int inputs[2] = {-1, -1};
+    int output = -1;
+    int scratch = -1;  // its chunk's scratch row, or -1: written to its tensor
+  };
+  std::vector<const Node*> members_;
+  std::vector<Step> steps_;
+  std::vector<int> externals_;  // values read from outside the group
+  std::vector<int> outputs_;    // values written to tensors
+  DType dtype_ = DType::F32;
+  bool valid_ = false;
+  Tensor scratch_;
+};
+
+}  // namespace weft::graph

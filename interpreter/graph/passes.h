@@ -1,0 +1,38 @@
+// Graph-to-graph passes that preserve what a graph computes, one per file in passes/. The
+// executor runs a graph function's graph through `optimize` before its first call; `weft compile`
+// runs them in its pipeline (codegen/pipeline.cpp) beside its own (constant folding, matmul
+// epilogues).
+#pragma once
+#include <map>
+#include <vector>
+
+#include "graph.h"
+
+namespace weft::graph {
+
+// Within a block, a read of a variable whose value the block holds (read or assigned before) uses
+// that value, and assignments move down to just before the next node that touches the variable.
+Graph forwardVariables(const Graph& g);
+// A node equal to an earlier one in scope (same op, inputs and attributes) reuses its result.
+Graph mergeCommonSubexpressions(const Graph& g);
+// matmul of a transposed matrix: the matmul reads the matrix transposed (`transpose_a`,
+// `transpose_b` attributes), and the transpose goes unused.
+Graph foldTransposes(const Graph& g);
+// Nodes without effects whose results nothing uses are removed.
+Graph removeDeadCode(const Graph& g);
+// Runs of elementwise nodes of one shape become groups (the `fuse` attribute, the group's
+// number), each run as one loop over chunks of its elements (fuse_elementwise.cpp).
+Graph fuseElementwise(const Graph& g);
+
+// What the executor runs: forward-variables, common subexpressions, fold-transposes, dead code,
+// elementwise fusion.
+Graph optimize(const Graph& g);
+
+// Shared by the passes: how many times each value is used (node inputs, block results).
+std::vector<int> useCounts(const Graph& g);
+// Rewrites every use of a value through `renamed` (old id -> new id).
+void renameUses(Block& b, const std::map<int, int>& renamed);
+// Whether a node, or any node in its blocks, has an effect (variables, the random stream, print).
+bool hasEffect(const Node& n);
+
+}  // namespace weft::graph
