@@ -87,36 +87,24 @@ Value sorted(Interpreter& in, Args& a) {
 }  // namespace
 
 void registerTensorMath(Env& env) {
-  const std::pair<const char*, ops::UnaryOp> unaries[] = {
-      {"exp", ops::UnaryOp::Exp},     {"log", ops::UnaryOp::Log},         {"sqrt", ops::UnaryOp::Sqrt},
-      {"rsqrt", ops::UnaryOp::Rsqrt}, {"abs", ops::UnaryOp::Abs},         {"tanh", ops::UnaryOp::Tanh},
-      {"sigmoid", ops::UnaryOp::Sigmoid}, {"relu", ops::UnaryOp::Relu},   {"erf", ops::UnaryOp::Erf},
-      {"sin", ops::UnaryOp::Sin},     {"cos", ops::UnaryOp::Cos},         {"floor", ops::UnaryOp::Floor},
-      {"ceil", ops::UnaryOp::Ceil},   {"round", ops::UnaryOp::Round},     {"sign", ops::UnaryOp::Sign},
-      {"log1p", ops::UnaryOp::Log1p}, {"expm1", ops::UnaryOp::Expm1},     {"square", ops::UnaryOp::Square},
-      {"logical_not", ops::UnaryOp::Not},
-  };
-  for (const auto& [name, op] : unaries) {
-    std::string n = name;
-    ops::UnaryOp o = op;
-    def(env, name, [n, o](Interpreter&, Args& a) {
-      ArgReader r(a, n, {"x"});
-      return Value(ops::unary(o, r.tensor(0)));
+  // The elementwise ops' builtins, named by the op table (ops::builtinName).
+#define WEFT_UNARY_BUILTIN(F, Id, ...)                                              \
+  if (std::string n = ops::builtinName(ops::OpId::F##Id); !n.empty())               \
+    def(env, n.c_str(), [n](Interpreter&, Args& a) {                                \
+      ArgReader r(a, n, {"x"});                                                     \
+      return Value(ops::unary(ops::UnaryOp::Id, r.tensor(0)));                      \
     });
-  }
-  const std::pair<const char*, ops::BinaryOp> binaries[] = {
-      {"maximum", ops::BinaryOp::Maximum}, {"minimum", ops::BinaryOp::Minimum}, {"pow", ops::BinaryOp::Pow},
-      {"logical_and", ops::BinaryOp::And}, {"logical_or", ops::BinaryOp::Or},
-  };
-  for (const auto& [name, op] : binaries) {
-    std::string n = name;
-    ops::BinaryOp o = op;
-    def(env, name, [n, o](Interpreter&, Args& a) {
-      ArgReader r(a, n, {"x", "y"});
-      auto [x, y] = unified(r, 0, 1);
-      return Value(ops::binary(o, x, y));
+  WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_BUILTIN)
+#undef WEFT_UNARY_BUILTIN
+#define WEFT_BINARY_BUILTIN(F, Id, ...)                                             \
+  if (std::string n = ops::builtinName(ops::OpId::F##Id); !n.empty())               \
+    def(env, n.c_str(), [n](Interpreter&, Args& a) {                                \
+      ArgReader r(a, n, {"x", "y"});                                                \
+      auto [x, y] = unified(r, 0, 1);                                               \
+      return Value(ops::binary(ops::BinaryOp::Id, x, y));                           \
     });
-  }
+  WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_BUILTIN)
+#undef WEFT_BINARY_BUILTIN
   def(env, "matmul", [](Interpreter&, Args& a) {
     ArgReader r(a, "matmul", {"a", "b"});
     auto [x, y] = unified(r, 0, 1);

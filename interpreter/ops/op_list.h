@@ -3,6 +3,7 @@
 // list elsewhere. Columns common to all entries: X(Family, Id, "name", arity, ...); arity -1 is
 // variadic. Elementwise entries add the runtime functor (stdlib/runtime) and a dtype rule.
 #pragma once
+#include <string>
 
 namespace weft::ops {
 
@@ -144,6 +145,11 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 static_assert(kOpCount == 82, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
+// The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,
+// `a + b`, `a < b`, ...): unary ops by their name, logical ones with the prefix NumPy uses
+// (`logical_not`); binary ops whose call form is the usual spelling (`maximum`, `minimum`,
+// `pow`, `logical_and`, `logical_or`). builtins/tensor_math.cpp registers these.
+std::string builtinName(OpId op);
 int opArity(OpId op);  // -1: variadic
 
 }  // namespace weft::ops

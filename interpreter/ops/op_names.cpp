@@ -19,6 +19,24 @@ static_assert(sizeof(kOps) / sizeof(kOps[0]) == kOpCount);
 }  // namespace
 
 const char* opName(OpId op) { return kOps[int(op)].name; }
+
+std::string builtinName(OpId op) {
+  switch (op) {
+#define WEFT_UNARY_NAME(F, Id, Name, A, Fn, Rule)                        \
+  case OpId::F##Id:                                                      \
+    if (OpId::F##Id == OpId::UnaryNeg) return ""; /* the operator -x */ \
+    return UnaryRule::Rule == UnaryRule::Logical ? std::string("logical_") + Name : Name;
+    WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_NAME)
+#undef WEFT_UNARY_NAME
+#define WEFT_BINARY_NAME(F, Id, Name, A, Fn, Rule)                                       \
+  case OpId::F##Id:                                                                    \
+    if (BinaryRule::Rule == BinaryRule::Logical) return std::string("logical_") + Name; \
+    return BinaryRule::Rule == BinaryRule::Order || BinaryRule::Rule == BinaryRule::Power ? Name : "";
+    WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_NAME)
+#undef WEFT_BINARY_NAME
+    default: return "";
+  }
+}
 int opArity(OpId op) { return kOps[int(op)].arity; }
 
 // The family enums list their members in the same order as OpId, so the mapping is an offset.

@@ -157,3 +157,21 @@ TEST_CASE("names come from the op list") {
   CHECK(ops::opArity(ops::OpId::Where) == 3);
   CHECK(ops::opArity(ops::OpId::Concat) == -1);
 }
+
+TEST_CASE("the elementwise builtins are named by the op table") {
+  using ops::OpId;
+  CHECK(ops::builtinName(OpId::UnaryExp) == "exp");
+  CHECK(ops::builtinName(OpId::UnarySquare) == "square");
+  CHECK(ops::builtinName(OpId::UnaryNot) == "logical_not");
+  CHECK(ops::builtinName(OpId::UnaryNeg).empty());  // the operator -x
+  CHECK(ops::builtinName(OpId::BinaryMaximum) == "maximum");
+  CHECK(ops::builtinName(OpId::BinaryPow) == "pow");
+  CHECK(ops::builtinName(OpId::BinaryOr) == "logical_or");
+  CHECK(ops::builtinName(OpId::BinaryAdd).empty());  // operators: a + b, a < b
+  CHECK(ops::builtinName(OpId::BinaryLt).empty());
+  int unaries = 0;
+#define WEFT_COUNT(F, Id, ...) unaries += !ops::builtinName(OpId::F##Id).empty();
+  WEFT_FOR_EACH_UNARY_OP(WEFT_COUNT)
+#undef WEFT_COUNT
+  CHECK(unaries == 19);  // every unary op but neg
+}
