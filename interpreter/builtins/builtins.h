@@ -1,6 +1,6 @@
 // Functions written in C++ that every program sees (the native half of the prelude).
 #pragma once
-#include "../eval/env.h"
+#include "../values/env.h"
 
 namespace weft {
 

@@ -13,9 +13,9 @@
 
 #include "../../grammar/ast/stmt.h"
 #include "../../grammar/diagnostics.h"
+#include "../values/env.h"
 #include "../values/objects.h"
 #include "cycle_roots.h"
-#include "env.h"
 #include "exports.h"
 #include "graph_call.h"
 

@@ -2,7 +2,7 @@
 // layout_map_scope, plan), the declarative `mesh` and `layout_map` statements, and the layout
 // attributes of a Variable (`v.layout`, `v.shard(i)`).
 #pragma once
-#include "../eval/env.h"
+#include "../values/env.h"
 #include "shards.h"  // store(): assign writes every shard
 
 namespace weft::mesh {

@@ -8,7 +8,7 @@
 #include "../../stdlib/runtime/format.h"
 #include "../mesh/layout.h"
 #include "../mesh/shards.h"
-#include "../eval/env.h"
+#include "env.h"
 #include "objects.h"
 
 namespace weft {
