@@ -1,6 +1,7 @@
 #include "objects.h"
 
 #include "../../grammar/diagnostics.h"
+#include "format.h"
 
 namespace weft {
 namespace {
@@ -185,6 +186,14 @@ Tensor readVariable(VariableObj& v) {
   Tensor t = gVariableAccess ? gVariableAccess->read(v) : v.value;
   if (gReadHook) gReadHook->onRead(v, t);
   return t;
+}
+
+bool isTensorLike(const Value& v) { return v.isTensor() || v.is(Kind::Variable); }
+
+Tensor tensorOf(const Value& v, const char* what) {
+  if (v.isTensor()) return v.tensor();
+  if (v.is(Kind::Variable)) return readVariable(*v.as<VariableObj>());
+  throw WeftError(std::string(what) + " must be a tensor, not " + typeNameOf(v));
 }
 
 }  // namespace weft

@@ -152,6 +152,9 @@ VariableAccess* variableAccess();
 void setVariableAccess(VariableAccess* a);
 // The value a program sees when it reads v: its tensor, or a graph value while tracing.
 Tensor readVariable(VariableObj& v);
+// A tensor operand: a tensor, or the current value of a Variable. Errors name `what`.
+Tensor tensorOf(const Value& v, const char* what);
+bool isTensorLike(const Value& v);
 // Sees every variable read (a gradient tape marking its leaves, interpreter/autodiff/tape.h); it
 // may tag the tensor read.
 class VariableReadHook {
