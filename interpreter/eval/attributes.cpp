@@ -1,6 +1,6 @@
 // `obj.name` and `obj.name = v` for every kind of value.
 #include "graph_call.h"
-#include "../builtins/args.h"
+#include "args.h"
 #include "../builtins/keras.h"
 #include "../mesh/builtins.h"
 #include "../ops/ops.h"

@@ -1,6 +1,6 @@
 #include "builtins.h"
 
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../values/format.h"
 #include "layout.h"
 #include "plan.h"

@@ -1,6 +1,6 @@
 #include "layout.h"
 
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../values/env.h"
 #include "../values/format.h"
 

@@ -2,7 +2,7 @@
 
 #include <ostream>
 
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
 #include "../values/format.h"

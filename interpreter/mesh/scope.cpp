@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../eval/interpreter.h"
 #include "../eval/suggest.h"
 #include "../ops/ops.h"
