@@ -4,6 +4,11 @@
 
 namespace weft {
 
+// The top level of every program calls this once at startup, before making an Interpreter: each
+// Interpreter then binds the builtins below in its native scope, and the evaluator reaches the
+// layers above it through the hooks this fills (interpreter/eval/hooks.h).
+void installBuiltins();
+
 void registerBuiltins(Env& env);
 
 // One per family; each defines its names in env.

@@ -1,10 +1,10 @@
 // `obj.name` and `obj.name = v` for every kind of value.
 #include "graph_call.h"
 #include "args.h"
-#include "../builtins/keras.h"
-#include "../mesh/builtins.h"
+#include "../mesh/shards.h"  // store(): assign writes every shard
 #include "../ops/ops.h"
 #include "../values/format.h"
+#include "hooks.h"
 #include "interpreter.h"
 #include "operators.h"
 #include "suggest.h"
@@ -76,7 +76,7 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
   if (n == "dtype") return Value::dtype(var.value.dtype());
   if (n == "trainable") return Value(Tensor::scalar<bool>(var.trainable));
   if (n == "value" || n == "read_value") return Value(readVariable(var));
-  if (n == "layout" || n == "shard") return mesh::variableAttr(in, self, var, n);
+  if (n == "layout" || n == "shard") return evalHooks().variableLayoutAttr(in, self, var, n);
   if (n == "assign")
     return makeBuiltin("assign", [](Interpreter&, Args& a) {
       auto* v = a.self.as<VariableObj>();
@@ -121,7 +121,7 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
   if (n == "summary")
     return makeBuiltin("summary", [](Interpreter& in, Args& a) {
       if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "summary() takes no arguments");
-      in.out() << summaryTable(in, *a.self.as<ModuleObj>());
+      in.out() << evalHooks().summaryTable(in, *a.self.as<ModuleObj>());
       return Value();
     }, self);
   std::vector<std::string> known = {"name", "variables", "trainable_variables", "non_trainable_variables",

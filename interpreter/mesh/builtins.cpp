@@ -30,6 +30,15 @@ Value meshBuiltin(Interpreter&, Args& a) {
 
 }  // namespace
 
+void installHooks(EvalHooks& hooks) {
+  hooks.declareMesh = declareMesh;
+  hooks.declareLayoutMap = declareLayoutMap;
+  hooks.variableLayoutAttr = variableAttr;
+  hooks.moduleCreated = moduleCreated;
+  hooks.variableAdopted = variableAdopted;
+  hooks.finishProgram = finishProgram;
+}
+
 void registerBuiltins(Env& env) {
   env.set(intern("Mesh"), makeBuiltin("Mesh", meshBuiltin));
   env.set(intern("Layout"), layoutBuiltin());

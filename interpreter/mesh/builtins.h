@@ -2,11 +2,15 @@
 // layout_map_scope, plan), the declarative `mesh` and `layout_map` statements, and the layout
 // attributes of a Variable (`v.layout`, `v.shard(i)`).
 #pragma once
+#include "../eval/hooks.h"
 #include "../values/env.h"
 #include "shards.h"  // store(): assign writes every shard
 
 namespace weft::mesh {
 
+// What the evaluator calls here: the statements and attributes below and the layout scope hooks
+// (scope.h).
+void installHooks(EvalHooks& hooks);
 void registerBuiltins(Env& env);
 
 // `mesh NAME(dim=size, ...)`; `sizes` are the evaluated size expressions, one per dimension.
