@@ -1,7 +1,6 @@
 // `obj.name` and `obj.name = v` for every kind of value.
 #include "graph_call.h"
 #include "args.h"
-#include "../mesh/shards.h"  // store(): assign writes every shard
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "hooks.h"
@@ -80,7 +79,7 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
   if (n == "assign")
     return makeBuiltin("assign", [](Interpreter&, Args& a) {
       auto* v = a.self.as<VariableObj>();
-      mesh::store(*v, checkedUpdate(*v, only(a, "assign"), "assign"));  // every device's shard
+      writeVariable(*v, checkedUpdate(*v, only(a, "assign"), "assign"));  // every device's shard
       return a.self;
     }, self);
   if (n == "assign_add" || n == "assign_sub") {
@@ -89,7 +88,7 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
       auto* v = a.self.as<VariableObj>();
       const char* what = add ? "assign_add" : "assign_sub";
       Tensor delta = checkedUpdate(*v, only(a, what), what);
-      mesh::store(*v, ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, readVariable(*v), delta));
+      writeVariable(*v, ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, readVariable(*v), delta));
       return a.self;
     }, self);
   }

@@ -8,8 +8,8 @@
 
 namespace weft::mesh {
 
-// What the evaluator calls here: the statements and attributes below and the layout scope hooks
-// (scope.h).
+// What the evaluator and the values call here: the statements and attributes below, the layout
+// scope hooks (scope.h) and the placement hook (shards.h).
 void installHooks(EvalHooks& hooks);
 void registerBuiltins(Env& env);
 

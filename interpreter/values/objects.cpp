@@ -1,5 +1,7 @@
 #include "objects.h"
 
+#include <stdexcept>
+
 #include "../../grammar/diagnostics.h"
 #include "format.h"
 
@@ -186,6 +188,20 @@ Tensor readVariable(VariableObj& v) {
   Tensor t = gVariableAccess ? gVariableAccess->read(v) : v.value;
   if (gReadHook) gReadHook->onRead(v, t);
   return t;
+}
+
+namespace {
+PlacementHook* gPlacementHook = nullptr;
+}
+PlacementHook* placementHook() { return gPlacementHook; }
+void setPlacementHook(PlacementHook* h) { gPlacementHook = h; }
+void writeVariable(VariableObj& v, Tensor value) {
+  if (gVariableAccess) return gVariableAccess->write(v, value);  // a graph being traced
+  if (v.placement) {
+    if (!gPlacementHook) throw std::logic_error("a placed variable without interpreter/mesh's placement hook");
+    return gPlacementHook->write(v, std::move(value));
+  }
+  v.value = std::move(value);
 }
 
 bool isTensorLike(const Value& v) { return v.isTensor() || v.is(Kind::Variable); }

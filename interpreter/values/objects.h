@@ -164,6 +164,20 @@ class VariableReadHook {
 };
 VariableReadHook* variableReadHook();
 void setVariableReadHook(VariableReadHook* h);
+// A variable that a layout map placed keeps one block per device (interpreter/mesh/shards.h),
+// which every write updates. interpreter/mesh sets the hook: values know nothing of layouts.
+class PlacementHook {
+ public:
+  virtual ~PlacementHook() = default;
+  virtual void write(VariableObj& v, Tensor value) = 0;
+  // " layout=Layout([_, 'model'], grid)" when a layout map gave v its layout, else "" (its repr).
+  virtual std::string layoutRepr(const VariableObj& v) = 0;
+};
+PlacementHook* placementHook();
+void setPlacementHook(PlacementHook* h);
+// Writes a new value (assign, assign_add): recorded while a graph is traced, else stored, in
+// every device's block when v is placed.
+void writeVariable(VariableObj& v, Tensor value);
 
 // An imported file, or a builtin namespace such as `random`.
 struct NamespaceObj : Object {
