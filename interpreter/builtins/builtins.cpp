@@ -1,5 +1,6 @@
 #include "builtins.h"
 
+#include "../autodiff/rules.h"
 #include "../eval/hooks.h"
 #include "../mesh/builtins.h"
 #include "../saved/snapshot.h"
@@ -13,6 +14,7 @@ void installBuiltins() {
   hooks.registerNatives = registerBuiltins;
   hooks.summaryTable = summaryTable;
   mesh::installHooks(hooks);
+  autodiff::registerVjpRules();
 }
 
 void registerBuiltins(Env& env) {
