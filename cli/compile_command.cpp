@@ -20,8 +20,8 @@ int compileCommand(const std::vector<std::string>& given) {
       "       weft compile SAVED_DIR -o DIR [...]  (a saved model's signatures)\n"
       "  --main        also emit a driver NAME_main [--time N] IN.npy... OUT.npy... per export\n"
       "  --force       write into DIR even if it holds other files (nothing is deleted)\n"
-      "  --dump-after  print the graph after a pass: fold-constants, common-subexpressions, dead-code,\n"
-      "                fuse-epilogues, fuse-elementwise\n";
+      "  --dump-after  print the graph after a pass: fold-constants, forward-variables,\n"
+      "                common-subexpressions, fold-transposes, dead-code, fuse-epilogues, fuse-elementwise\n";
   std::vector<std::string> args;
   std::string out, dumpAfter;
   codegen::EmitOptions options;

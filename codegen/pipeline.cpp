@@ -8,7 +8,7 @@
 namespace weft::codegen {
 
 const std::vector<std::string>& passNames() {
-  static const std::vector<std::string> names{"fold-constants", "common-subexpressions", "dead-code",
+  static const std::vector<std::string> names{"fold-constants", "forward-variables", "common-subexpressions", "fold-transposes", "dead-code",
                                               "fuse-epilogues", "fuse-elementwise"};
   return names;
 }
@@ -19,8 +19,12 @@ graph::Graph runPasses(const graph::Graph& input, const std::string& dumpAfter, 
   };
   graph::Graph g = foldConstants(input);
   after("fold-constants", g);
+  g = forwardVariables(g);
+  after("forward-variables", g);
   g = mergeCommonSubexpressions(g);
   after("common-subexpressions", g);
+  g = foldTransposes(g);
+  after("fold-transposes", g);
   g = removeDeadCode(g);
   after("dead-code", g);
   g = fuseMatmulEpilogues(g);

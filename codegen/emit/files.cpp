@@ -53,7 +53,10 @@ std::string stateHeader(const CompileUnit& u) {
     << "// the others read.\n"
     << "class State {\n public:\n"
     << "  // Loads each variable from DIR/IDENT.npy (its value when the program was compiled).\n"
-    << "  static weft::rt::Status load(const std::string& dir, std::shared_ptr<State>& out);\n\n";
+    << "  static weft::rt::Status load(const std::string& dir, std::shared_ptr<State>& out);\n"
+    << "  // Writes each variable's current value to DIR/IDENT.npy (the folder must exist), so that a\n"
+    << "  // trained state can be loaded again (by load, or by a Weft program's load_npy).\n"
+    << "  weft::rt::Status save(const std::string& dir) const;\n\n";
   for (const auto& v : u.variables)
     h << "  " << cppType(v.value.dtype()) << "* " << v.ident << " = nullptr;  // '" << v.name << "' (" << v.path << "): "
       << rt::dtypeName(v.value.dtype()) << v.value.shape().str() << "\n";
@@ -81,7 +84,16 @@ std::string stateSource(const CompileUnit& u) {
       << "  st->" << v.ident << " = reinterpret_cast<" << cppType(v.value.dtype()) << "*>(st->storage_[" << i
       << "].data());\n";
   }
-  s << "  out = std::move(st);\n  return {};\n}\n\n}  // namespace " << u.program << "\n";
+  s << "  out = std::move(st);\n  return {};\n}\n\n"
+    << "weft::rt::Status State::save(const std::string& dir) const {\n  std::string why;\n";
+  for (size_t i = 0; i < u.variables.size(); ++i) {
+    const auto& v = u.variables[i];
+    s << "  why = weft::rt::writeNpyFile((dir + \"/" << v.ident << ".npy\").c_str(), weft::rt::DType::"
+      << dtypeEnumName(v.value.dtype()) << ", weft::rt::Shape{";
+    for (int a = 0; a < v.value.rank(); ++a) s << (a ? ", " : "") << v.value.shape()[a];
+    s << "}, " << v.ident << ");\n  if (!why.empty()) return weft::rt::Status::error(why);\n";
+  }
+  s << "  return {};\n}\n\n}  // namespace " << u.program << "\n";
   return s.str();
 }
 

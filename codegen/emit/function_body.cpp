@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <climits>
 #include <cmath>
@@ -13,7 +14,9 @@
 #include "interpreter/ops/impl.h"
 #include "stdlib/runtime/strided.h"
 #include "memory_plan.h"
+#include "../passes/passes.h"
 #include "op_emit.h"
+#include "variable_plan.h"
 
 namespace weft::codegen {
 
@@ -47,13 +50,6 @@ const char* functorOf(OpId op) {
   }
 }
 
-bool isUnary(OpId op) { return int(op) < int(OpId::BinaryAdd); }
-bool isBinary(OpId op) { return int(op) >= int(OpId::BinaryAdd) && int(op) < int(OpId::ReduceSum); }
-bool isReduce(OpId op) { return int(op) >= int(OpId::ReduceSum) && int(op) < int(OpId::MatMul); }
-
-// Unary kernels that may write over their input: those whose result at i reads only input i
-// while it is computed (exp and sigmoid repair subnormal results afterwards from the input).
-bool unaryInPlace(OpId op) { return op != OpId::UnaryExp && op != OpId::UnarySigmoid; }
 
 bool isLiteral(const std::string& d) { return !d.empty() && (std::isdigit(static_cast<unsigned char>(d[0])) || d[0] == '-'); }
 bool isSimple(const std::string& d) {
@@ -92,11 +88,12 @@ class Body {
     in_.inPlace.assign(n, -1);
     in_.sameSize.assign(n, false);
     constPtr_.assign(n, false);
+    uses_ = useCounts(g_);
   }
 
   FunctionCode run() {
     FunctionCode out;
-    collectAssigned(g_.body);
+    vars_ = planVariables(g_);
     // Inputs: their sizes are checked against the signature; open sizes bind names.
     for (size_t i = 0; i < g_.body.params.size(); ++i) {
       int v = g_.body.params[i];
@@ -171,13 +168,6 @@ class Body {
     return "size_t(" + numel(v) + ") * " + std::to_string(rt::dtypeSize(type(v).dtype));
   }
 
-  void collectAssigned(const Block& b) {
-    for (const auto& n : b.nodes) {
-      if (n.op == OpId::AssignVariable) assigned_.insert(int(n.attrs.i("var")));
-      for (const auto& inner : n.blocks) collectAssigned(inner);
-    }
-  }
-
   // --- sizes: every dimension of every value, as a C++ expression of the inputs' sizes ---
 
   // The name for dimension a of v: a literal when the graph knows it, else `expr` (declared
@@ -248,6 +238,13 @@ class Body {
     }
     switch (n.op) {
       case OpId::MatMul: {
+        if (n.attrs.has("transpose_a")) {  // matrices, read transposed (fold_transposes.cpp)
+          const auto [m, k, kb, nn] = transposedSizes(n);
+          if (k != kb)
+            check(n, k + " == " + kb, "\"matmul: inner dimensions differ (\" + std::to_string(" + k + ") + \" and \" + std::to_string(" + kb + ") + \")\"");
+          dims_[size_t(out)] = {dim(out, 0, m), dim(out, 1, nn)};
+          return;
+        }
         const auto &a = inDims(0), &b = inDims(1);
         const bool av = a.size() == 1, bv = b.size() == 1;
         std::string k = a.back(), kb = bv ? b[0] : b[b.size() - 2];
@@ -389,6 +386,29 @@ class Body {
         dims_[size_t(out)] = r;
         return;
       }
+      case OpId::Conv2DBackpropInput:
+      case OpId::Conv2DBackpropFilter:
+      case OpId::MaxPool2DGrad:
+      case OpId::AvgPool2DGrad: {
+        // NHWC operands (and conv2d_backprop_input's kernel) whose batch alone may be open; two
+        // batched operands must agree on it. The filter's gradient has no batch.
+        std::vector<std::string> batches;
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+          const bool batched = !(n.op == OpId::Conv2DBackpropInput && i == 1);
+          const auto& d = inDims(int(i));
+          for (size_t a = batched ? 1 : 0; a < d.size(); ++a)
+            if (!isLiteral(d[a])) unsupported(n, "only its batch size may be known only at run time");
+          if (batched) batches.push_back(d[0]);
+        }
+        if (batches.size() == 2 && batches[0] != batches[1])
+          check(n, batches[0] + " == " + batches[1],
+                "\"" + std::string(ops::opName(n.op)) + ": the operands' batch sizes differ\"");
+        if (n.op == OpId::Conv2DBackpropFilter) return known(n, out);
+        std::vector<std::string> r{dim(out, 0, batches[0])};
+        for (int a = 1; a < 4; ++a) r.push_back(std::to_string(type(out).shape[a]));
+        dims_[size_t(out)] = r;
+        return;
+      }
       case OpId::OneHot: {
         std::vector<std::string> r;
         for (size_t a = 0; a < inDims(0).size(); ++a) r.push_back(dim(out, int(a), inDims(0)[a]));
@@ -427,15 +447,38 @@ class Body {
     return ops::impl::selection(s, ops::decodeSubscripts(n.attrs.ints("subs")));
   }
 
-  // A conv or pool node's window geometry as a C++ expression; the batch size is the input's.
+  // A conv or pool node's (or its gradient's) window geometry, the forward op's, as a C++
+  // expression; the batch size is the first operand's.
   std::string geometry(const Node& n) const {
-    Shape xs = type(n.inputs[0]).shape;
-    xs[0] = 1;
     auto pair = [&](const char* k) { const auto& v = n.attrs.ints(k); return std::array<int64_t, 2>{v[0], v[1]}; };
-    rt::Window2D g = n.op == OpId::Conv2D
-                         ? ops::impl::conv2dGeometry(xs, type(n.inputs[1]).shape, pair("strides"), n.attrs.s("padding"),
-                                                pair("dilation"))
-                         : ops::impl::pool2dGeometry(xs, pair("pool"), pair("strides"), n.attrs.s("padding"));
+    const Shape& s0 = type(n.inputs[0]).shape;
+    auto conv = [&](const Shape& xs, const Shape& ws) {
+      return ops::impl::conv2dGeometry(xs, ws, pair("strides"), n.attrs.s("padding"), pair("dilation"));
+    };
+    auto pool = [&](const Shape& xs) {
+      return ops::impl::pool2dGeometry(xs, pair("pool"), pair("strides"), n.attrs.s("padding"));
+    };
+    rt::Window2D g;
+    switch (n.op) {
+      case OpId::Conv2D: g = conv(Shape{1, s0[1], s0[2], s0[3]}, type(n.inputs[1]).shape); break;
+      case OpId::Conv2DBackpropInput: {  // (dy, kernel)
+        const Shape& ws = type(n.inputs[1]).shape;
+        const auto size = pair("input_size");
+        g = conv(Shape{1, size[0], size[1], ws[2]}, ws);
+        break;
+      }
+      case OpId::Conv2DBackpropFilter: {  // (x, dy)
+        const auto size = pair("kernel_size");
+        g = conv(Shape{1, s0[1], s0[2], s0[3]}, Shape{size[0], size[1], s0[3], type(n.inputs[1]).shape[3]});
+        break;
+      }
+      case OpId::AvgPool2DGrad: {  // (dy)
+        const auto size = pair("input_size");
+        g = pool(Shape{1, size[0], size[1], s0[3]});
+        break;
+      }
+      default: g = pool(Shape{1, s0[1], s0[2], s0[3]}); break;  // the pools, max_pool2d_grad (x, dy)
+    }
     auto i = [](int64_t v) { return std::to_string(v); };
     return "weft::rt::Window2D{" + dims_[size_t(n.inputs[0])][0] + ", " + i(g.h) + ", " + i(g.w) + ", " + i(g.c) + ", " +
            i(g.kh) + ", " + i(g.kw) + ", " + i(g.sh) + ", " + i(g.sw) + ", " + i(g.dh) + ", " + i(g.dw) + ", " +
@@ -526,15 +569,18 @@ class Body {
   }
 
   // A group of the fuse-elementwise pass runs as one loop when its sizes agree: every result of
-  // the group's size, every input from outside it that size or a single element. Its
-  // intermediate results then need no memory, and its inputs live until its end.
+  // the group's size, every input from outside it that size or a single element. Its results
+  // used only inside it then need no memory (the others are written as the loop goes), and its
+  // inputs live until its end.
   void fuseGroup(const std::vector<const Node*>& group) {
     const int out = group.back()->outputs[0];
     const auto& d = dims_[size_t(out)];
     std::set<int> inside;
+    std::map<int, int> usesInside;
     for (const Node* n : group) {
       if (dims_[size_t(n->outputs[0])] != d) return;
       inside.insert(n->outputs[0]);
+      for (int i : n->inputs) ++usesInside[i];
     }
     for (const Node* n : group)
       for (int i : n->inputs)
@@ -542,13 +588,14 @@ class Body {
     for (const Node* n : group) {
       for (int i : n->inputs)
         if (!inside.count(i)) in_.liveUntil.push_back({i, out});
-      if (n != group.back()) {
-        in_.owned[size_t(n->outputs[0])] = false;
-        declared_[size_t(n->outputs[0])] = false;
-        skip_.insert(n);
-      }
+      const int v = n->outputs[0];
+      in_.inPlace[size_t(v)] = -1;
+      if (n == group.back()) continue;
+      skip_.insert(n);
+      if (uses_[size_t(v)] > usesInside[v]) continue;  // used after the group: written by the loop
+      in_.owned[size_t(v)] = false;
+      declared_[size_t(v)] = false;
     }
-    in_.inPlace[size_t(out)] = -1;
     fused_[group.back()] = group;
   }
 
@@ -572,7 +619,7 @@ class Body {
       }
       case OpId::ReadVariable: {
         int slot = int(n.attrs.i("var"));
-        if (assigned_.count(slot)) own(out);  // a copy: a later assignment must not change it
+        if (vars_.copiedReads.count(&n)) own(out);  // a copy: a later assignment must not change it
         else {
           ptr_[size_t(out)] = "st." + unit_.variables[size_t(e_.variables[size_t(slot)])].ident;
           declared_[size_t(out)] = true;
@@ -592,6 +639,15 @@ class Body {
                               std::to_string(type(n.inputs[1]).shape[3]) + ")) * sizeof(" + T(out) + ")");
         return;
       }
+      case OpId::Conv2DBackpropInput:
+      case OpId::Conv2DBackpropFilter: {
+        own(out);
+        const std::string size = n.op == OpId::Conv2DBackpropInput ? "conv2dBackpropInputWorkspaceSize"
+                                                                   : "conv2dBackpropFilterWorkspaceSize";
+        workspaces_.push_back("size_t(weft::rt::" + size + "<" + T(out) + ">(" + geometry(n) + ", " +
+                              std::to_string(type(n.inputs[1]).shape[3]) + ")) * sizeof(" + T(out) + ")");
+        return;
+      }
       case OpId::Cast:
         if (type(out).dtype == type(n.inputs[0]).dtype) return alias(out, n.inputs[0]);
         return own(out);
@@ -607,8 +663,12 @@ class Body {
     }
     for (int o : n.outputs) own(o);
     // Elementwise results may take the bytes of a same-sized input that dies here.
-    bool elementwise = (isUnary(n.op) && unaryInPlace(n.op)) || isBinary(n.op);
-    if (elementwise && n.outputs.size() == 1)
+    if (auto into = vars_.computedInto.find(out); into != vars_.computedInto.end()) {
+      in_.owned[size_t(out)] = false;  // computed straight into the variable it is assigned to
+      ptr_[size_t(out)] = "st." + unit_.variables[size_t(e_.variables[size_t(into->second)])].ident;
+      return;
+    }
+    if (elementwiseInPlace(n.op) && n.outputs.size() == 1)
       for (int i : n.inputs)
         if (dims_[size_t(i)] == dims_[size_t(out)] && !constPtr_[size_t(i)] && in_.aliasOf[size_t(i)] < 0 &&
             rt::dtypeSize(type(i).dtype) == rt::dtypeSize(type(out).dtype) && in_.owned[size_t(i)]) {
@@ -616,7 +676,10 @@ class Body {
           in_.sameSize[size_t(out)] = true;
           break;
         }
-    if (n.op == OpId::MatMul) {
+    if (n.op == OpId::MatMul && n.attrs.has("transpose_a")) {
+      const auto [m, k, kb, nn] = transposedSizes(n);
+      workspaces_.push_back("weft::rt::gemmWorkspaceBytes<" + T(out) + ">(" + m + ", " + k + ", " + nn + ")");
+    } else if (n.op == OpId::MatMul) {
       const auto& a = dims_[size_t(n.inputs[0])];
       const auto& b = dims_[size_t(n.inputs[1])];
       std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
@@ -694,7 +757,11 @@ class Body {
       case OpId::RandomUniform: return "random.h";
       case OpId::Conv2D: return "conv.h";
       case OpId::MaxPool2D:
-      case OpId::AvgPool2D: return "pool.h";
+      case OpId::AvgPool2D:
+      case OpId::MaxPool2DGrad:
+      case OpId::AvgPool2DGrad: return "pool.h";
+      case OpId::Conv2DBackpropInput:
+      case OpId::Conv2DBackpropFilter: return "conv_grad.h";
       default: return "compiled.h";
     }
   }
@@ -717,7 +784,7 @@ class Body {
     for (const Node* n : group) {
       int v = n->outputs[0];
       std::string dst;
-      if (n == group.back()) {
+      if (n == group.back() || declared_[size_t(v)]) {
         dst = ptr(v) + " + i0";
       } else {
         dst = "t" + std::to_string(v);
@@ -947,6 +1014,19 @@ class Body {
         code_ << p << "weft::rt::pool2d(" << (n.op == OpId::MaxPool2D ? "true" : "false") << ", " << in(0) << ", "
               << ptr(out) << ", " << geometry(n) << ");\n";
         return;
+      case OpId::Conv2DBackpropInput:  // (dy, kernel) -> dx
+      case OpId::Conv2DBackpropFilter:  // (x, dy) -> dkernel
+        code_ << p << "weft::rt::" << (n.op == OpId::Conv2DBackpropInput ? "conv2dBackpropInput(" : "conv2dBackpropFilter(")
+              << in(0) << ", " << in(1) << ", " << ptr(out) << ", " << geometry(n) << ", " << type(n.inputs[1]).shape[3]
+              << ", reinterpret_cast<" << T(out) << "*>(ws));\n";
+        return;
+      case OpId::MaxPool2DGrad:  // (x, dy) -> dx
+        code_ << p << "weft::rt::maxPool2dGrad(" << in(0) << ", " << in(1) << ", " << ptr(out) << ", " << geometry(n)
+              << ");\n";
+        return;
+      case OpId::AvgPool2DGrad:  // (dy) -> dx
+        code_ << p << "weft::rt::avgPool2dGrad(" << in(0) << ", " << ptr(out) << ", " << geometry(n) << ");\n";
+        return;
       case OpId::Print: return print(n, depth);
       case OpId::Cond: {
         code_ << p << "if (" << in(0) << "[0]) {\n";
@@ -1005,9 +1085,23 @@ class Body {
     code_ << p << "}\n";
   }
 
+  // A product of matrices with transposed operands: its m, its k on each side, its n.
+  std::array<std::string, 4> transposedSizes(const Node& n) const {
+    const auto &a = dims_[size_t(n.inputs[0])], &b = dims_[size_t(n.inputs[1])];
+    const bool ta = n.attrs.b("transpose_a"), tb = n.attrs.b("transpose_b");
+    return {ta ? a[1] : a[0], ta ? a[0] : a[1], tb ? b[1] : b[0], tb ? b[0] : b[1]};
+  }
+
   void matmul(const Node& n, int depth) {
     const std::string p = pad(depth);
     const int out = n.outputs[0];
+    if (n.attrs.has("transpose_a")) {
+      const auto [m, k, kb, nn] = transposedSizes(n);
+      code_ << p << "weft::rt::gemm(" << ptr(n.inputs[0]) << ", " << ptr(n.inputs[1]) << ", " << ptr(out) << ", " << m
+            << ", " << k << ", " << nn << ", ws, false, " << (n.attrs.b("transpose_a") ? "true" : "false") << ", "
+            << (n.attrs.b("transpose_b") ? "true" : "false") << ");\n";
+      return;
+    }
     const auto &a = dims_[size_t(n.inputs[0])], &b = dims_[size_t(n.inputs[1])];
     std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
     if (n.inputs.size() == 3) {  // fused: bias rows, the product accumulated onto them, the activation
@@ -1132,7 +1226,8 @@ class Body {
   std::vector<std::string> ptr_;
   std::vector<bool> constPtr_, declared_;
   PlanInput in_;
-  std::set<int> assigned_;
+  VariablePlan vars_;
+  std::vector<int> uses_;  // per value: how many inputs and results name it
   std::map<const Node*, std::vector<std::pair<std::string, std::string>>> checks_;
   std::vector<std::string> workspaces_;
   std::map<int64_t, std::vector<const Node*>> groups_;          // fuse-elementwise groups

@@ -66,6 +66,12 @@ namespace {
 
 std::string typeComment(const graph::TensorType& t) { return graph::typeText(t); }
 
+// "its 2 sizes", "its size", "no sizes (a scalar)".
+std::string sizesPhrase(int rank) {
+  if (rank == 0) return "no sizes (a scalar)";
+  return rank == 1 ? "its size" : "its " + std::to_string(rank) + " sizes";
+}
+
 }  // namespace
 
 EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
@@ -79,15 +85,14 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     const graph::TensorType& t = g.values[size_t(g.body.params[i])];
     const std::string& n = code.inputNames[i];
     params.push_back(std::string("const ") + cppType(t.dtype) + "* " + n + ", const int64_t* " + n + "_shape");
-    docs.push_back("//   " + n + ": " + typeComment(t) + " (" + n + "_shape: its " + std::to_string(t.shape.rank()) +
-                   " sizes)");
+    docs.push_back("//   " + n + ": " + typeComment(t) + " (" + n + "_shape: " + sizesPhrase(t.shape.rank()) + ")");
   }
   for (size_t i = 0; i < g.body.results.size(); ++i) {
     const graph::TensorType& t = g.values[size_t(g.body.results[i])];
     std::string n = "out" + std::to_string(i);
     params.push_back(std::string(cppType(t.dtype)) + "* " + n + ", int64_t " + n + "_capacity, int64_t* " + n + "_shape");
     docs.push_back("//   " + n + ": " + typeComment(t) + ", at most " + n + "_capacity elements (" + n +
-                   "_shape receives its " + std::to_string(t.shape.rank()) + " sizes)");
+                   "_shape receives " + sizesPhrase(t.shape.rank()) + ")");
   }
   std::string paramList;
   for (size_t i = 0; i < params.size(); ++i) paramList += (i ? ",\n      " : "") + params[i];

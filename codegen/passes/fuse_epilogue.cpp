@@ -37,7 +37,7 @@ void fuse(graph::Block& b, const graph::Graph& g, const std::vector<int>& uses) 
       auto p = producer.find(m);
       if (p == producer.end() || p->second >= i || uses[size_t(m)] != 1) continue;
       graph::Node& mm = b.nodes[p->second];
-      if (mm.op != OpId::MatMul || mm.inputs.size() != 2 || gone[p->second]) continue;
+      if (mm.op != OpId::MatMul || mm.inputs.size() != 2 || mm.attrs.has("transpose_a") || gone[p->second]) continue;
       const graph::TensorType &mt = g.values[size_t(m)], &bt = g.values[size_t(bias)],
                               &wt = g.values[size_t(mm.inputs[1])], &at = g.values[size_t(mm.inputs[0])];
       const int64_t n = mt.shape.rank() ? mt.shape.back() : -1;

@@ -13,8 +13,14 @@ namespace weft::codegen {
 graph::Graph foldConstants(const graph::Graph& g);
 // Nodes without effects whose results nothing uses are removed.
 graph::Graph removeDeadCode(const graph::Graph& g);
+// Within a block, a read of a variable whose value the block holds (read or assigned before) uses
+// that value, and assignments move down to just before the next node that touches the variable.
+graph::Graph forwardVariables(const graph::Graph& g);
 // A node equal to an earlier one in scope (same op, inputs and attributes) reuses its result.
 graph::Graph mergeCommonSubexpressions(const graph::Graph& g);
+// matmul of a transposed matrix: the matmul reads the matrix transposed (`transpose_a`,
+// `transpose_b` attributes), and the transpose goes unused.
+graph::Graph foldTransposes(const graph::Graph& g);
 // matmul, then a bias add, then an elementwise activation: one matmul node with a `bias` input
 // and an `epilogue` attribute, so that the emitter writes the bias before the product
 // accumulates and applies the activation in the same pass over the result.

@@ -54,9 +54,14 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::RandomNormal:
     case OpId::RandomUniform:
     case OpId::ShapeOf: return noGradient;
-    case OpId::Conv2D:
-    case OpId::MaxPool2D:
-    case OpId::AvgPool2D: return noRuleYet;
+    case OpId::Conv2D: return conv2dVjp;
+    case OpId::MaxPool2D: return maxPool2dVjp;
+    case OpId::AvgPool2D: return avgPool2dVjp;
+    // The gradient ops of conv2d and the pools: no second derivatives.
+    case OpId::Conv2DBackpropInput:
+    case OpId::Conv2DBackpropFilter:
+    case OpId::MaxPool2DGrad:
+    case OpId::AvgPool2DGrad: return noRuleYet;
     // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables and print
     // carry no gradient through an op.
     case OpId::Constant:

@@ -18,7 +18,7 @@ ops::VjpResult noGradient(const ops::VjpArgs& a);
 // The rule of an op whose gradient is not written yet: a tape that needs it reports an error.
 ops::VjpResult noRuleYet(const ops::VjpArgs& a);
 
-// Per family (elementwise.cpp, reductions.cpp, matmul.cpp, shape_ops.cpp, indexing.cpp).
+// Per family (elementwise.cpp, reductions.cpp, matmul.cpp, shape_ops.cpp, indexing.cpp, conv.cpp).
 ops::VjpFn unaryRule(ops::UnaryOp op);
 ops::VjpFn binaryRule(ops::BinaryOp op);
 ops::VjpFn reduceRule(ops::ReduceOp op);
@@ -37,6 +37,9 @@ ops::VjpResult clipVjp(const ops::VjpArgs& a);
 ops::VjpResult getItemVjp(const ops::VjpArgs& a);
 ops::VjpResult setItemVjp(const ops::VjpArgs& a);
 ops::VjpResult takeVjp(const ops::VjpArgs& a);
+ops::VjpResult conv2dVjp(const ops::VjpArgs& a);
+ops::VjpResult maxPool2dVjp(const ops::VjpArgs& a);
+ops::VjpResult avgPool2dVjp(const ops::VjpArgs& a);
 
 // Helpers shared by the rules (helpers.cpp).
 Tensor scalarOf(double v, DType dtype);

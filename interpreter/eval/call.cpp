@@ -3,6 +3,7 @@
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "interpreter.h"
+#include "../values/literal.h"
 #include "types.h"
 
 namespace weft {
@@ -87,6 +88,8 @@ Value Interpreter::call(const Value& callee, Args& args) {
     case Kind::Module: return callModule(*callee.as<ModuleObj>(), args);
     case Kind::DType: {  // `f32(x)` casts
       ArgReader r(args, rt::dtypeName(callee.dtypeValue()), {"x"});
+      if (r.get(0).is(Kind::Str))  // int("42"), as Python reads a number from text
+        return Value(Literal::parse(r.str(0), callee.dtypeValue(), r.name() + "()").as(callee.dtypeValue()));
       return Value(tensorFromValue(r.get(0), callee.dtypeValue(), r.name() + "()"));
     }
     default: throw WeftError(args.site, "a " + typeNameOf(callee) + " is not callable");

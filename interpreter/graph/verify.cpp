@@ -177,7 +177,9 @@ class Verifier {
       ShapesOnlyScope shapesOnly;
       out = def.run(in, n.attrs);
     } catch (const WeftError& e) {
-      bad(e.message);
+      // The message names the op already; the node's prefix says it once.
+      const std::string self = std::string(def.name) + ": ";
+      bad(e.message.rfind(self, 0) == 0 ? e.message.substr(self.size()) : e.message);
     } catch (const std::exception& e) {
       bad(std::string("its inference failed: ") + e.what());
     }

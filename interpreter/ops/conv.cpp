@@ -1,6 +1,8 @@
-// conv2d, max_pool2d and avg_pool2d: argument checks and shape rules here, the loops in
-// stdlib/runtime/conv.h and pool.h. Every message names the op and the shapes involved.
+// conv2d, max_pool2d and avg_pool2d and their gradients: argument checks and shape rules here,
+// the loops in stdlib/runtime/conv.h, conv_grad.h and pool.h. Every message names the op and the
+// shapes involved.
 #include "../../stdlib/runtime/conv.h"
+#include "../../stdlib/runtime/conv_grad.h"
 #include "../../stdlib/runtime/pool.h"
 #include "check.h"
 #include "impl.h"
@@ -122,6 +124,133 @@ Tensor pool2d(bool isMax, const Tensor& x, Pair pool, Pair strides, const std::s
     if constexpr (std::is_floating_point_v<T>) rt::pool2d(isMax, x.data<T>(), y.data<T>(), g);
   });
   return y;
+}
+
+namespace {
+
+// The checks every gradient op makes of the output's gradient dy: rank 4, the dtype of the
+// forward op's operands, and the shape the forward op gives for geometry g (an unknown batch
+// matches any).
+void checkOutputGradient(const std::string& op, const Tensor& dy, DType dtype, const rt::Window2D& g, int64_t channels,
+                         const std::string& forward) {
+  if (dy.rank() != 4)
+    fail(op + ": the output's gradient must have rank 4 [batch, height, width, channels], got " + dy.shape().str());
+  if (dy.dtype() != dtype)
+    fail("dtype mismatch: " + dtypeStr(dy.dtype()) + " and " + dtypeStr(dtype) + " (in " + op + ")");
+  const Shape& d = dy.shape();
+  Shape want{g.n, g.oh, g.ow, channels};
+  const bool batch = d[0] == want[0] || d[0] < 0 || want[0] < 0;
+  if (!batch || d[1] != want[1] || d[2] != want[2] || d[3] != want[3])
+    fail(op + ": the output's gradient has shape " + d.str() + ", but " + forward + " gives " + want.str());
+}
+
+void checkSize(const std::string& op, const char* what, Pair v) {
+  if (v[0] < 0 || v[1] < 0) fail(op + ": " + what + " must be known and non-negative, got " + pairStr(v));
+}
+
+// The workspace of a gradient kernel, kept between calls per thread: it only grows.
+template <class T>
+T* workspaceOf(int64_t elements) {
+  thread_local rt::conv_detail::Buffer<T> workspace;
+  if (workspace.size() < size_t(elements)) workspace.resize(size_t(elements));
+  return workspace.data();
+}
+
+}  // namespace
+
+Tensor conv2dBackpropInput(const Tensor& dy, const Tensor& w, Pair inputSize, Pair strides, const std::string& padding,
+                           Pair dilation) {
+  const std::string op = "conv2d_backprop_input";
+  if (w.rank() != 4)
+    fail(op + ": the kernel must have rank 4 [height, width, in_channels, out_channels], got " + w.shape().str());
+  if (!rt::isFloat(w.dtype()))
+    fail(op + " is not defined for " + dtypeStr(w.dtype()) + " tensors (use cast() to convert to f32)");
+  const Shape& ws = w.shape();
+  if (ws[0] < 1 || ws[1] < 1) fail(op + ": the kernel's height and width must be positive, got " + ws.str());
+  checkSize(op, "input_size", inputSize);
+  checkPositive(op, "strides", strides);
+  checkPositive(op, "dilation", dilation);
+  if (dy.rank() != 4)
+    fail(op + ": the output's gradient must have rank 4 [batch, height, width, channels], got " + dy.shape().str());
+  Shape xs{dy.shape()[0], inputSize[0], inputSize[1], ws[2]};
+  const std::string forward = "conv2d of an input " + xs.str() + " and a kernel " + ws.str();
+  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, "(" + forward + ")");
+  checkOutputGradient(op, dy, w.dtype(), g, ws[3], forward);
+  if (anyAbstract(dy, w)) return Tensor::abstract(w.dtype(), xs);
+
+  Tensor dx = Tensor::empty(w.dtype(), xs);
+  rt::dispatch(w.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>)
+      rt::conv2dBackpropInput(dy.data<T>(), w.data<T>(), dx.data<T>(), g, ws[3],
+                              workspaceOf<T>(rt::conv2dBackpropInputWorkspaceSize<T>(g, ws[3])));
+  });
+  return dx;
+}
+
+Tensor conv2dBackpropFilter(const Tensor& x, const Tensor& dy, Pair kernelSize, Pair strides, const std::string& padding,
+                            Pair dilation) {
+  const std::string op = "conv2d_backprop_filter";
+  checkInput(op, x, "");
+  checkPositive(op, "kernel_size", kernelSize);
+  checkPositive(op, "strides", strides);
+  checkPositive(op, "dilation", dilation);
+  if (dy.rank() != 4)
+    fail(op + ": the output's gradient must have rank 4 [batch, height, width, channels], got " + dy.shape().str());
+  const Shape& xs = x.shape();
+  Shape ws{kernelSize[0], kernelSize[1], xs[3], dy.shape()[3]};
+  const std::string forward = "conv2d of an input " + xs.str() + " and a kernel " + ws.str();
+  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, "(" + forward + ")");
+  checkOutputGradient(op, dy, x.dtype(), g, ws[3], forward);
+  if (anyAbstract(x, dy)) return Tensor::abstract(x.dtype(), ws);
+
+  Tensor dw = Tensor::empty(x.dtype(), ws);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>)
+      rt::conv2dBackpropFilter(x.data<T>(), dy.data<T>(), dw.data<T>(), g, ws[3],
+                               workspaceOf<T>(rt::conv2dBackpropFilterWorkspaceSize<T>(g, ws[3])));
+  });
+  return dw;
+}
+
+Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, Pair pool, Pair strides, const std::string& padding) {
+  const std::string op = "max_pool2d_grad";
+  checkInput(op, x, "");
+  checkPositive(op, "pool_size", pool);
+  checkPositive(op, "strides", strides);
+  const std::string forward = "max_pool2d of an input " + x.shape().str();
+  rt::Window2D g = geometry(op, "pool window", x.shape(), pool[0], pool[1], strides, {1, 1}, padding,
+                            "(" + x.shape().str() + ")");
+  checkOutputGradient(op, dy, x.dtype(), g, g.c, forward);
+  if (anyAbstract(x, dy)) return Tensor::abstract(x.dtype(), x.shape());
+
+  Tensor dx = Tensor::empty(x.dtype(), x.shape());
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) rt::maxPool2dGrad(x.data<T>(), dy.data<T>(), dx.data<T>(), g);
+  });
+  return dx;
+}
+
+Tensor avgPool2dGrad(const Tensor& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding) {
+  const std::string op = "avg_pool2d_grad";
+  checkInput(op, dy, "");
+  checkSize(op, "input_size", inputSize);
+  checkPositive(op, "pool_size", pool);
+  checkPositive(op, "strides", strides);
+  Shape xs{dy.shape()[0], inputSize[0], inputSize[1], dy.shape()[3]};
+  const std::string forward = "avg_pool2d of an input " + xs.str();
+  rt::Window2D g = geometry(op, "pool window", xs, pool[0], pool[1], strides, {1, 1}, padding, "(" + xs.str() + ")");
+  checkOutputGradient(op, dy, dy.dtype(), g, g.c, forward);
+  if (dy.isAbstract()) return Tensor::abstract(dy.dtype(), xs);
+
+  Tensor dx = Tensor::empty(dy.dtype(), xs);
+  rt::dispatch(dy.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) rt::avgPool2dGrad(dy.data<T>(), dx.data<T>(), g);
+  });
+  return dx;
 }
 
 }  // namespace weft::ops::impl

@@ -43,6 +43,16 @@ Tensor conv2d(const Tensor& x, const Tensor& w, std::array<int64_t, 2> strides, 
               std::array<int64_t, 2> dilation);
 Tensor pool2d(bool isMax, const Tensor& x, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
               const std::string& padding);
+// The gradients of conv2d and the pools (conv.cpp). `inputSize` and `kernelSize` are the
+// forward input's and kernel's (height, width): with strides, several sizes give one output size.
+Tensor conv2dBackpropInput(const Tensor& dy, const Tensor& w, std::array<int64_t, 2> inputSize,
+                           std::array<int64_t, 2> strides, const std::string& padding, std::array<int64_t, 2> dilation);
+Tensor conv2dBackpropFilter(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> kernelSize,
+                            std::array<int64_t, 2> strides, const std::string& padding, std::array<int64_t, 2> dilation);
+Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+                     const std::string& padding);
+Tensor avgPool2dGrad(const Tensor& dy, std::array<int64_t, 2> inputSize, std::array<int64_t, 2> pool,
+                     std::array<int64_t, 2> strides, const std::string& padding);
 
 // What the code generator needs of the rules above, to emit the same kernel calls.
 // The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its

@@ -77,8 +77,10 @@ enum class BinaryRule {
   X(Reduce, Any, "any", 1, AnyR)        \
   X(Reduce, All, "all", 1, AllR)
 
-// The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id. `shape` gives a
-// tensor's shape as an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The last six
+// The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id. The four after the
+// pools are their gradients (TensorFlow's Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad),
+// the ops the VJP rules of conv2d and the pools are built from. `shape` gives a tensor's shape as
+// an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The last six
 // exist only in graphs: a constant, reading and writing a variable, print, and the control flow
 // nodes whose bodies are blocks of nodes (interpreter/graph/).
 #define WEFT_FOR_EACH_OTHER_OP(X)                    \
@@ -109,6 +111,10 @@ enum class BinaryRule {
   X(, Conv2D, "conv2d", 2)                           \
   X(, MaxPool2D, "max_pool2d", 1)                    \
   X(, AvgPool2D, "avg_pool2d", 1)                    \
+  X(, Conv2DBackpropInput, "conv2d_backprop_input", 2)   \
+  X(, Conv2DBackpropFilter, "conv2d_backprop_filter", 2) \
+  X(, MaxPool2DGrad, "max_pool2d_grad", 2)               \
+  X(, AvgPool2DGrad, "avg_pool2d_grad", 1)               \
   X(, ShapeOf, "shape", 1)                           \
   X(, Constant, "constant", 0)                       \
   X(, ReadVariable, "read_variable", 0)              \
@@ -135,7 +141,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 78, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 82, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 int opArity(OpId op);  // -1: variadic

@@ -21,6 +21,14 @@ Shape shapeOf(const std::vector<int64_t>& v) {
   return s;
 }
 std::array<int64_t, 2> pairOf(const std::vector<int64_t>& v) { return {v.at(0), v.at(1)}; }
+// A (height, width) attribute of a gradient op, which a graph's text may hold in any length.
+std::array<int64_t, 2> pairAttr(OpId op, const Attrs& a, const char* key) {
+  const std::vector<int64_t>& v = a.ints(key);
+  if (v.size() != 2)
+    throw WeftError(std::string(opName(op)) + ": attribute '" + key + "' must hold 2 integers (height, width), got " +
+                    std::to_string(v.size()));
+  return {v[0], v[1]};
+}
 std::vector<Tensor> listOf(In in) { return std::vector<Tensor>(in.begin(), in.end()); }
 
 template <UnaryOp U>
@@ -161,6 +169,37 @@ OpDef row(OpId id) {
     case OpId::AvgPool2D:
       d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
       d.run = id == OpId::MaxPool2D ? runPool<true> : runPool<false>;
+      break;
+    case OpId::Conv2DBackpropInput:
+      d.attrs = {{"input_size", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out {
+        const OpId op = OpId::Conv2DBackpropInput;
+        return {impl::conv2dBackpropInput(in[0], in[1], pairAttr(op, a, "input_size"), pairAttr(op, a, "strides"),
+                                          a.s("padding"), pairAttr(op, a, "dilation"))};
+      };
+      break;
+    case OpId::Conv2DBackpropFilter:
+      d.attrs = {{"kernel_size", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+      d.run = [](In in, const Attrs& a) -> Out {
+        const OpId op = OpId::Conv2DBackpropFilter;
+        return {impl::conv2dBackpropFilter(in[0], in[1], pairAttr(op, a, "kernel_size"), pairAttr(op, a, "strides"),
+                                           a.s("padding"), pairAttr(op, a, "dilation"))};
+      };
+      break;
+    case OpId::MaxPool2DGrad:
+      d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+      d.run = [](In in, const Attrs& a) -> Out {
+        const OpId op = OpId::MaxPool2DGrad;
+        return {impl::maxPool2dGrad(in[0], in[1], pairAttr(op, a, "pool"), pairAttr(op, a, "strides"), a.s("padding"))};
+      };
+      break;
+    case OpId::AvgPool2DGrad:
+      d.attrs = {{"input_size", K::Ints}, {"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+      d.run = [](In in, const Attrs& a) -> Out {
+        const OpId op = OpId::AvgPool2DGrad;
+        return {impl::avgPool2dGrad(in[0], pairAttr(op, a, "input_size"), pairAttr(op, a, "pool"),
+                                    pairAttr(op, a, "strides"), a.s("padding"))};
+      };
       break;
     case OpId::ShapeOf: d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; }; break;
     case OpId::Constant: d.attrs = {{"value", K::Tensor}}; break;

@@ -107,5 +107,17 @@ Tensor conv2d(const Tensor& x, const Tensor& w, std::array<int64_t, 2> strides, 
 // Max ignores the padding; the average divides by the number of elements inside the input.
 Tensor pool2d(bool isMax, const Tensor& x, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
               const std::string& padding);
+// Their gradients (TensorFlow's Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad), given the
+// forward op's attributes and the gradient dy of its output: conv2d's with respect to its input
+// (of height and width `inputSize`) and its kernel (`kernelSize`), the pools' with respect to
+// their input. Max pooling's goes to the first maximum of each window (row-major) on ties.
+Tensor conv2dBackpropInput(const Tensor& dy, const Tensor& w, std::array<int64_t, 2> inputSize,
+                           std::array<int64_t, 2> strides, const std::string& padding, std::array<int64_t, 2> dilation);
+Tensor conv2dBackpropFilter(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> kernelSize,
+                            std::array<int64_t, 2> strides, const std::string& padding, std::array<int64_t, 2> dilation);
+Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+                     const std::string& padding);
+Tensor avgPool2dGrad(const Tensor& dy, std::array<int64_t, 2> inputSize, std::array<int64_t, 2> pool,
+                     std::array<int64_t, 2> strides, const std::string& padding);
 
 }  // namespace weft::ops

@@ -78,5 +78,24 @@ Tensor pool2d(bool isMax, const Tensor& x, std::array<int64_t, 2> pool, std::arr
   return one(isMax ? OpId::MaxPool2D : OpId::AvgPool2D, {x},
              {{"pool", pair(pool)}, {"strides", pair(strides)}, {"padding", padding}});
 }
+Tensor conv2dBackpropInput(const Tensor& dy, const Tensor& w, std::array<int64_t, 2> inputSize,
+                           std::array<int64_t, 2> strides, const std::string& padding, std::array<int64_t, 2> dilation) {
+  return one(OpId::Conv2DBackpropInput, {dy, w},
+             {{"input_size", pair(inputSize)}, {"strides", pair(strides)}, {"padding", padding}, {"dilation", pair(dilation)}});
+}
+Tensor conv2dBackpropFilter(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> kernelSize,
+                            std::array<int64_t, 2> strides, const std::string& padding, std::array<int64_t, 2> dilation) {
+  return one(OpId::Conv2DBackpropFilter, {x, dy},
+             {{"kernel_size", pair(kernelSize)}, {"strides", pair(strides)}, {"padding", padding}, {"dilation", pair(dilation)}});
+}
+Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+                     const std::string& padding) {
+  return one(OpId::MaxPool2DGrad, {x, dy}, {{"pool", pair(pool)}, {"strides", pair(strides)}, {"padding", padding}});
+}
+Tensor avgPool2dGrad(const Tensor& dy, std::array<int64_t, 2> inputSize, std::array<int64_t, 2> pool,
+                     std::array<int64_t, 2> strides, const std::string& padding) {
+  return one(OpId::AvgPool2DGrad, {dy},
+             {{"input_size", pair(inputSize)}, {"pool", pair(pool)}, {"strides", pair(strides)}, {"padding", padding}});
+}
 
 }  // namespace weft::ops

@@ -29,6 +29,11 @@ struct Literal {
   // outside an integer dtype's range is an error, as in NumPy 2 and JAX.
   Tensor as(DType to) const;
   std::string str() const;  // as written in an error message
+
+  // A number written as text, as Python's int("42") and float("2.5") read it (`i32("42")`,
+  // `int(args[0])`): surrounding spaces allowed; into an integer dtype only an integer;
+  // "inf" and "nan" into a float dtype. Errors name `what` ("i32()") and the text.
+  static Literal parse(const std::string& text, DType to, const std::string& what);
 };
 
 }  // namespace weft

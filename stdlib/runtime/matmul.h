@@ -45,12 +45,24 @@ int64_t gemmWorkspaceBytes(int64_t m, int64_t k, int64_t n) {
   return GemmBlocking<T>(m, k, n).elements() * int64_t(sizeof(T)) + 64;  // + alignment
 }
 
+namespace detail {
+// Eigen's blocked product of row-major C with A and B each row-major or, transposed, column-major.
+template <class T, int AOrder, int BOrder>
+void blockedProduct(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, GemmBlocking<T>& blocking) {
+  const Eigen::Index lda = AOrder == Eigen::RowMajor ? k : m, ldb = BOrder == Eigen::RowMajor ? n : k;
+  Eigen::internal::general_matrix_matrix_product<Eigen::Index, T, AOrder, false, T, BOrder, false, Eigen::RowMajor,
+                                                 1>::run(m, n, k, a, lda, b, ldb, c, 1, n, T(1), blocking, nullptr);
+}
+}  // namespace detail
+
 // c[m, n] = a[m, k] @ b[k, n] (+ c, when `accumulate`: a bias already in c), all contiguous
-// row-major. `workspace` holds gemmWorkspaceBytes<T>(m, k, n) bytes, or is null: then the packing
-// buffers are allocated here.
+// row-major; with `transA` a holds the [k, m] matrix whose transpose is used, with `transB` b
+// holds [n, k] (a gradient's x^T @ g and g @ w^T, without copying a transpose). `workspace`
+// holds gemmWorkspaceBytes<T>(m, k, n) bytes, or is null: then the packing buffers are allocated
+// here.
 template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
-          bool accumulate = false) {
+          bool accumulate = false, bool transA = false, bool transB = false) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
@@ -58,16 +70,25 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* w
   }
   if constexpr (std::is_floating_point_v<T>) {
     using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    Eigen::Map<const Mat> A(a, m, k), B(b, k, n);
+    using ColMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
     Eigen::Map<Mat> C(c, m, n);
     if (gemmIsDirect(m, k, n)) {
-      if (n == 1) {  // GEMV: Eigen's general product would pack first
-        if (accumulate) C.col(0).noalias() += A * B.col(0);
-        else C.col(0).noalias() = A * B.col(0);
-      } else {
-        if (accumulate) C.noalias() += A * B;
-        else C.noalias() = A * B;
-      }
+      auto product = [&](const auto& A, const auto& B) {
+        if (n == 1) {  // GEMV: Eigen's general product would pack first
+          if (accumulate) C.col(0).noalias() += A * B.col(0);
+          else C.col(0).noalias() = A * B.col(0);
+        } else if (accumulate) {
+          C.noalias() += A * B;
+        } else {
+          C.noalias() = A * B;
+        }
+      };
+      Eigen::Map<const Mat> A(a, m, k), B(b, k, n);
+      Eigen::Map<const ColMat> At(a, m, k), Bt(b, k, n);
+      if (transA && transB) product(At, Bt);
+      else if (transA) product(At, B);
+      else if (transB) product(A, Bt);
+      else product(A, B);
       return;
     }
     GemmBlocking<T> blocking(m, k, n);
@@ -79,17 +100,18 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* w
     }
     blocking.attach(reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws) + 63) & ~uintptr_t(63)));
     if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
-    Eigen::internal::general_matrix_matrix_product<Eigen::Index, T, Eigen::RowMajor, false, T, Eigen::RowMajor,
-                                                   false, Eigen::RowMajor, 1>::run(m, n, k, a, k, b, n, c, 1, n,
-                                                                                   T(1), blocking, nullptr);
+    constexpr int R = Eigen::RowMajor, Cm = Eigen::ColMajor;
+    if (transA && transB) detail::blockedProduct<T, Cm, Cm>(a, b, c, m, k, n, blocking);
+    else if (transA) detail::blockedProduct<T, Cm, R>(a, b, c, m, k, n, blocking);
+    else if (transB) detail::blockedProduct<T, R, Cm>(a, b, c, m, k, n, blocking);
+    else detail::blockedProduct<T, R, R>(a, b, c, m, k, n, blocking);
   } else {
     if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
     for (int64_t i = 0; i < m; ++i)
       for (int64_t p = 0; p < k; ++p) {
-        const T av = a[i * k + p];
-        const T* brow = b + p * n;
+        const T av = transA ? a[p * m + i] : a[i * k + p];
         T* crow = c + i * n;
-        for (int64_t j = 0; j < n; ++j) crow[j] = wrapAdd(crow[j], wrapMul(av, brow[j]));
+        for (int64_t j = 0; j < n; ++j) crow[j] = wrapAdd(crow[j], wrapMul(av, transB ? b[j * k + p] : b[p * n + j]));
       }
   }
 }

@@ -51,6 +51,85 @@ void pool2d(bool isMax, const T* x, T* y, const Window2D& g) {
       }
 }
 
+// The gradients of pool2d, TensorFlow's MaxPoolGrad and AvgPoolGrad: dx[n, h, w, c] from the
+// output's gradient dy[n, oh, ow, c], for the same geometry g. Windows may overlap (strides
+// smaller than the window), so contributions add up. Channels go in chunks of kChunk, held in
+// arrays on the stack: no workspace.
+namespace pool_detail {
+inline constexpr int64_t kChunk = 64;
+}  // namespace pool_detail
+
+// Max pooling: each output's gradient goes to the element its window's maximum came from, found
+// again with pool2d's comparison — so when several elements of a window equal the maximum, the
+// first one in the window's row-major order gets it all (PyTorch's and TensorFlow's choice),
+// and a window holding NaNs gives it to the NaN that pool2d returned (the last one).
+template <class T>
+void maxPool2dGrad(const T* x, const T* dy, T* dx, const Window2D& g) {
+  using pool_detail::kChunk;
+  const int64_t c = g.c;
+  std::fill(dx, dx + g.n * g.h * g.w * c, T(0));
+  alignas(64) T best[kChunk];
+  int64_t at[kChunk];
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        const T* grad = dy + ((b * g.oh + oy) * g.ow + ox) * c;
+        const int64_t y0 = oy * g.sh - g.padTop, x0 = ox * g.sw - g.padLeft;
+        int64_t kyLo, kyHi, kxLo, kxHi;
+        validTaps(y0, g.dh, g.kh, g.h, kyLo, kyHi);
+        validTaps(x0, g.dw, g.kw, g.w, kxLo, kxHi);
+        if (kyLo == kyHi || kxLo == kxHi) continue;  // no element: pool2d wrote 0
+        for (int64_t c0 = 0; c0 < c; c0 += kChunk) {
+          const int64_t cc = std::min(kChunk, c - c0);
+          bool first = true;
+          for (int64_t ky = kyLo; ky < kyHi; ++ky)
+            for (int64_t kx = kxLo; kx < kxHi; ++kx) {
+              const int64_t off = ((b * g.h + y0 + ky * g.dh) * g.w + x0 + kx * g.dw) * c + c0;
+              const T* in = x + off;
+              if (first) {
+                for (int64_t i = 0; i < cc; ++i) best[i] = in[i], at[i] = off;
+                first = false;
+                continue;
+              }
+              for (int64_t i = 0; i < cc; ++i)
+                if (in[i] > best[i] || in[i] != in[i]) best[i] = in[i], at[i] = off;
+            }
+          for (int64_t i = 0; i < cc; ++i) dx[at[i] + i] += grad[c0 + i];
+        }
+      }
+}
+
+// Average pooling: each output's gradient, divided by the number of input elements its window
+// holds (Keras' divisor: padding does not count), goes to each of them.
+template <class T>
+void avgPool2dGrad(const T* dy, T* dx, const Window2D& g) {
+  using pool_detail::kChunk;
+  const int64_t c = g.c;
+  std::fill(dx, dx + g.n * g.h * g.w * c, T(0));
+  alignas(64) T share[kChunk];
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        const T* grad = dy + ((b * g.oh + oy) * g.ow + ox) * c;
+        const int64_t y0 = oy * g.sh - g.padTop, x0 = ox * g.sw - g.padLeft;
+        int64_t kyLo, kyHi, kxLo, kxHi;
+        validTaps(y0, g.dh, g.kh, g.h, kyLo, kyHi);
+        validTaps(x0, g.dw, g.kw, g.w, kxLo, kxHi);
+        const int64_t count = (kyHi - kyLo) * (kxHi - kxLo);
+        if (count == 0) continue;
+        const T n = T(count);
+        for (int64_t c0 = 0; c0 < c; c0 += kChunk) {
+          const int64_t cc = std::min(kChunk, c - c0);
+          for (int64_t i = 0; i < cc; ++i) share[i] = grad[c0 + i] / n;
+          for (int64_t ky = kyLo; ky < kyHi; ++ky)
+            for (int64_t kx = kxLo; kx < kxHi; ++kx) {
+              T* out = dx + ((b * g.h + y0 + ky * g.dh) * g.w + x0 + kx * g.dw) * c + c0;
+              for (int64_t i = 0; i < cc; ++i) out[i] += share[i];
+            }
+        }
+      }
+}
+
 }  // namespace weft::rt
 
 #endif  // WEFT_RT_POOL_H

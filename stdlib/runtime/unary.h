@@ -147,6 +147,13 @@ template <class F, class T>
   if constexpr (HasFix<F>::value) F::fix(src, dst, m);
 }
 
+// The scalar form over n values. Never inlined, so that it is vectorised as a loop of its own
+// (inlined into a generated function of thousands of lines, GCC keeps sqrt scalar).
+template <class F, class T>
+[[gnu::noinline]] void unaryLoop(const T* x, T* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = F::f(x[i]);
+}
+
 template <class F, class T>
 void unaryKernel(const T* x, T* out, int64_t n) {
   if constexpr (std::is_floating_point_v<T> && HasArrayForm<F>::value) {
@@ -163,7 +170,7 @@ void unaryKernel(const T* x, T* out, int64_t n) {
       std::memcpy(out + done, res, size_t(m) * sizeof(T));
     }
   } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = F::f(x[i]);
+    unaryLoop<F>(x, out, n);
   }
 }
 

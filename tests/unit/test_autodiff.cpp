@@ -105,6 +105,36 @@ std::multimap<OpId, Case> cases() {
   add(OpId::SetItem, {x234, spread(Shape{3}, -1, 1, 41)}, {{"subs", subs({index(0), range(std::nullopt, std::nullopt), index(2)})}});
   add(OpId::Take, {x234, testutil::i32(Shape{4}, {2, 0, 2, -1})}, {{"axis", int64_t(1)}});
   add(OpId::Take, {spread(Shape{5, 3}, -1, 1, 42), testutil::i32(Shape{2, 2}, {4, 1, 1, 0})}, {{"axis", int64_t(0)}});
+  // conv2d: valid and same padding (odd totals put the extra row/column at the bottom/right),
+  // strides 1 and 2, dilation, a non-square kernel and strides, 1x1 kernels (the GEMM-only path),
+  // and enough channels for the forward pass's Winograd path.
+  auto conv = [&](Shape xs, Shape ws, std::vector<int64_t> strides, const char* padding, std::vector<int64_t> dilation,
+                  uint32_t seed) {
+    add(OpId::Conv2D, {spread(xs, -1, 1, seed), spread(ws, -1, 1, seed + 1)},
+        {{"strides", strides}, {"padding", std::string(padding)}, {"dilation", dilation}});
+  };
+  conv(Shape{2, 5, 5, 2}, Shape{3, 3, 2, 3}, {1, 1}, "valid", {1, 1}, 50);
+  conv(Shape{2, 5, 5, 2}, Shape{3, 3, 2, 3}, {1, 1}, "same", {1, 1}, 52);
+  conv(Shape{1, 7, 6, 2}, Shape{3, 3, 2, 2}, {2, 2}, "valid", {1, 1}, 54);
+  conv(Shape{1, 6, 5, 2}, Shape{3, 3, 2, 2}, {2, 2}, "same", {1, 1}, 56);
+  conv(Shape{1, 7, 7, 2}, Shape{3, 3, 2, 2}, {1, 1}, "valid", {2, 2}, 58);
+  conv(Shape{1, 6, 7, 2}, Shape{2, 3, 2, 3}, {1, 2}, "same", {2, 1}, 60);
+  conv(Shape{2, 3, 4, 3}, Shape{1, 1, 3, 2}, {1, 1}, "valid", {1, 1}, 62);
+  conv(Shape{1, 5, 5, 3}, Shape{1, 1, 3, 2}, {2, 2}, "same", {1, 1}, 64);
+  conv(Shape{1, 4, 4, 16}, Shape{3, 3, 16, 16}, {1, 1}, "same", {1, 1}, 66);
+  // The pools: overlapping and disjoint windows, valid and same padding (the average's divisor
+  // counts only the elements inside the input). Values well apart: no ties (see the test below).
+  auto pool = [&](OpId op, Shape xs, std::vector<int64_t> size, std::vector<int64_t> strides, const char* padding,
+                  uint32_t seed) {
+    add(op, {spread(xs, -2, 2, seed)}, {{"pool", size}, {"strides", strides}, {"padding", std::string(padding)}});
+  };
+  for (OpId op : {OpId::MaxPool2D, OpId::AvgPool2D}) {
+    pool(op, Shape{2, 4, 4, 3}, {2, 2}, {2, 2}, "valid", 70);
+    pool(op, Shape{1, 5, 5, 2}, {3, 3}, {1, 1}, "valid", 71);
+    pool(op, Shape{1, 5, 5, 2}, {3, 3}, {2, 2}, "same", 72);
+    pool(op, Shape{1, 5, 4, 2}, {2, 2}, {1, 1}, "same", 73);
+    pool(op, Shape{1, 5, 7, 2}, {2, 3}, {1, 2}, "valid", 74);
+  }
   return c;
 }
 
@@ -116,8 +146,10 @@ const std::set<OpId> kNoGradient = {
     OpId::Arange, OpId::Linspace, OpId::RandomNormal, OpId::RandomUniform, OpId::ShapeOf};
 const std::set<OpId> kGraphOnly = {OpId::Constant, OpId::ReadVariable, OpId::AssignVariable,
                                    OpId::Print, OpId::Cond, OpId::While};
-// Not written yet (docs/training.md): a tape that needs one reports an error.
-const std::set<OpId> kNoRuleYet = {OpId::Conv2D, OpId::MaxPool2D, OpId::AvgPool2D};
+// Not written (docs/training.md): a tape that needs one reports an error. The gradient ops of
+// conv2d and the pools have no rule of their own: no second derivatives.
+const std::set<OpId> kNoRuleYet = {OpId::Conv2DBackpropInput, OpId::Conv2DBackpropFilter, OpId::MaxPool2DGrad,
+                                   OpId::AvgPool2DGrad};
 
 // L = sum_j sum(out_j * r_j), with fixed random weights r_j, so every output element counts.
 Tensor lossOf(OpId op, const std::vector<Tensor>& in, const ops::Attrs& attrs) {
@@ -192,6 +224,31 @@ TEST_CASE("autodiff: every op's VJP rule matches central finite differences (f64
     auto [lo, hi] = all.equal_range(op);
     for (auto it = lo; it != hi; ++it) checkCase(op, it->second);
   }
+}
+
+TEST_CASE("autodiff: max pooling's gradient goes to the first maximum of a window on ties") {
+  // One 2x2 window holding 1, 3 / 3, 3: its maximum comes from the first 3 (row-major), as in
+  // PyTorch and TensorFlow; overlapping windows (stride 1) each send theirs to their own first.
+  Tensor x = testutil::make<double>(Shape{1, 2, 2, 1}, {1, 3, 3, 3});
+  Tensor dy = testutil::make<double>(Shape{1, 1, 1, 1}, {5});
+  ops::Attrs attrs{{"pool", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}},
+                   {"padding", std::string("valid")}};
+  {
+    autodiff::Tape tape({});
+    Tensor w = tape.watch(x);
+    Tensor y = ops::apply1(OpId::MaxPool2D, std::vector<Tensor>{w}, attrs);
+    Tensor loss = ops::reduce(ops::ReduceOp::Sum, ops::binary(ops::BinaryOp::Mul, y, dy), {}, false);
+    auto g = tape.gradients(loss);
+    REQUIRE(g[0]);
+    CHECK(testutil::values<double>(*g[0]) == std::vector<double>{0, 5, 0, 0});
+  }
+  Tensor row = testutil::make<double>(Shape{1, 1, 4, 1}, {2, 2, 2, 1});
+  Tensor g = ops::maxPool2dGrad(row, testutil::make<double>(Shape{1, 1, 3, 1}, {1, 10, 100}), {1, 2}, {1, 1}, "valid");
+  CHECK(testutil::values<double>(g) == std::vector<double>{1, 10, 100, 0});
+  // NaN wins, as in the forward pass (the last NaN of a window).
+  Tensor nan = testutil::make<double>(Shape{1, 1, 3, 1}, {std::nan(""), 1, std::nan("")});
+  g = ops::maxPool2dGrad(nan, testutil::make<double>(Shape{1, 1, 1, 1}, {7}), {1, 3}, {1, 1}, "valid");
+  CHECK(testutil::values<double>(g) == std::vector<double>{0, 0, 7});
 }
 
 TEST_CASE("autodiff: a variable the value does not use has no gradient; reads are leaves") {

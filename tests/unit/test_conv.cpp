@@ -6,6 +6,7 @@
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/saved/npy.h"
 #include "stdlib/runtime/conv.h"
+#include "stdlib/runtime/conv_grad.h"
 #include "test_ops_util.h"
 
 using namespace weft;
@@ -228,4 +229,160 @@ conv2d(x, ones([3, 3, 2, 4]), strides=[1, 2, 3])
   CHECK(out.str() == "[1, 3, 3, 2]\n[1, 6, 6, 2]\n[1, 3, 6, 4]\n18.0\n");
   CHECK(err.str().find("conv2d() argument 'strides' must be an integer or a pair of integers (height, width)") !=
         std::string::npos);
+}
+
+namespace {
+
+// The gradients of sum(dy * conv2d(x, w)) by their definition, in double: (dx, dw).
+std::pair<Tensor, Tensor> naiveConvGrads(const Tensor& x, const Tensor& w, const Tensor& dy, Pair s, bool same, Pair d) {
+  const Shape &xs = x.shape(), &ws = w.shape(), &ys = dy.shape();
+  int64_t pad[2];
+  for (int a = 0; a < 2; ++a) {
+    const int64_t in = xs[1 + a], ext = (ws[a] - 1) * d[a] + 1;
+    pad[a] = same ? std::max<int64_t>((ys[1 + a] - 1) * s[a] + ext - in, 0) / 2 : 0;
+  }
+  std::vector<double> dx(size_t(x.numel()), 0.0), dw(size_t(w.numel()), 0.0);
+  for (int64_t b = 0; b < xs[0]; ++b)
+    for (int64_t oy = 0; oy < ys[1]; ++oy)
+      for (int64_t ox = 0; ox < ys[2]; ++ox)
+        for (int64_t co = 0; co < ws[3]; ++co) {
+          const double g = dy.asDouble(((b * ys[1] + oy) * ys[2] + ox) * ys[3] + co);
+          for (int64_t ky = 0; ky < ws[0]; ++ky)
+            for (int64_t kx = 0; kx < ws[1]; ++kx) {
+              const int64_t iy = oy * s[0] - pad[0] + ky * d[0], ix = ox * s[1] - pad[1] + kx * d[1];
+              if (iy < 0 || iy >= xs[1] || ix < 0 || ix >= xs[2]) continue;
+              for (int64_t ci = 0; ci < xs[3]; ++ci) {
+                const int64_t xi = ((b * xs[1] + iy) * xs[2] + ix) * xs[3] + ci, wi = ((ky * ws[1] + kx) * ws[2] + ci) * ws[3] + co;
+                dx[size_t(xi)] += g * w.asDouble(wi);
+                dw[size_t(wi)] += g * x.asDouble(xi);
+              }
+            }
+        }
+  auto tensorOf = [&](const Shape& shape, const std::vector<double>& v) {
+    Tensor t = Tensor::empty(x.dtype(), shape);
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (x.dtype() == DType::F32) t.data<float>()[i] = float(v[i]);
+      else t.data<double>()[i] = v[i];
+    }
+    return t;
+  };
+  return {tensorOf(xs, dx), tensorOf(ws, dw)};
+}
+
+}  // namespace
+
+TEST_CASE("conv2d's gradient ops agree with their definition: im2col chunks, padding, strides, dilation") {
+  struct Case { Shape x, w; Pair s; bool same; Pair d; DType t; };
+  const Case cases[] = {
+      {{2, 5, 6, 3}, {3, 3, 3, 4}, {1, 1}, true, {1, 1}, DType::F64},
+      {{1, 8, 7, 2}, {3, 2, 2, 5}, {2, 2}, true, {1, 1}, DType::F64},     // odd same padding at the bottom/right
+      {{1, 9, 9, 2}, {3, 3, 2, 3}, {2, 1}, false, {2, 3}, DType::F64},    // dilated, strided
+      {{2, 4, 5, 6}, {1, 1, 6, 7}, {1, 1}, false, {1, 1}, DType::F64},    // 1x1: plain GEMMs
+      {{2, 5, 5, 6}, {1, 1, 6, 7}, {2, 2}, true, {1, 1}, DType::F32},     // strided 1x1: im2col
+      {{4, 30, 30, 64}, {3, 3, 64, 8}, {1, 1}, false, {1, 1}, DType::F32},  // 7 chunks of 455 pixels and a tail
+      {{3, 17, 19, 40}, {5, 5, 40, 12}, {2, 1}, true, {1, 2}, DType::F64},  // 1000-element rows: 64-pixel chunks
+      {{1, 3, 3, 2}, {3, 3, 2, 40}, {1, 1}, true, {1, 1}, DType::F32},      // tiny products (Eigen's direct path)
+  };
+  ops::seed(9);
+  for (const auto& c : cases) {
+    CAPTURE(c.x.str());
+    CAPTURE(c.w.str());
+    const std::string padding = c.same ? "same" : "valid";
+    Tensor x = ops::randomNormal(c.x, 0, 1, c.t), w = ops::randomNormal(c.w, 0, 0.3, c.t);
+    Tensor y = ops::conv2d(x, w, c.s, padding, c.d);
+    Tensor dy = ops::randomNormal(y.shape(), 0, 1, c.t);
+    auto [dx, dw] = naiveConvGrads(x, w, dy, c.s, c.same, c.d);
+    const double tol = c.t == DType::F32 ? 1e-4 : 1e-12;
+    checkClose(ops::conv2dBackpropInput(dy, w, {c.x[1], c.x[2]}, c.s, padding, c.d), dx, tol);
+    checkClose(ops::conv2dBackpropFilter(x, dy, {c.w[0], c.w[1]}, c.s, padding, c.d), dw, tol);
+  }
+}
+
+TEST_CASE("conv2d's gradient kernels use the workspace they are given and nothing past it") {
+  rt::Window2D g;
+  g.n = 3, g.h = 20, g.w = 21, g.c = 40, g.kh = 3, g.kw = 3, g.sh = 2, g.padTop = 0, g.padLeft = 1, g.oh = 10, g.ow = 21;
+  const int64_t cout = 9;
+  ops::seed(6);
+  Tensor x = ops::randomNormal({3, 20, 21, 40}, 0, 1, DType::F64), w = ops::randomNormal({3, 3, 40, 9}, 0, 0.3, DType::F64);
+  Tensor dy = ops::randomNormal({3, 10, 21, 9}, 0, 1, DType::F64);
+  auto [dx, dw] = naiveConvGrads(x, w, dy, {2, 1}, true, {1, 1});
+  for (int which = 0; which < 2; ++which) {
+    CAPTURE(which);
+    const int64_t need = which == 0 ? rt::conv2dBackpropInputWorkspaceSize<double>(g, cout)
+                                    : rt::conv2dBackpropFilterWorkspaceSize<double>(g, cout);
+    std::vector<double> workspace(size_t(need) + 16, 7.0);  // a canary past the end
+    Tensor got = Tensor::empty(DType::F64, which == 0 ? x.shape() : w.shape());
+    for (int call = 0; call < 2; ++call) {  // a reused workspace holds the last call's data
+      if (which == 0)
+        rt::conv2dBackpropInput(dy.data<double>(), w.data<double>(), got.data<double>(), g, cout, workspace.data());
+      else
+        rt::conv2dBackpropFilter(x.data<double>(), dy.data<double>(), got.data<double>(), g, cout, workspace.data());
+      checkClose(got, which == 0 ? dx : dw, 1e-12);
+    }
+    for (size_t i = size_t(need); i < workspace.size(); ++i) CHECK(workspace[i] == 7.0);
+  }
+}
+
+TEST_CASE("the pools' gradient ops: overlapping windows add up, the average's divisor excludes padding") {
+  // 3x3 input, 2x2 windows at stride 1: the centre is in all four windows.
+  Tensor dy = Tensor::empty(DType::F32, {1, 2, 2, 1});
+  for (int i = 0; i < 4; ++i) dy.data<float>()[i] = float(1 << i);
+  CHECK(values<float>(ops::avgPool2dGrad(dy, {3, 3}, {2, 2}, {1, 1}, "valid")) ==
+        std::vector<float>{0.25f, 0.75f, 0.5f, 1.25f, 3.75f, 2.5f, 1, 3, 2});
+  // Same-padded 2x2 windows over a 3x3 input at stride 2: the corner window holds one element.
+  CHECK(values<float>(ops::avgPool2dGrad(dy, {3, 3}, {2, 2}, {2, 2}, "same")) ==
+        std::vector<float>{0.25f, 0.25f, 1, 0.25f, 0.25f, 1, 2, 2, 8});
+  // Max: 9 8 7 / 6 5 4 / 3 2 1 — every overlapping window's maximum is its top-left element.
+  Tensor x = Tensor::empty(DType::F32, {1, 3, 3, 1});
+  for (int i = 0; i < 9; ++i) x.data<float>()[i] = float(9 - i);
+  CHECK(values<float>(ops::maxPool2dGrad(x, dy, {2, 2}, {1, 1}, "valid")) == std::vector<float>{1, 2, 0, 4, 8, 0, 0, 0, 0});
+  // Channels past a chunk of 64, each with its own maximum.
+  Tensor wide = ops::randomNormal({2, 4, 4, 70}, 0, 1, DType::F64);
+  Tensor ones = ops::full({2, 2, 2, 70}, 1.0, DType::F64);
+  Tensor g = ops::maxPool2dGrad(wide, ones, {2, 2}, {2, 2}, "valid");
+  CHECK(ops::reduce(ops::ReduceOp::Sum, g, {}, false).asDouble() == 2 * 2 * 2 * 70);
+  Tensor picked = ops::binary(ops::BinaryOp::Mul, g, wide);  // the maxima, where the gradient went
+  Tensor pooled = ops::pool2d(true, wide, {2, 2}, {2, 2}, "valid");
+  CHECK(std::abs(ops::reduce(ops::ReduceOp::Sum, picked, {}, false).asDouble() -
+                 ops::reduce(ops::ReduceOp::Sum, pooled, {}, false).asDouble()) < 1e-9);
+}
+
+TEST_CASE("the gradient ops' errors name the op and the shapes; they infer shapes on abstract tensors") {
+  Tensor dy = iota({2, 3, 3, 5}), w = iota({3, 3, 4, 5});
+  CHECK(errorOf([&] { ops::conv2dBackpropInput(dy, w, {9, 9}, {2, 2}, "valid", {1, 1}); }) ==
+        "conv2d_backprop_input: the output's gradient has shape [2, 3, 3, 5], but conv2d of an input [2, 9, 9, 4] "
+        "and a kernel [3, 3, 4, 5] gives [2, 4, 4, 5]");
+  CHECK(ops::conv2dBackpropInput(dy, w, {8, 8}, {2, 2}, "valid", {1, 1}).shape() == Shape{2, 8, 8, 4});
+  CHECK(errorOf([&] { ops::conv2dBackpropInput(dy, w, {-1, 8}, {2, 2}, "valid", {1, 1}); }) ==
+        "conv2d_backprop_input: input_size must be known and non-negative, got (-1, 8)");
+  CHECK(errorOf([&] { ops::conv2dBackpropInput(dy, ops::cast(w, DType::F64), {8, 8}, {2, 2}, "valid", {1, 1}); }) ==
+        "dtype mismatch: f32 and f64 (in conv2d_backprop_input)");
+  CHECK(errorOf([&] { ops::conv2dBackpropInput(iota({3, 3, 5}), w, {8, 8}, {2, 2}, "valid", {1, 1}); }) ==
+        "conv2d_backprop_input: the output's gradient must have rank 4 [batch, height, width, channels], got [3, 3, 5]");
+  CHECK(errorOf([&] { ops::conv2dBackpropInput(dy, w, {2, 2}, {1, 1}, "valid", {1, 1}); }) ==
+        "conv2d_backprop_input: the kernel (3x3) is larger than the input (2x2) with padding \"valid\" (conv2d of an "
+        "input [2, 2, 2, 4] and a kernel [3, 3, 4, 5])");
+  Tensor x = iota({2, 8, 8, 4});
+  CHECK(ops::conv2dBackpropFilter(x, dy, {3, 3}, {2, 2}, "valid", {1, 1}).shape() == Shape{3, 3, 4, 5});
+  CHECK(errorOf([&] { ops::conv2dBackpropFilter(x, iota({3, 3, 3, 5}), {3, 3}, {2, 2}, "valid", {1, 1}); }) ==
+        "conv2d_backprop_filter: the output's gradient has shape [3, 3, 3, 5], but conv2d of an input [2, 8, 8, 4] "
+        "and a kernel [3, 3, 4, 5] gives [2, 3, 3, 5]");
+  CHECK(errorOf([&] { ops::conv2dBackpropFilter(x, dy, {0, 3}, {2, 2}, "valid", {1, 1}); }) ==
+        "conv2d_backprop_filter: kernel_size must be positive, got (0, 3)");
+  CHECK(errorOf([&] { ops::maxPool2dGrad(x, iota({2, 4, 4, 3}), {2, 2}, {2, 2}, "valid"); }) ==
+        "max_pool2d_grad: the output's gradient has shape [2, 4, 4, 3], but max_pool2d of an input [2, 8, 8, 4] "
+        "gives [2, 4, 4, 4]");
+  CHECK(errorOf([&] { ops::avgPool2dGrad(dy, {8, 8}, {2, 2}, {2, 2}, "same"); }) ==
+        "avg_pool2d_grad: the output's gradient has shape [2, 3, 3, 5], but avg_pool2d of an input [2, 8, 8, 5] "
+        "gives [2, 4, 4, 5]");
+  CHECK(ops::avgPool2dGrad(dy, {6, 5}, {2, 2}, {2, 2}, "same").shape() == Shape{2, 6, 5, 5});
+  CHECK(errorOf([&] { ops::avgPool2dGrad(ops::cast(dy, DType::I32), {6, 6}, {2, 2}, {2, 2}, "same"); }) ==
+        "avg_pool2d_grad is not defined for i32 tensors (use cast() to convert to f32)");
+  // Abstract operands (a trace, a graph's verification): only the result's type, an unknown batch
+  // matching any.
+  Tensor ady = Tensor::abstract(DType::F32, Shape{-1, 3, 3, 5});
+  CHECK(ops::conv2dBackpropInput(ady, w, {7, 8}, {2, 2}, "valid", {1, 1}).shape() == Shape{-1, 7, 8, 4});
+  CHECK(ops::conv2dBackpropFilter(Tensor::abstract(DType::F32, Shape{-1, 8, 8, 4}), ady, {3, 3}, {2, 2}, "valid", {1, 1})
+            .shape() == Shape{3, 3, 4, 5});
+  CHECK(ops::avgPool2dGrad(ady, {6, 5}, {2, 2}, {2, 2}, "same").isAbstract());
 }

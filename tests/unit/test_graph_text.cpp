@@ -197,6 +197,43 @@ TEST_CASE("graph text: every attribute kind round-trips exactly") {
   CHECK_FALSE(identical(zero, g));
 }
 
+TEST_CASE("graph text: the gradient ops of conv2d and the pools round-trip and verify") {
+  Graph g;
+  g.name = "conv_grads";
+  const int64_t None = rt::kUnknownDim;
+  int x = g.addValue({DType::F32, {None, 8, 7, 4}}), k = g.addValue({DType::F32, {3, 2, 4, 5}}),
+      dy = g.addValue({DType::F32, {None, 4, 4, 5}}), dp = g.addValue({DType::F32, {None, 4, 4, 4}});
+  g.body.params = {x, k, dy, dp};
+  Block& b = g.body;
+  auto v = [](std::vector<int64_t> p) { return p; };
+  int dx = add(g, b, OpId::Conv2DBackpropInput, {dy, k},
+               {{"input_size", v({8, 7})}, {"strides", v({2, 2})}, {"padding", std::string("same")}, {"dilation", v({1, 1})}},
+               {DType::F32, {None, 8, 7, 4}});
+  int dk = add(g, b, OpId::Conv2DBackpropFilter, {x, dy},
+               {{"kernel_size", v({3, 2})}, {"strides", v({2, 2})}, {"padding", std::string("same")}, {"dilation", v({1, 1})}},
+               {DType::F32, {3, 2, 4, 5}});
+  int dm = add(g, b, OpId::MaxPool2DGrad, {x, dp}, {{"pool", v({2, 2})}, {"strides", v({2, 2})}, {"padding", std::string("same")}},
+               {DType::F32, {None, 8, 7, 4}});
+  int da = add(g, b, OpId::AvgPool2DGrad, {dp},
+               {{"input_size", v({8, 7})}, {"pool", v({3, 3})}, {"strides", v({2, 2})}, {"padding", std::string("same")}},
+               {DType::F32, {None, 8, 7, 4}});
+  b.results = {dx, dk, dm, da};
+  requireRoundTrip(g);
+  graph::verify(g);
+  std::string text = printText(g);
+  CHECK(text.find("conv2d_backprop_input(%0, %1)") == std::string::npos);
+  CHECK(text.find("= conv2d_backprop_input(%2, %1) {input_size = [8, 7], strides = [2, 2], padding = \"same\", "
+                  "dilation = [1, 1]} : f32[None, 8, 7, 4]") != std::string::npos);
+  CHECK(text.find("= avg_pool2d_grad(%3) {input_size = [8, 7], pool = [3, 3], strides = [2, 2], padding = \"same\"}") !=
+        std::string::npos);
+  // An input_size that gives conv2d another output size than the gradient's is refused.
+  Graph bad = g;
+  bad.body.nodes[0].attrs.set("input_size", v({9, 7}));
+  CHECK_THROWS_WITH(graph::verify(bad), doctest::Contains("the output's gradient has shape [None, 4, 4, 5], but conv2d "
+                                                          "of an input [None, 9, 7, 4] and a kernel [3, 2, 4, 5] gives "
+                                                          "[None, 5, 4, 5]"));
+}
+
 TEST_CASE("graph text: constants of every dtype round-trip exactly") {
   Graph g;
   g.name = "constants";
