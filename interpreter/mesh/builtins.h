@@ -4,7 +4,6 @@
 #pragma once
 #include "../eval/hooks.h"
 #include "../values/env.h"
-#include "shards.h"  // store(): assign writes every shard
 
 namespace weft::mesh {
 
