@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "interpreter/builtins/builtins.h"
 
 namespace {
 
@@ -36,6 +37,7 @@ int runWithLargeStack(std::function<int()> fn) {
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
+  weft::installBuiltins();
   std::vector<std::string> args(argv + 1, argv + argc);
   return runWithLargeStack([&] { return weft::cli::dispatch(args); });
 }

@@ -13,6 +13,8 @@ ops::VjpResult noRuleYet(const ops::VjpArgs&) {
   throw WeftError("internal: noRuleYet is a marker, never called");
 }
 
+void registerVjpRules() { ops::setVjpRules(vjpRule); }
+
 ops::VjpFn vjpRule(OpId op) {
   switch (op) {
 #define WEFT_UNARY_RULE(F, Id, ...) \

@@ -8,6 +8,9 @@ namespace weft::autodiff {
 
 // The rule of `op` for the op table.
 ops::VjpFn vjpRule(ops::OpId op);
+// Fills the op table's `vjp` column with vjpRule (ops::setVjpRules); the top level calls it once
+// at startup (weft::installBuiltins, interpreter/builtins/builtins.h).
+void registerVjpRules();
 
 // The rule of ops whose results are piecewise constant in their inputs, or not differentiable
 // (comparisons, argmax, floor, creation, random): no gradient flows through them.

@@ -9,7 +9,7 @@
 #include "../graph/tracer.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "builtins.h"
 
 namespace weft {

@@ -1,11 +1,21 @@
 #include "builtins.h"
 
+#include "../autodiff/rules.h"
+#include "../eval/hooks.h"
 #include "../mesh/builtins.h"
 #include "../saved/snapshot.h"
 #include "data.h"
 #include "keras.h"
 
 namespace weft {
+
+void installBuiltins() {
+  EvalHooks& hooks = evalHooks();
+  hooks.registerNatives = registerBuiltins;
+  hooks.summaryTable = summaryTable;
+  mesh::installHooks(hooks);
+  autodiff::registerVjpRules();
+}
 
 void registerBuiltins(Env& env) {
   registerCoreBuiltins(env);

@@ -1,8 +1,14 @@
 // Functions written in C++ that every program sees (the native half of the prelude).
 #pragma once
-#include "../eval/env.h"
+#include "../values/env.h"
 
 namespace weft {
+
+// The top level of every program calls this once at startup, before making an Interpreter: each
+// Interpreter then binds the builtins below in its native scope, and the evaluator reaches the
+// layers above it through the hooks this fills (interpreter/eval/hooks.h). It also registers the
+// VJP rules into the op table (interpreter/autodiff/rules.h).
+void installBuiltins();
 
 void registerBuiltins(Env& env);
 

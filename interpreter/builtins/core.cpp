@@ -7,7 +7,7 @@
 #include "../mesh/scope.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "builtins.h"
 
 namespace weft {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "../eval/env.h"
+#include "../values/env.h"
 #include "../values/tensor.h"
 
 namespace weft::data {

@@ -8,7 +8,7 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../eval/interpreter.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "data.h"
 
 namespace weft {

@@ -8,7 +8,7 @@
 #include "../../grammar/diagnostics.h"
 #include "../values/format.h"
 #include "../values/objects.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "data.h"
 #include "data_source.h"
 

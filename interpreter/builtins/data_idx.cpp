@@ -7,7 +7,7 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../eval/interpreter.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "data.h"
 #include "data_source.h"
 

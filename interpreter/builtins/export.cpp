@@ -4,7 +4,7 @@
 #include "../eval/interpreter.h"
 #include "../graph/graph.h"
 #include "../values/format.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "builtins.h"
 
 namespace weft {

@@ -6,7 +6,7 @@
 #include "../eval/operators.h"
 #include "../mesh/scope.h"
 #include "../values/format.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "builtins.h"
 
 namespace weft {

@@ -3,7 +3,7 @@
 
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "builtins.h"
 
 namespace weft {

@@ -4,7 +4,7 @@
 #include "../eval/interpreter.h"
 #include "../eval/operators.h"
 #include "../ops/ops.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "builtins.h"
 
 namespace weft {

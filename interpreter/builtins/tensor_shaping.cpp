@@ -1,7 +1,7 @@
 // reshape, transpose, concat, stack, split, squeeze, expand_dims.
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
-#include "args.h"
+#include "../eval/args.h"
 #include "builtins.h"
 
 namespace weft {

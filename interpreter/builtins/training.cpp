@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "args.h"
+#include "../eval/args.h"
 #include "keras.h"
 
 namespace weft {

@@ -1,10 +1,9 @@
 // `obj.name` and `obj.name = v` for every kind of value.
 #include "graph_call.h"
-#include "../builtins/args.h"
-#include "../builtins/keras.h"
-#include "../mesh/builtins.h"
+#include "args.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
+#include "hooks.h"
 #include "interpreter.h"
 #include "operators.h"
 #include "suggest.h"
@@ -76,11 +75,11 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
   if (n == "dtype") return Value::dtype(var.value.dtype());
   if (n == "trainable") return Value(Tensor::scalar<bool>(var.trainable));
   if (n == "value" || n == "read_value") return Value(readVariable(var));
-  if (n == "layout" || n == "shard") return mesh::variableAttr(in, self, var, n);
+  if (n == "layout" || n == "shard") return evalHooks().variableLayoutAttr(in, self, var, n);
   if (n == "assign")
     return makeBuiltin("assign", [](Interpreter&, Args& a) {
       auto* v = a.self.as<VariableObj>();
-      mesh::store(*v, checkedUpdate(*v, only(a, "assign"), "assign"));  // every device's shard
+      writeVariable(*v, checkedUpdate(*v, only(a, "assign"), "assign"));  // every device's shard
       return a.self;
     }, self);
   if (n == "assign_add" || n == "assign_sub") {
@@ -89,7 +88,7 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
       auto* v = a.self.as<VariableObj>();
       const char* what = add ? "assign_add" : "assign_sub";
       Tensor delta = checkedUpdate(*v, only(a, what), what);
-      mesh::store(*v, ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, readVariable(*v), delta));
+      writeVariable(*v, ops::binary(add ? ops::BinaryOp::Add : ops::BinaryOp::Sub, readVariable(*v), delta));
       return a.self;
     }, self);
   }
@@ -121,7 +120,7 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
   if (n == "summary")
     return makeBuiltin("summary", [](Interpreter& in, Args& a) {
       if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "summary() takes no arguments");
-      in.out() << summaryTable(in, *a.self.as<ModuleObj>());
+      in.out() << evalHooks().summaryTable(in, *a.self.as<ModuleObj>());
       return Value();
     }, self);
   std::vector<std::string> known = {"name", "variables", "trainable_variables", "non_trainable_variables",

@@ -1,5 +1,5 @@
 // Calling functions, builtins and modules: argument binding and annotation checks.
-#include "../builtins/args.h"
+#include "args.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "interpreter.h"

@@ -15,8 +15,8 @@
 #pragma once
 #include <cstdint>
 
+#include "../values/env.h"
 #include "cycle_roots.h"
-#include "env.h"
 
 namespace weft {
 

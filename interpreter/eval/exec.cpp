@@ -1,7 +1,7 @@
 // Statement execution.
 #include "../graph/tracer.h"
-#include "../mesh/builtins.h"
 #include "../values/format.h"
+#include "hooks.h"
 #include "interpreter.h"
 #include "operators.h"
 
@@ -228,16 +228,16 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
       env->set(m.name, Value(std::move(type)));
       return Flow::Normal;
     }
-    case K::Mesh: {  // interpreter/mesh/builtins.cpp
+    case K::Mesh: {  // interpreter/mesh/builtins.cpp, through hooks.h
       auto& m = static_cast<const ast::MeshDecl&>(s);
       std::vector<Value> sizes;
       for (const auto& d : m.dims) sizes.push_back(eval(*d.size, env));
-      env->set(m.name, mesh::declareMesh(m, sizes));
+      env->set(m.name, evalHooks().declareMesh(m, sizes));
       return Flow::Normal;
     }
     case K::LayoutMap: {
       auto& lm = static_cast<const ast::LayoutMapDecl&>(s);
-      env->set(lm.name, mesh::declareLayoutMap(lm, env->find(lm.mesh)));
+      env->set(lm.name, evalHooks().declareLayoutMap(lm, env->find(lm.mesh)));
       return Flow::Normal;
     }
   }

@@ -5,22 +5,29 @@
 #include <iostream>
 #include <new>
 #include <sstream>
+#include <stdexcept>
 
 #include "../../grammar/parser.h"
-#include "../builtins/builtins.h"
-#include "../mesh/scope.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "embedded.h"
 #include "checker.h"
 #include "cycle_collector.h"
+#include "hooks.h"
 #include "operators.h"
 
 namespace weft {
 
+EvalHooks& evalHooks() {
+  static EvalHooks hooks;
+  return hooks;
+}
+
 Interpreter::Interpreter(std::ostream& out, std::ostream& err)
     : out_(out), err_(err), native_(std::make_shared<Env>()) {
-  registerBuiltins(*native_);
+  const EvalHooks& hooks = evalHooks();
+  if (!hooks.complete()) throw std::logic_error("no builtins: the program must call weft::installBuiltins() first");
+  hooks.registerNatives(*native_);
   if (const char* n = std::getenv("WEFT_CYCLE_INTERVAL"); n && std::atoll(n) > 0)
     nextCycleCollection_ = minCycleInterval_ = std::atoll(n), fixedCycleInterval_ = true;
   prelude_ = std::make_shared<Env>(native_);
@@ -144,7 +151,7 @@ int Interpreter::runFile(const std::string& path) {
   int status = runSource(file);
   if (status == 0) {
     try {
-      mesh::finishProgram(*this);  // layouts of variables built last, keys that never matched
+      evalHooks().finishProgram(*this);  // layouts of variables built last, keys that never matched
     } catch (WeftError& e) {
       reportError(e);
       return 1;

@@ -13,17 +13,14 @@
 
 #include "../../grammar/ast/stmt.h"
 #include "../../grammar/diagnostics.h"
+#include "../values/env.h"
 #include "../values/objects.h"
 #include "cycle_roots.h"
-#include "env.h"
 #include "exports.h"
 #include "graph_call.h"
 
 namespace weft {
 
-namespace mesh {
-struct State;  // interpreter/mesh/scope.h
-}
 namespace graph {
 struct Graph;  // interpreter/graph/graph.h
 }
@@ -161,8 +158,9 @@ class Interpreter {
   const CycleStats& cycleStats() const { return cycleStats_; }
   // Keras' learning phase: true while training, so that Dropout is active only then.
   bool& learningPhase() { return learningPhase_; }
-  // Layout map scopes and the variables they placed (interpreter/mesh/scope.cpp).
-  mesh::State& layoutState();
+  // Layout map scopes and the variables they placed: interpreter/mesh's state (mesh::stateOf,
+  // scope.h), which it makes on first use.
+  std::shared_ptr<void>& layoutState() { return layoutState_; }
 
  private:
   enum class Flow { Normal, Break, Continue, Return };
@@ -267,7 +265,7 @@ class Interpreter {
   CycleStats cycleStats_;
   static inline volatile std::sig_atomic_t interruptRequested_ = false;
   bool learningPhase_ = false;
-  std::unique_ptr<mesh::State> layoutState_;
+  std::shared_ptr<void> layoutState_;
   int callDepth_ = 0;
   // Step and time limits (limits.cpp): checkLimits runs when steps_ reaches nextLimitCheck_.
   void checkLimits(const SourceRange& at);

@@ -4,8 +4,8 @@
 #include <unordered_set>
 
 #include "../graph/tracer.h"
-#include "../mesh/scope.h"
 #include "../values/format.h"
+#include "hooks.h"
 #include "interpreter.h"
 #include "operators.h"
 
@@ -68,7 +68,7 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
         var->keyInOwner = pathOf(at);
         if (!owner->trainable) var->trainable = false;  // created under a frozen layer, as in Keras
         if (!var->named) var->name = owner->name + "/" + var->keyInOwner;
-        mesh::variableAdopted(*this, *var);  // a lazily built weight may now find its layout
+        evalHooks().variableAdopted(*this, *var);  // a lazily built weight may now find its layout
         break;
       }
       case Kind::Module: {
@@ -108,7 +108,7 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
 Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
   auto m = std::make_shared<ModuleObj>();
   m->typeName = type.name;
-  mesh::moduleCreated(*this, *m);  // remembers an active layout_map_scope
+  evalHooks().moduleCreated(*this, *m);  // remembers an active layout_map_scope
   // Every module accepts Keras' layer keywords `name=`, `input_shape=` and `trainable=`,
   // unless it declares a parameter of that name itself.
   Value nameArg, inputShapeArg, trainableArg;

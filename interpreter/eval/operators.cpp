@@ -98,14 +98,6 @@ Literal literalArith(ops::BinaryOp op, const char* text, const Literal& a, const
 
 }  // namespace
 
-bool isTensorLike(const Value& v) { return v.isTensor() || v.is(Kind::Variable); }
-
-Tensor tensorOf(const Value& v, const char* what) {
-  if (v.isTensor()) return v.tensor();
-  if (v.is(Kind::Variable)) return readVariable(*v.as<VariableObj>());
-  throw WeftError(std::string(what) + " must be a tensor, not " + typeNameOf(v));
-}
-
 void unifyDTypes(Value& a, Value& b, const char* opText) {
   DType da = a.tensor().dtype(), db = b.tensor().dtype();
   if (da == db) return;

@@ -5,10 +5,6 @@
 
 namespace weft {
 
-// A tensor operand: a tensor, or the current value of a Variable. Errors name `what`.
-Tensor tensorOf(const Value& v, const char* what);
-bool isTensorLike(const Value& v);
-
 Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b);
 Value unaryOp(ast::UnaryOp op, const Value& a);
 Value compareOp(ast::CompareOp op, const Value& a, const Value& b);

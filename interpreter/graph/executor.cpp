@@ -4,7 +4,6 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../../stdlib/runtime/strided.h"
-#include "../mesh/shards.h"
 #include "../values/format.h"
 #include "passes.h"
 
@@ -127,7 +126,7 @@ void Executor::runNode(const Node& n) {
       return;
     }
     case OpId::AssignVariable:
-      mesh::store(*vars_[size_t(n.attrs.i("var"))], slots_[size_t(n.inputs[0])]);
+      writeVariable(*vars_[size_t(n.attrs.i("var"))], slots_[size_t(n.inputs[0])]);
       return;
     case OpId::Print: {
       in_.clear();

@@ -1,6 +1,6 @@
 #include "builtins.h"
 
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../values/format.h"
 #include "layout.h"
 #include "plan.h"
@@ -29,6 +29,16 @@ Value meshBuiltin(Interpreter&, Args& a) {
 }
 
 }  // namespace
+
+void installHooks(EvalHooks& hooks) {
+  hooks.declareMesh = declareMesh;
+  hooks.declareLayoutMap = declareLayoutMap;
+  hooks.variableLayoutAttr = variableAttr;
+  hooks.moduleCreated = moduleCreated;
+  hooks.variableAdopted = variableAdopted;
+  hooks.finishProgram = finishProgram;
+  installPlacementHook();
+}
 
 void registerBuiltins(Env& env) {
   env.set(intern("Mesh"), makeBuiltin("Mesh", meshBuiltin));

@@ -2,11 +2,14 @@
 // layout_map_scope, plan), the declarative `mesh` and `layout_map` statements, and the layout
 // attributes of a Variable (`v.layout`, `v.shard(i)`).
 #pragma once
-#include "../eval/env.h"
-#include "shards.h"  // store(): assign writes every shard
+#include "../eval/hooks.h"
+#include "../values/env.h"
 
 namespace weft::mesh {
 
+// What the evaluator and the values call here: the statements and attributes below, the layout
+// scope hooks (scope.h) and the placement hook (shards.h).
+void installHooks(EvalHooks& hooks);
 void registerBuiltins(Env& env);
 
 // `mesh NAME(dim=size, ...)`; `sizes` are the evaluated size expressions, one per dimension.

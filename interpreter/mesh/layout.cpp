@@ -1,7 +1,7 @@
 #include "layout.h"
 
-#include "../builtins/args.h"
-#include "../eval/env.h"
+#include "../eval/args.h"
+#include "../values/env.h"
 #include "../values/format.h"
 
 namespace weft::mesh {

@@ -2,7 +2,7 @@
 
 #include <re2/re2.h>
 
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../values/format.h"
 
 namespace weft::mesh {

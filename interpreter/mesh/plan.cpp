@@ -2,7 +2,7 @@
 
 #include <ostream>
 
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
@@ -53,7 +53,7 @@ int runPlan(Interpreter& in, const std::string& path, std::ostream& report) {
 }
 
 void printLayoutReport(Interpreter& in, std::ostream& out) {
-  State& st = in.layoutState();
+  State& st = stateOf(in);
   int64_t total = 0;
   int n = 0;
   for (const auto& s : st.all) {

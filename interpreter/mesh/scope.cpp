@@ -2,20 +2,20 @@
 
 #include <exception>
 
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../eval/interpreter.h"
 #include "../eval/suggest.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 
-namespace weft {
+namespace weft::mesh {
 
-mesh::State& Interpreter::layoutState() {
-  if (!layoutState_) layoutState_ = std::make_unique<mesh::State>();
-  return *layoutState_;
+State& stateOf(Interpreter& in) {
+  std::shared_ptr<void>& s = in.layoutState();
+  if (!s) s = std::make_shared<State>();
+  return *static_cast<State*>(s.get());
 }
 
-namespace mesh {
 namespace {
 
 template <class T>
@@ -50,7 +50,7 @@ void warnUnmatched(Interpreter& in, Scope& s, const char* when) {
   in.out().flush();
   s.hits.resize(s.map->entries.size(), 0);
   std::vector<std::string> paths;  // of the scope's variables, to suggest a misspelt key's fix
-  for (const auto& w : in.layoutState().placed)
+  for (const auto& w : stateOf(in).placed)
     if (auto v = w.lock(); v && v->placement->scope.get() == &s) paths.push_back(v->placement->path);
   for (size_t i = 0; i < s.map->entries.size(); ++i) {
     if (s.hits[i]) continue;
@@ -86,7 +86,7 @@ void resolvePending(Interpreter& in, Scope& s) {
 }  // namespace
 
 void moduleCreated(Interpreter& in, ModuleObj& m) {
-  State& st = in.layoutState();
+  State& st = stateOf(in);
   if (st.active.empty()) return;
   m.layoutScope = st.active.back();
   st.active.back()->modules.push_back(weakOf(m));
@@ -95,7 +95,7 @@ void moduleCreated(Interpreter& in, ModuleObj& m) {
 void variableCreated(Interpreter& in, VariableObj& var) {
   // A plan runs on shapes alone: a variable's initial value keeps only its type.
   if (ops::shapesOnly() && !var.value.isAbstract()) var.value = Tensor::abstract(var.value.dtype(), var.value.shape());
-  State& st = in.layoutState();
+  State& st = stateOf(in);
   if (st.active.empty()) return;
   var.placement = std::make_shared<Placement>();
   var.placement->createdIn = st.active.back();
@@ -144,19 +144,19 @@ void resolve(Interpreter& in, VariableObj& var) {
     s->hits.resize(map.entries.size(), 0);
     ++s->hits[size_t(key)];
   }
-  in.layoutState().placed.push_back(weakOf(var));
+  stateOf(in).placed.push_back(weakOf(var));
 }
 
 void enterScope(Interpreter& in, const std::shared_ptr<LayoutMapObj>& map) {
   auto s = std::make_shared<Scope>();
   s->map = map;
-  State& st = in.layoutState();
+  State& st = stateOf(in);
   st.active.push_back(s);
   st.all.push_back(s);
 }
 
 void exitScope(Interpreter& in, const LayoutMapObj& map) {
-  State& st = in.layoutState();
+  State& st = stateOf(in);
   auto it = st.active.end();
   while (it != st.active.begin() && (*(it - 1))->map.get() != &map) --it;
   if (it == st.active.begin()) return;
@@ -171,7 +171,7 @@ void exitScope(Interpreter& in, const LayoutMapObj& map) {
 }
 
 void finishProgram(Interpreter& in) {
-  State& st = in.layoutState();
+  State& st = stateOf(in);
   for (const auto& s : st.all) {
     if (!s->ended) continue;
     try {
@@ -197,12 +197,10 @@ Value layoutMapScopeBuiltin() {
   });
 }
 
-}  // namespace mesh
-
 // LayoutMapObj's `with` support lives here, with the scopes it opens.
 void mesh::LayoutMapObj::enter(Interpreter& in) {
   mesh::enterScope(in, std::static_pointer_cast<LayoutMapObj>(shared_from_this()));
 }
 void mesh::LayoutMapObj::exit(Interpreter& in) { mesh::exitScope(in, *this); }
 
-}  // namespace weft
+}  // namespace weft::mesh

@@ -27,7 +27,10 @@ struct State {
   std::vector<std::weak_ptr<VariableObj>> placed;  // in order of resolution, for the report
 };
 
-// Hooks called by the evaluator.
+// The layout state of an interpreter (Interpreter::layoutState), made on first use.
+State& stateOf(Interpreter& in);
+
+// Hooks called by the evaluator (through interpreter/eval/hooks.h).
 void moduleCreated(Interpreter& in, ModuleObj& m);
 void variableCreated(Interpreter& in, VariableObj& var);
 void variableAdopted(Interpreter& in, VariableObj& var);

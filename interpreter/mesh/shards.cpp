@@ -112,4 +112,15 @@ int64_t bytesPerDevice(const VariableObj& var) {
   return l->shardShape(var.value.shape()).numel() * esize;
 }
 
+void installPlacementHook() {
+  struct Hook : PlacementHook {
+    void write(VariableObj& v, Tensor value) override { store(v, std::move(value)); }
+    std::string layoutRepr(const VariableObj& v) override {
+      return v.placement->key >= 0 ? " layout=" + v.placement->layout->repr() : "";
+    }
+  };
+  static Hook hook;
+  setPlacementHook(&hook);
+}
+
 }  // namespace weft::mesh

@@ -32,5 +32,7 @@ Tensor shard(VariableObj& var, int64_t device);
 const LayoutObj* layoutOf(const VariableObj& var);
 // Bytes device 0 holds for it: a shard when placed, else the whole value.
 int64_t bytesPerDevice(const VariableObj& var);
+// Makes writeVariable (interpreter/values/objects.h) and a variable's repr see placements.
+void installPlacementHook();
 
 }  // namespace weft::mesh

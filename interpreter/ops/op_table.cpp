@@ -6,7 +6,6 @@
 
 #include "../../grammar/diagnostics.h"
 #include "impl.h"
-#include "../autodiff/rules.h"
 
 namespace weft::ops {
 namespace {
@@ -213,12 +212,11 @@ OpDef row(OpId id) {
     case OpId::Cond:
     case OpId::While: d.effect = true; break;
   }
-  d.vjp = autodiff::vjpRule(id);
   return d;
 }
 
-const std::vector<OpDef>& table() {
-  static const std::vector<OpDef> rows = [] {
+std::vector<OpDef>& table() {
+  static std::vector<OpDef> rows = [] {
     std::vector<OpDef> r;
     for (int i = 0; i < kOpCount; ++i) r.push_back(row(OpId(i)));
     return r;
@@ -238,6 +236,10 @@ bool anySymbolic(In in) {
 }  // namespace
 
 const OpDef& opDef(OpId op) { return table()[size_t(op)]; }
+
+void setVjpRules(VjpFn (*rule)(OpId op)) {
+  for (OpDef& d : table()) d.vjp = rule(d.id);
+}
 
 bool findOp(const std::string& name, OpId& out) {
   for (const auto& d : table())

@@ -54,11 +54,14 @@ struct OpDef {
   bool intoChecks = false;
   // Reverse-mode autodiff: the op's VJP rule. autodiff::noGradient for ops whose results do not
   // depend smoothly on their inputs (comparisons, argmax, creation); null only for the graph-only
-  // ops, which a tape handles itself (interpreter/autodiff/tape.h).
+  // ops, which a tape handles itself (interpreter/autodiff/tape.h). Filled by setVjpRules.
   VjpFn vjp = nullptr;
 };
 
 const OpDef& opDef(OpId op);
+// Fills the `vjp` column with rule(op) for every op: interpreter/autodiff, a layer above the op
+// table, registers its rules at startup (autodiff::registerVjpRules).
+void setVjpRules(VjpFn (*rule)(OpId op));
 // The op named `name` ("add", "reduce_sum" is "sum"), or false.
 bool findOp(const std::string& name, OpId& out);
 

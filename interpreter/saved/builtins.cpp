@@ -1,5 +1,5 @@
 // The save and load builtins (SPEC §8, docs/saved_models.md).
-#include "../builtins/args.h"
+#include "../eval/args.h"
 #include "../ops/ops.h"
 #include "snapshot.h"
 

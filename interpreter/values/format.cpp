@@ -6,9 +6,7 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../../stdlib/runtime/format.h"
-#include "../mesh/layout.h"
-#include "../mesh/shards.h"
-#include "../eval/env.h"
+#include "env.h"
 #include "objects.h"
 
 namespace weft {
@@ -123,7 +121,7 @@ std::string toRepr(const Value& v) {
       std::string out = "<Variable '" + var->name + "' path=" + var->path() + " shape=" +
                         var->value.shape().str() + " dtype=" + rt::dtypeName(var->value.dtype());
       if (!var->trainable) out += " trainable=false";
-      if (var->placement && var->placement->key >= 0) out += " layout=" + var->placement->layout->repr();  // from a layout map
+      if (var->placement && placementHook()) out += placementHook()->layoutRepr(*var);  // from a layout map
       // Small values are shown in full, as tf.Variable does; large ones would drown the listing.
       if (!var->value.isAbstract() && var->value.numel() <= 10) out += " value=" + formatTensor(var->value);
       return out + ">";

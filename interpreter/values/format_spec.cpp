@@ -5,7 +5,6 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../../stdlib/runtime/format.h"
-#include "../eval/operators.h"
 #include "format.h"
 #include "objects.h"
 

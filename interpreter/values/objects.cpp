@@ -1,6 +1,9 @@
 #include "objects.h"
 
+#include <stdexcept>
+
 #include "../../grammar/diagnostics.h"
+#include "format.h"
 
 namespace weft {
 namespace {
@@ -185,6 +188,28 @@ Tensor readVariable(VariableObj& v) {
   Tensor t = gVariableAccess ? gVariableAccess->read(v) : v.value;
   if (gReadHook) gReadHook->onRead(v, t);
   return t;
+}
+
+namespace {
+PlacementHook* gPlacementHook = nullptr;
+}
+PlacementHook* placementHook() { return gPlacementHook; }
+void setPlacementHook(PlacementHook* h) { gPlacementHook = h; }
+void writeVariable(VariableObj& v, Tensor value) {
+  if (gVariableAccess) return gVariableAccess->write(v, value);  // a graph being traced
+  if (v.placement) {
+    if (!gPlacementHook) throw std::logic_error("a placed variable without interpreter/mesh's placement hook");
+    return gPlacementHook->write(v, std::move(value));
+  }
+  v.value = std::move(value);
+}
+
+bool isTensorLike(const Value& v) { return v.isTensor() || v.is(Kind::Variable); }
+
+Tensor tensorOf(const Value& v, const char* what) {
+  if (v.isTensor()) return v.tensor();
+  if (v.is(Kind::Variable)) return readVariable(*v.as<VariableObj>());
+  throw WeftError(std::string(what) + " must be a tensor, not " + typeNameOf(v));
 }
 
 }  // namespace weft

@@ -152,6 +152,9 @@ VariableAccess* variableAccess();
 void setVariableAccess(VariableAccess* a);
 // The value a program sees when it reads v: its tensor, or a graph value while tracing.
 Tensor readVariable(VariableObj& v);
+// A tensor operand: a tensor, or the current value of a Variable. Errors name `what`.
+Tensor tensorOf(const Value& v, const char* what);
+bool isTensorLike(const Value& v);
 // Sees every variable read (a gradient tape marking its leaves, interpreter/autodiff/tape.h); it
 // may tag the tensor read.
 class VariableReadHook {
@@ -161,6 +164,20 @@ class VariableReadHook {
 };
 VariableReadHook* variableReadHook();
 void setVariableReadHook(VariableReadHook* h);
+// A variable that a layout map placed keeps one block per device (interpreter/mesh/shards.h),
+// which every write updates. interpreter/mesh sets the hook: values know nothing of layouts.
+class PlacementHook {
+ public:
+  virtual ~PlacementHook() = default;
+  virtual void write(VariableObj& v, Tensor value) = 0;
+  // " layout=Layout([_, 'model'], grid)" when a layout map gave v its layout, else "" (its repr).
+  virtual std::string layoutRepr(const VariableObj& v) = 0;
+};
+PlacementHook* placementHook();
+void setPlacementHook(PlacementHook* h);
+// Writes a new value (assign, assign_add): recorded while a graph is traced, else stored, in
+// every device's block when v is placed.
+void writeVariable(VariableObj& v, Tensor value);
 
 // An imported file, or a builtin namespace such as `random`.
 struct NamespaceObj : Object {

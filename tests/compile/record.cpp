@@ -19,6 +19,7 @@
 #include "codegen/emit/files.h"
 #include "codegen/emit/function_emitter.h"
 #include "codegen/pipeline.h"
+#include "interpreter/builtins/builtins.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/saved/npy.h"
 
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: weft_record OUT NAME FILE.model | weft_record OUT NAME --generated N\n";
     return 2;
   }
+  weft::installBuiltins();
   const fs::path out = fs::absolute(argv[1]);
   Recorder r;
   r.unit.program = codegen::identifier(argv[2]);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fuzz_util.h"
+#include "interpreter/builtins/builtins.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/ops/ops.h"
 #include "interpreter/values/tensor.h"
@@ -192,6 +193,7 @@ class Generator {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  weft::installBuiltins();
   weft::memoryLimits().maxTensorBytes = 1 << 20;  // as fuzz_run: each op stays fast
   weft::memoryLimits().maxLiveBytes = 64 << 20;
   // The special files the programs name, in the scratch folder run.sh runs in.

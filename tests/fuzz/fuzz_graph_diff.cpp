@@ -4,6 +4,7 @@
 
 #include "fuzz_util.h"
 #include "graph_program.h"
+#include "interpreter/builtins/builtins.h"
 #include "interpreter/eval/interpreter.h"
 
 namespace {
@@ -18,6 +19,11 @@ std::string run(const std::string& src, bool eager, int& status) {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  weft::installBuiltins();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string src = weft::fuzz::GraphProgram(std::vector<uint8_t>(data, data + size)).generate();

@@ -1,11 +1,13 @@
 // `weft run` on arbitrary bytes, under small step, time and memory limits: every user error must
 // be a WeftError, never a crash, a sanitizer report, a leak or a hang.
 #include "fuzz_util.h"
+#include "interpreter/builtins/builtins.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/values/objects.h"
 #include "interpreter/values/tensor.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  weft::installBuiltins();
   weft::memoryLimits().maxTensorBytes = 1 << 20;  // keeps each op fast: a matmul stays under 1 s
   weft::memoryLimits().maxLiveBytes = 64 << 20;
   return 0;

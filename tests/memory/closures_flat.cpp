@@ -10,6 +10,7 @@
 #include <string>
 
 #include "grammar/source.h"
+#include "interpreter/builtins/builtins.h"
 #include "interpreter/eval/interpreter.h"
 
 namespace {
@@ -41,6 +42,7 @@ std::string program(const std::string& tag, int n) {
 }  // namespace
 
 int main() {
+  weft::installBuiltins();
   std::ostringstream out, err;
   weft::Interpreter in(out, err);
   if (in.runSource(std::make_shared<weft::SourceFile>("small.model", program("a", 10000))) != 0) {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "../eval/operators.h"
-#include "../eval/suggest.h"
+#include "operators.h"
+#include "suggest.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 

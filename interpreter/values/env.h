@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../../grammar/ast/symbol.h"
-#include "../values/value.h"
+#include "value.h"
 
 namespace weft {
 

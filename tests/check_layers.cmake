@@ -1,0 +1,63 @@
+# The interpreter's layering (interpreter/CMakeLists.txt, docs/internals.md "Layers"): every
+# `#include` of another interpreter folder's header must name a layer that the including folder
+# declares in WEFT_LAYER_DEPS_<folder>, and every declared layer must come earlier in
+# WEFT_LAYERS, so that the folders form a DAG. No interpreter file includes the code generator,
+# the command or the tests.
+# Usage: cmake -DLAYERS=<weft_layers.cmake from the build> -DDIR=<interpreter/> -P check_layers.cmake
+cmake_minimum_required(VERSION 3.20)
+include(${LAYERS})
+set(errors "")
+set(below "")
+foreach(layer ${WEFT_LAYERS})
+  foreach(dep ${WEFT_LAYER_DEPS_${layer}})
+    if(NOT dep IN_LIST below)
+      string(APPEND errors "interpreter/${layer} declares ${dep}, which is not a layer below it\n")
+    endif()
+  endforeach()
+  list(APPEND below ${layer})
+endforeach()
+
+file(GLOB_RECURSE files RELATIVE ${DIR} ${DIR}/*.cpp ${DIR}/*.h)
+foreach(file ${files})
+  string(REGEX MATCH "^[^/]+" layer "${file}")
+  if(file STREQUAL layer)
+    continue()  # interpreter/CMakeLists.txt and the like
+  endif()
+  if(NOT layer IN_LIST WEFT_LAYERS)
+    string(APPEND errors "interpreter/${layer}/ is not a layer: add it to WEFT_LAYERS in interpreter/CMakeLists.txt\n")
+    continue()
+  endif()
+  file(STRINGS ${DIR}/${file} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" path "${line}")
+    set(used "")
+    if(path MATCHES "^\\.\\./([^./][^/]*)/")  # ../X/...: another interpreter folder
+      set(used ${CMAKE_MATCH_1})
+    elseif(path MATCHES "^interpreter/([^/]+)/")  # from the source root
+      set(used ${CMAKE_MATCH_1})
+    elseif(path MATCHES "^(\\.\\./\\.\\./)?(codegen|cli|tests|bench)/")
+      string(APPEND errors "interpreter/${file} includes ${path}: the interpreter uses nothing of ${CMAKE_MATCH_2}/\n")
+      continue()
+    endif()
+    if(used STREQUAL "" OR used STREQUAL layer)
+      continue()
+    endif()
+    if(NOT used IN_LIST WEFT_LAYER_DEPS_${layer})
+      string(APPEND errors "interpreter/${file} includes ${path}, but ${layer} does not depend on ${used}")
+      if(used IN_LIST WEFT_LAYERS)
+        list(FIND WEFT_LAYERS ${layer} at)
+        list(FIND WEFT_LAYERS ${used} usedAt)
+        if(usedAt GREATER at)
+          string(APPEND errors " (a layer above it: let that layer register it through a hook, or move the declaration down)")
+        else()
+          string(APPEND errors " (add it to WEFT_LAYER_DEPS_${layer} in interpreter/CMakeLists.txt)")
+        endif()
+      endif()
+      string(APPEND errors "\n")
+    endif()
+  endforeach()
+endforeach()
+
+if(errors)
+  message(FATAL_ERROR "The interpreter's layers (docs/internals.md):\n${errors}")
+endif()
