@@ -11,14 +11,15 @@
 namespace weft::autodiff {
 
 struct Tape::Entry {
-  enum Kind { Op, Read, Cond } kind = Op;
+  enum Kind { Op, Read, Cond, While } kind = Op;
   ops::OpId op{};
-  std::vector<Tensor> in, out;
+  std::vector<Tensor> in, out;       // While: the initial loop values, and the final ones
   ops::Attrs attrs;
-  std::shared_ptr<VariableObj> var;  // Read: replayed inside a backward cond
-  Tensor pred;                       // Cond
-  std::shared_ptr<Region> branch[2];
-  std::vector<Tensor> results[2];
+  std::shared_ptr<VariableObj> var;  // Read: replayed inside a backward cond or while
+  Tensor pred;                       // Cond; While: the condition block's result
+  std::shared_ptr<Region> branch[2];  // Cond: then, else; While: the condition, the body
+  std::vector<Tensor> results[2];     // Cond: each branch's; While: results[1], the body's
+  std::vector<Tensor> params[2];      // While: the condition's and the body's params
 };
 
 struct Tape::Region {
@@ -100,12 +101,6 @@ void Tape::recorded(ops::OpId op, std::span<const Tensor> in, const ops::Attrs& 
   for (const auto& t : in) anyLive = anyLive || live(t);
   bool inBranch = regions_.size() > 1;
   if (!anyLive && !inBranch) return;
-  if (anyLive && !opaque_.empty())
-    throw WeftError(opaque_.back(), std::string("value_and_grad: this while loop on graph values computes '") +
-                                        ops::opName(op) +
-                                        "' from a value the gradient depends on; gradients through a graph "
-                                        "while loop are not supported yet (compute the loss outside the loop, or "
-                                        "run the function eagerly)");
   bool flows = anyLive && opDef(op).vjp != noGradient;
   Entry e;
   e.op = op;
@@ -163,8 +158,9 @@ void Tape::cond(const Tensor& pred, std::shared_ptr<Region> branches[2], const s
   regions_.back()->entries.push_back(std::move(e));
 }
 
-void Tape::beginOpaque(const SourceRange& at) { opaque_.push_back(at); }
-void Tape::endOpaque() { opaque_.pop_back(); }
+void Tape::loopParams(std::vector<Tensor>& params) {
+  for (auto& t : params) tag(t, rt::isFloat(t.dtype()));
+}
 
 namespace {
 
@@ -180,6 +176,10 @@ struct Walker {
       if (e.kind == Tape::Entry::Read) continue;
       if (e.kind == Tape::Entry::Cond) {
         condBackward(e, grads, remap);
+        continue;
+      }
+      if (e.kind == Tape::Entry::While) {
+        whileBackward(e, grads, remap);
         continue;
       }
       std::vector<Tensor> outs = remappedAll(e.out, remap);
@@ -227,6 +227,12 @@ struct Walker {
           collect(*e.branch[k], used, defined, leaves);
           for (const auto& t : e.results[k]) use(t);
         }
+      if (e.kind == Tape::Entry::While) {  // the condition has no gradient
+        for (const auto& t : e.in) use(t);
+        for (const auto& t : e.params[1]) defined.insert(t.tapeId());
+        collect(*e.branch[1], used, defined, leaves);
+        for (const auto& t : e.results[1]) use(t);
+      }
       if (e.kind == Tape::Entry::Read && leafOf.count(e.out[0].tapeId()) && live(e.out[0]))
         leaves.push_back({e.out[0].tapeId(), e.out[0]});
       for (const auto& t : e.out) defined.insert(t.tapeId());
@@ -240,6 +246,8 @@ struct Walker {
         outs = ops::apply(e.op, remappedAll(e.in, local), e.attrs);
       } else if (e.kind == Tape::Entry::Read) {
         outs = {readVariable(*e.var)};
+      } else if (e.kind == Tape::Entry::While) {
+        outs = replayWhile(e, local);
       } else {
         std::vector<graph::Block> blocks;
         std::vector<graph::TensorType> types;
@@ -257,6 +265,135 @@ struct Walker {
     }
   }
 
+  std::vector<Tensor> replayWhile(const Tape::Entry& e, const Remap& local) {
+    std::vector<graph::TensorType> types;
+    for (const auto& t : e.params[1]) types.push_back(graph::typeOf(t));
+    std::vector<graph::Block> blocks;
+    for (int k = 0; k < 2; ++k) {
+      std::vector<Tensor> params = tracer().beginBlock(types);
+      Remap inner = local;
+      for (size_t i = 0; i < params.size(); ++i) inner[e.params[k][i].tapeId()] = params[i];
+      replay(*e.branch[k], inner);
+      blocks.push_back(tracer().endBlock(k == 0 ? std::vector<Tensor>{remapped(e.pred, inner)}
+                                                : remappedAll(e.results[1], inner)));
+    }
+    std::vector<int> inputs;
+    for (const auto& t : remappedAll(e.in, local)) inputs.push_back(tracer().valueOf(t));
+    return tracer().emit(ops::OpId::While, inputs, {}, types, std::move(blocks));
+  }
+
+  // The values outside a region (or a loop body, with its params) that its gradient goes to:
+  // those used in it that carry a gradient, as values of the current block, and the leaves
+  // read inside it.
+  std::vector<std::pair<int64_t, Tensor>> targetsOf(const std::vector<const Tape::Region*>& regions,
+                                                    const std::vector<const std::vector<Tensor>*>& results,
+                                                    std::unordered_set<int64_t>& defined, const Remap& remap) {
+    std::vector<std::pair<int64_t, Tensor>> used, leaves, targets;
+    std::unordered_set<int64_t> seen;
+    for (const auto* r : regions) collect(*r, used, defined, leaves);
+    for (const auto* rs : results)
+      for (const auto& t : *rs)
+        if (live(t)) used.push_back({t.tapeId(), t});
+    for (const auto& [id, t] : used)
+      if (!defined.count(id) && seen.insert(id).second) targets.push_back({id, remapped(t, remap)});
+    for (const auto& [id, t] : leaves)
+      if (seen.insert(id).second) targets.push_back({id, t});
+    return targets;
+  }
+
+  std::vector<std::pair<int64_t, Tensor>> loopTargets(const Tape::Entry& e, std::unordered_set<int64_t>& defined,
+                                                      const Remap& remap) {
+    for (const auto& t : e.params[1]) defined.insert(t.tapeId());
+    return targetsOf({e.branch[1].get()}, {&e.results[1]}, defined, remap);
+  }
+
+  // Zeros for the gradient of a target (a leaf read inside has a known shape, but is no value of
+  // the current block).
+  static Tensor zerosFor(int64_t id, const Tensor& t, const std::unordered_set<int64_t>& defined) {
+    return defined.count(id) ? ops::full(t.shape(), 0.0, t.dtype()) : zerosLike(t);
+  }
+
+  // The gradient of a while loop that ran n times (its last loop value counts them) is a while
+  // loop over k = n-1, ..., 0 carrying the gradients of the loop values and of the targets: it
+  // recomputes the loop values before iteration k (the body run k times from the initial ones,
+  // a nested while loop), replays the body on them and runs its backward pass. Without stacks of
+  // a run-time length in the graph, that is O(n^2) body runs (docs/training.md).
+  void whileBackward(const Tape::Entry& e, Grads& grads, const Remap& remap) {
+    std::vector<size_t> carried;  // the loop values with a gradient
+    bool any = false;
+    for (size_t i = 0; i < e.out.size(); ++i)
+      if (live(e.out[i])) {
+        carried.push_back(i);
+        any = any || grads.count(e.out[i].tapeId());
+      }
+    if (!any) return;
+    std::unordered_set<int64_t> defined;
+    std::vector<std::pair<int64_t, Tensor>> targets = loopTargets(e, defined, remap);
+    bool initLive = false;
+    for (size_t i : carried) initLive = initLive || live(e.in[i]);
+    if (targets.empty() && !initLive) return;
+    std::vector<Tensor> init = remappedAll(e.in, remap);
+    Tensor count = remapped(e.out.back(), remap);
+    Tensor one = ops::cast(Tensor::scalar<int32_t>(1), count.dtype());
+    std::vector<graph::TensorType> types{graph::typeOf(count)};
+    std::vector<Tensor> start{ops::binary(ops::BinaryOp::Sub, count, one)};
+    for (size_t i : carried) {
+      types.push_back(graph::typeOf(e.params[1][i]));
+      auto g = grads.find(e.out[i].tapeId());
+      start.push_back(g != grads.end() ? g->second : zerosLike(remapped(e.out[i], remap)));
+    }
+    for (const auto& [id, t] : targets) {
+      types.push_back(graph::typeOf(t));
+      start.push_back(zerosFor(id, t, defined));
+    }
+    std::vector<graph::Block> blocks;
+    std::vector<Tensor> p = tracer().beginBlock(types);
+    blocks.push_back(tracer().endBlock({ops::binary(ops::BinaryOp::Ge, p[0], ops::cast(Tensor::scalar<int32_t>(0), count.dtype()))}));
+    p = tracer().beginBlock(types);
+    std::vector<Tensor> state = recompute(e, init, p[0], remap);
+    Remap local = remap;
+    for (size_t i = 0; i < state.size(); ++i) local[e.params[1][i].tapeId()] = state[i];
+    replay(*e.branch[1], local);
+    Grads lg;
+    for (size_t j = 0; j < carried.size(); ++j)
+      if (live(e.results[1][carried[j]])) accumulate(lg, e.results[1][carried[j]].tapeId(), p[1 + j]);
+    backward(e.branch[1]->entries, lg, local);
+    std::vector<Tensor> next{ops::binary(ops::BinaryOp::Sub, p[0], one)};
+    for (size_t i : carried) {
+      auto g = lg.find(e.params[1][i].tapeId());
+      next.push_back(g != lg.end() ? g->second : zerosLike(state[i]));
+    }
+    for (size_t j = 0; j < targets.size(); ++j) {
+      const Tensor& acc = p[1 + carried.size() + j];
+      auto g = lg.find(targets[j].first);
+      next.push_back(g != lg.end() ? ops::binary(ops::BinaryOp::Add, acc, g->second) : acc);
+    }
+    blocks.push_back(tracer().endBlock(next));
+    std::vector<int> inputs;
+    for (const auto& t : start) inputs.push_back(tracer().valueOf(t));
+    std::vector<Tensor> outs = tracer().emit(ops::OpId::While, inputs, {}, types, std::move(blocks));
+    for (size_t j = 0; j < carried.size(); ++j) accumulate(grads, e.in[carried[j]].tapeId(), outs[1 + j]);
+    for (size_t j = 0; j < targets.size(); ++j) accumulate(grads, targets[j].first, outs[1 + carried.size() + j]);
+  }
+
+  // The loop values before iteration k: the body run k times from `init`, counting in the last.
+  std::vector<Tensor> recompute(const Tape::Entry& e, const std::vector<Tensor>& init, const Tensor& k,
+                                const Remap& remap) {
+    std::vector<graph::TensorType> types;
+    for (const auto& t : e.params[1]) types.push_back(graph::typeOf(t));
+    std::vector<graph::Block> blocks;
+    std::vector<Tensor> p = tracer().beginBlock(types);
+    blocks.push_back(tracer().endBlock({ops::binary(ops::BinaryOp::Lt, p.back(), k)}));
+    p = tracer().beginBlock(types);
+    Remap inner = remap;
+    for (size_t i = 0; i < p.size(); ++i) inner[e.params[1][i].tapeId()] = p[i];
+    replay(*e.branch[1], inner);
+    blocks.push_back(tracer().endBlock(remappedAll(e.results[1], inner)));
+    std::vector<int> inputs;
+    for (const auto& t : init) inputs.push_back(tracer().valueOf(t));
+    return tracer().emit(ops::OpId::While, inputs, {}, types, std::move(blocks));
+  }
+
   // The gradient of a cond is a cond of the branches' gradients; each branch is replayed inside
   // its backward block, since a block cannot see the values of another.
   void condBackward(const Tape::Entry& e, Grads& grads, const Remap& remap) {
@@ -268,17 +405,9 @@ struct Walker {
       any = any || g != grads.end();
     }
     if (!any) return;
-    std::vector<std::pair<int64_t, Tensor>> used, leaves, targets;
-    std::unordered_set<int64_t> defined, seen;
-    for (int k = 0; k < 2; ++k) {
-      collect(*e.branch[k], used, defined, leaves);
-      for (const auto& t : e.results[k])
-        if (live(t)) used.push_back({t.tapeId(), t});
-    }
-    for (const auto& [id, t] : used)
-      if (!defined.count(id) && seen.insert(id).second) targets.push_back({id, remapped(t, remap)});
-    for (const auto& [id, t] : leaves)
-      if (seen.insert(id).second) targets.push_back({id, t});
+    std::unordered_set<int64_t> defined;
+    std::vector<std::pair<int64_t, Tensor>> targets =
+        targetsOf({e.branch[0].get(), e.branch[1].get()}, {&e.results[0], &e.results[1]}, defined, remap);
     if (targets.empty()) return;
     std::vector<graph::TensorType> types;
     for (const auto& [id, t] : targets) types.push_back(graph::typeOf(t));
@@ -294,9 +423,7 @@ struct Walker {
       std::vector<Tensor> yields;
       for (const auto& [id, t] : targets) {
         auto g = lg.find(id);
-        if (g != lg.end()) yields.push_back(g->second);
-        else if (defined.count(id)) yields.push_back(ops::full(t.shape(), 0.0, t.dtype()));  // a leaf read inside
-        else yields.push_back(zerosLike(t));
+        yields.push_back(g != lg.end() ? g->second : zerosFor(id, t, defined));
       }
       blocks.push_back(tracer().endBlock(yields));
     }
@@ -307,6 +434,31 @@ struct Walker {
 };
 
 }  // namespace
+
+void Tape::whileLoop(const std::vector<Tensor>& init, std::shared_ptr<Region> regions[2],
+                     const std::vector<Tensor> params[2], const Tensor& pred, const std::vector<Tensor>& next,
+                     std::vector<Tensor>& outs) {
+  bool inBranch = regions_.size() > 1;
+  Entry e;
+  e.kind = Entry::While;
+  e.in = init;
+  e.pred = pred;
+  for (int k = 0; k < 2; ++k) {
+    e.branch[k] = regions[k];
+    e.params[k] = params[k];
+  }
+  e.results[1] = next;
+  // The loop carries a gradient if a loop value starts with one or the body uses a value (or
+  // reads a leaf) that has one.
+  bool anyLive = false;
+  for (const auto& t : init) anyLive = anyLive || live(t);
+  std::unordered_set<int64_t> defined;
+  anyLive = anyLive || !Walker{*this, leafOf_}.loopTargets(e, defined, {}).empty();
+  for (auto& t : outs) tag(t, anyLive && rt::isFloat(t.dtype()));
+  if (!anyLive && !inBranch) return;
+  e.out = outs;
+  regions_.back()->entries.push_back(std::move(e));
+}
 
 std::vector<std::optional<Tensor>> Tape::gradients(const Tensor& value) {
   stop();

@@ -34,15 +34,19 @@ class Tape : public ops::TapeHook, public VariableReadHook {
   bool wasRead(size_t i) const { return read_[i]; }
 
   // Control flow traced in a graph function (eval/graph_control.cpp). A cond's branches are
-  // recorded as regions and replayed inside the backward cond node; a while loop is opaque: a
-  // leaf used in it is an error (not supported yet).
+  // recorded as regions and replayed inside the backward cond node. A while loop's condition and
+  // body are regions too, on the block params tagged by loopParams; its last loop value counts
+  // the iterations (0, 1, ...), which the backward while loop runs down (docs/training.md).
   void beginRegion();
   struct Region;
   std::shared_ptr<Region> endRegion();
   void cond(const Tensor& pred, std::shared_ptr<Region> branches[2], const std::vector<Tensor> results[2],
             std::vector<Tensor>& outs);
-  void beginOpaque(const SourceRange& at);
-  void endOpaque();
+  // Tags a loop block's params; the float ones may carry a gradient.
+  void loopParams(std::vector<Tensor>& params);
+  void whileLoop(const std::vector<Tensor>& init, std::shared_ptr<Region> regions[2],
+                 const std::vector<Tensor> params[2], const Tensor& pred, const std::vector<Tensor>& next,
+                 std::vector<Tensor>& outs);
 
   // ops::TapeHook, VariableReadHook
   void recorded(ops::OpId op, std::span<const Tensor> in, const ops::Attrs& attrs, std::vector<Tensor>& out) override;
@@ -60,7 +64,6 @@ class Tape : public ops::TapeHook, public VariableReadHook {
   std::unordered_set<int64_t> live_;
   std::shared_ptr<Region> root_;
   std::vector<std::shared_ptr<Region>> regions_;  // regions_[0] is root_
-  std::vector<SourceRange> opaque_;
   bool recording_ = true;
   ops::TapeHook* outerTape_;
   VariableReadHook* outerRead_;

@@ -203,21 +203,41 @@ LoopState loopState(const std::vector<Symbol>& assigned, const std::shared_ptr<E
   return st;
 }
 
-// A gradient tape cannot go through a graph while loop yet: a loop value or a value used in
-// the loop that the gradient depends on is an error (autodiff/tape.h).
-struct OpaqueLoop {
+// A gradient tape records a while node's condition and body as regions, and the node gets one
+// more loop value, last, counting its iterations (autodiff/tape.h).
+struct TapedLoop {
   autodiff::Tape* tape = autodiff::Tape::active();
-  OpaqueLoop(const LoopState& st, const SourceRange& at) {
-    if (!tape) return;
-    for (size_t i = 0; i < st.init.size(); ++i)
-      if (tape->live(st.init[i].tensor()))
-        throw WeftError(at, "value_and_grad: the gradient depends on loop variable " + nameText(st.names[i]) +
-                                " of this while loop on graph values; gradients through a graph while loop are "
-                                "not supported yet (compute the loss outside the loop, or run the function eagerly)");
-    tape->beginOpaque(at);
+  std::vector<graph::TensorType> types;  // the node's loop values
+  std::shared_ptr<autodiff::Tape::Region> regions[2];
+  std::vector<Tensor> params[2];
+  Tensor pred;
+  explicit TapedLoop(std::vector<graph::TensorType> loop) : types(std::move(loop)) {
+    if (tape) types.push_back({DType::I64, {}});
   }
-  ~OpaqueLoop() {
-    if (tape) tape->endOpaque();
+  // Block k's params (the condition's, then the body's), as the tape sees them.
+  std::vector<Tensor> begin(int k, std::vector<Tensor> p) {
+    if (!tape) return p;
+    tape->loopParams(p);
+    params[k] = p;
+    tape->beginRegion();
+    return p;
+  }
+  // Block k's results: the body's gain the count's next value.
+  void end(int k, std::vector<Tensor>& results) {
+    if (!tape) return;
+    if (k == 0) pred = results[0];
+    else results.push_back(ops::binary(ops::BinaryOp::Add, params[1].back(), Tensor::scalar<int64_t>(1)));
+    regions[k] = tape->endRegion();
+  }
+  // The while node on `init`, recorded with its body's results `next`.
+  std::vector<Tensor> emit(graph::Tracer& tracer, std::vector<Tensor> init, std::vector<graph::Block> blocks,
+                           const std::vector<Tensor>& next) {
+    if (tape) init.push_back(Tensor::scalar<int64_t>(0));
+    std::vector<int> inputs;
+    for (const auto& t : init) inputs.push_back(tracer.valueOf(t));
+    std::vector<Tensor> outs = tracer.emit(ops::OpId::While, inputs, {}, types, std::move(blocks));
+    if (tape) tape->whileLoop(init, regions, params, pred, next, outs);
+    return outs;
   }
 };
 
@@ -252,16 +272,18 @@ Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared
   std::vector<Symbol> assigned;
   assignedNames(w.body, assigned);
   LoopState st = loopState(assigned, env);
-  OpaqueLoop opaque(st, w.range);
+  TapedLoop taped(st.types);
   std::vector<graph::Block> blocks;
   // The condition block, on the loop values.
-  std::vector<Tensor> params = tracer.beginBlock(st.types);
+  std::vector<Tensor> params = taped.begin(0, tracer.beginBlock(taped.types));
   for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(params[i], st.init[i].weak()));
   Value c = eval(*w.condition, env);
   if (!isTensorLike(c)) throw WeftError(w.condition->range, "a while condition on graph values must be a tensor");
-  blocks.push_back(tracer.endBlock({conditionOf(tensorOf(c, "condition"), w.condition->range)}));
+  std::vector<Tensor> pred{conditionOf(tensorOf(c, "condition"), w.condition->range)};
+  taped.end(0, pred);
+  blocks.push_back(tracer.endBlock(pred));
   // The body block.
-  params = tracer.beginBlock(st.types);
+  params = taped.begin(1, tracer.beginBlock(taped.types));
   for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(params[i], st.init[i].weak()));
   Frame inner;
   Flow f = execBlock(w.body, env, inner);
@@ -269,10 +291,12 @@ Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared
     throw WeftError(w.range, std::string("'") + (f == Flow::Return ? "return" : f == Flow::Break ? "break" : "continue") +
                                  "' inside a while loop on graph values is not supported in a graph function; "
                                  "put the stopping test in the loop condition");
-  blocks.push_back(tracer.endBlock(nextValues(st, assigned, env, w.range, "while")));
-  std::vector<int> inputs;
-  for (const auto& v : st.init) inputs.push_back(tracer.valueOf(v.tensor()));
-  std::vector<Tensor> outs = tracer.emit(ops::OpId::While, inputs, {}, st.types, std::move(blocks));
+  std::vector<Tensor> next = nextValues(st, assigned, env, w.range, "while");
+  taped.end(1, next);
+  blocks.push_back(tracer.endBlock(next));
+  std::vector<Tensor> init;
+  for (const auto& v : st.init) init.push_back(v.tensor());
+  std::vector<Tensor> outs = taped.emit(tracer, init, std::move(blocks), next);
   for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(outs[i], st.init[i].weak()));
   return Flow::Normal;
 }
@@ -285,17 +309,19 @@ Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& 
   assignedNames(f.body, assigned);
   assigned.erase(std::remove(assigned.begin(), assigned.end(), target), assigned.end());
   LoopState st = loopState(assigned, env);
-  OpaqueLoop opaque(st, f.range);
   bool wide = std::max(std::abs(range.start), std::abs(range.stop)) > INT32_MAX / 2;
   DType it = wide ? DType::I64 : DType::I32;
   auto scalar = [&](int64_t v) { return wide ? Tensor::scalar<int64_t>(v) : Tensor::scalar<int32_t>(int32_t(v)); };
   std::vector<graph::TensorType> types = st.types;
   types.insert(types.begin(), graph::TensorType{it, {}});
+  TapedLoop taped(types);
   std::vector<graph::Block> blocks;
-  std::vector<Tensor> params = tracer.beginBlock(types);
-  Tensor more = ops::binary(range.step > 0 ? ops::BinaryOp::Lt : ops::BinaryOp::Gt, params[0], scalar(range.stop));
-  blocks.push_back(tracer.endBlock({more}));
-  params = tracer.beginBlock(types);
+  std::vector<Tensor> params = taped.begin(0, tracer.beginBlock(taped.types));
+  std::vector<Tensor> more{
+      ops::binary(range.step > 0 ? ops::BinaryOp::Lt : ops::BinaryOp::Gt, params[0], scalar(range.stop))};
+  taped.end(0, more);
+  blocks.push_back(tracer.endBlock(more));
+  params = taped.begin(1, tracer.beginBlock(taped.types));
   env->set(target, Value(params[0], true));
   for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(params[i + 1], st.init[i].weak()));
   Frame inner;
@@ -305,10 +331,11 @@ Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& 
                              "in a graph function (the loop is one graph node); use a while loop");
   std::vector<Tensor> next{ops::binary(ops::BinaryOp::Add, params[0], scalar(range.step))};
   for (const Tensor& t : nextValues(st, assigned, env, f.range, "for")) next.push_back(t);
+  taped.end(1, next);
   blocks.push_back(tracer.endBlock(next));
-  std::vector<int> inputs{tracer.valueOf(scalar(range.start))};
-  for (const auto& v : st.init) inputs.push_back(tracer.valueOf(v.tensor()));
-  std::vector<Tensor> outs = tracer.emit(ops::OpId::While, inputs, {}, types, std::move(blocks));
+  std::vector<Tensor> init{scalar(range.start)};
+  for (const auto& v : st.init) init.push_back(v.tensor());
+  std::vector<Tensor> outs = taped.emit(tracer, init, std::move(blocks), next);
   // After the loop its target holds the last value, as in Python.
   env->set(target, Value(ops::binary(ops::BinaryOp::Sub, outs[0], scalar(range.step)), true));
   for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(outs[i + 1], st.init[i].weak()));
