@@ -78,6 +78,7 @@ FusedLoop::FusedLoop(const Graph& g, std::vector<const Node*> members, const std
     steps_.push_back(s);
   }
   scratch_ = Tensor::empty(dtype_, Shape{std::max(1, rows) * kChunk});
+  spares_.resize(outputs_.size());
   valid_ = true;
 }
 
@@ -101,9 +102,19 @@ bool FusedLoop::run(std::vector<Tensor>& slots) {
     if (s.unary && total != 1 && slots[size_t(s.inputs[0])].numel() == 1 &&
         std::find(externals_.begin(), externals_.end(), s.inputs[0]) != externals_.end())
       return false;
-  for (int o : outputs_) {
-    Tensor& t = slots[size_t(o)];
-    if (!t.ownsStorage() || t.shape() != shape || t.dtype() != dtype_) t = Tensor::empty(dtype_, shape);
+  for (size_t k = 0; k < outputs_.size(); ++k) {
+    Tensor& t = slots[size_t(outputs_[k])];
+    if (t.ownsStorage() && t.shape() == shape && t.dtype() == dtype_) continue;
+    // Its last buffer is held elsewhere (a variable it was assigned to): take the one before it,
+    // which that assignment let go, and keep this one for the next call — two buffers in turn
+    // rather than an allocation per call.
+    Tensor& spare = spares_[k];
+    if (spare.ownsStorage() && spare.shape() == shape && spare.dtype() == dtype_) {
+      std::swap(t, spare);
+    } else {
+      spare = t;
+      t = Tensor::empty(dtype_, shape);
+    }
   }
   const size_t esize = rt::dtypeSize(dtype_), row = size_t(kChunk) * esize;
   char* scratch = static_cast<char*>(scratch_.raw());

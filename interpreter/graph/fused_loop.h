@@ -37,6 +37,7 @@ class FusedLoop {
   DType dtype_ = DType::F32;
   bool valid_ = false;
   Tensor scratch_;
+  std::vector<Tensor> spares_;  // per output: its buffer before the last (fused_loop.cpp)
 };
 
 }  // namespace weft::graph
