@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--build-dir", default=str(ROOT / "build"))
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--no-epochs", action="store_true", help="only the train step")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of the epochs (medians)")
     args = ap.parse_args()
     build = Path(args.build_dir).resolve()
     weft, gemms = build / "cli/weft", build / "bench/bench_train_gemms"
@@ -116,23 +117,30 @@ def main():
         run([weft, "compile", example / "trainer.model", "-o", example / "generated"])
         run(["cmake", "-S", example, "-B", example / "build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"])
         run(["cmake", "--build", example / "build", "-j2"])
-        out = run([example / "build/fashion_mnist_train", "--epochs", args.epochs])
-        compiled = float(re.search(r"training took ([\d.]+) s", out).group(1))
-        compiled_acc = float(re.search(r"test accuracy ([\d.]+)", out).group(1))
-        torch_out = floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "epochs", args.epochs]))
-        fit = None
-        if args.epochs == 5:  # the flagship example trains 5 epochs
-            out = run([weft, "run", ROOT / "examples/fashion_mnist.model"])
-            fit = float(re.search(r"training took ([\d.]+)s", out).group(1))
-            fit_acc = float(re.search(r"test accuracy ([\d.]+)", out).group(1))
-        print(f"\n{args.epochs} epochs of Fashion-MNIST, batches of 64 (s; test accuracy)")
-        line = f"  compiled {compiled:.1f} ({compiled_acc:.4f})   PyTorch {torch_out[0]:.1f} ({torch_out[1]:.4f})"
+        compiled, torch, fit = [], [], []
+        for _ in range(args.rounds):  # interleaved rounds, medians: a single run is noisy
+            out = run([example / "build/fashion_mnist_train", "--epochs", args.epochs])
+            compiled.append(float(re.search(r"training took ([\d.]+) s", out).group(1)))
+            compiled_acc = float(re.search(r"test accuracy ([\d.]+)", out).group(1))
+            torch_out = floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "epochs", args.epochs]))
+            torch.append(torch_out[0])
+            torch_acc = torch_out[1]
+            if args.epochs == 5:  # the flagship example trains 5 epochs
+                out = run([weft, "run", ROOT / "examples/fashion_mnist.model"])
+                fit.append(float(re.search(r"training took ([\d.]+)s", out).group(1)))
+                fit_acc = float(re.search(r"test accuracy ([\d.]+)", out).group(1))
+        print(f"\n{args.epochs} epochs of Fashion-MNIST, batches of 64 (s, median of {args.rounds}; test accuracy)")
+        print("  runs (s): compiled " + ", ".join(f"{x:.1f}" for x in compiled) + "; PyTorch " +
+              ", ".join(f"{x:.1f}" for x in torch) + ("; fit " + ", ".join(f"{x:.1f}" for x in fit) if fit else ""))
+        compiled, torch_s = median(compiled), median(torch)
+        fit = median(fit) if fit else None
+        line = f"  compiled {compiled:.1f} ({compiled_acc:.4f})   PyTorch {torch_s:.1f} ({torch_acc:.4f})"
         if fit is not None:
             line += f"   Weft fit {fit:.1f} ({fit_acc:.4f})"
         print(line)
-        print(f"  compiled / PyTorch {verdict('epochs compiled/torch', compiled / torch_out[0])}")
+        print(f"  compiled / PyTorch {verdict('epochs compiled/torch', compiled / torch_s)}")
         if fit is not None:
-            print(f"  fit / PyTorch      {verdict('epochs fit/torch', fit / torch_out[0])}")
+            print(f"  fit / PyTorch      {verdict('epochs fit/torch', fit / torch_s)}")
     shutil.rmtree(work, ignore_errors=True)
 
 
