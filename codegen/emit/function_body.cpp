@@ -683,24 +683,16 @@ class Body {
           in_.sameSize[size_t(out)] = true;
           break;
         }
-    if (n.op == OpId::MatMul && (n.attrs.has("transpose_a") || n.attrs.has("transpose_b"))) {
-      const auto [m, k, kb, nn] = transposedSizes(n);
-      workspaces_.push_back("weft::rt::gemmWorkspaceBytes<" + T(out) + ">(" + m + ", " + k + ", " + nn + ")");
-    } else if (n.op == OpId::MatMul) {
-      const auto& a = dims_[size_t(n.inputs[0])];
-      const auto& b = dims_[size_t(n.inputs[1])];
-      std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
-      std::string batch = product(std::vector<std::string>(dims_[size_t(out)].begin(),
-                                                           dims_[size_t(out)].end() - (a.size() > 1) - (b.size() > 1)));
-      if (n.inputs.size() == 3)
-        workspaces_.push_back("weft::rt::gemmWorkspaceBytes<" + T(out) + ">(" + numel(n.inputs[0]) + " / std::max<int64_t>(" + k + ", 1), " + k + ", " + nn + ")");
-      else
-        workspaces_.push_back("weft::rt::batchedMatmulWorkspaceBytes<" + T(out) + ">(" + batch + ", " + m + ", " + k + ", " + nn + ")");
+    // The workspaces of the op table's column, from the runtime functions that compute it.
+    if (n.op == OpId::MatMul) {
+      const ops::MatmulTransposes t = ops::transposes(n.attrs);
+      workspaces_.push_back("weft::rt::matmulWorkspaceBytes<" + T(out) + ">(" + shapeList(dims_[size_t(n.inputs[0])]) +
+                            ", " + shapeList(dims_[size_t(n.inputs[1])]) + ", " + (t.a ? "true" : "false") + ", " +
+                            (t.b ? "true" : "false") + ")");
     }
-    if (isReduce(n.op))  // a cast of the input (sum of bools, mean of integers), then the kernel's scratch
-      workspaces_.push_back("(size_t(" + numel(n.inputs[0]) + ") * " + std::to_string(rt::dtypeSize(type(out).dtype)) +
-                            " + 63) / 64 * 64 + size_t(weft::rt::reduceWorkspaceElements(" + numel(n.inputs[0]) +
-                            ")) * " + std::to_string(rt::dtypeSize(type(out).dtype)));
+    if (isReduce(n.op))
+      workspaces_.push_back("weft::rt::reduceWorkspaceBytes(" + numel(n.inputs[0]) + ", " +
+                            std::to_string(rt::dtypeSize(type(out).dtype)) + ")");
   }
 
   std::string literal(const Tensor& t, int64_t i) const {
@@ -1072,8 +1064,8 @@ class Body {
       if (red[a]) count.push_back(d[a]);
     std::string src = ptr(x);
     code_ << p << "{\n"
-          << p << "  " << T(out) << "* scratch = reinterpret_cast<" << T(out) << "*>(static_cast<char*>(ws) + (size_t("
-          << numel(x) << ") * sizeof(" << T(out) << ") + 63) / 64 * 64);\n";
+          << p << "  " << T(out) << "* scratch = reinterpret_cast<" << T(out) << "*>(static_cast<char*>(ws) + "
+          << "weft::rt::reduceCastBytes(" << numel(x) << ", sizeof(" << T(out) << ")));\n";
     if (type(out).dtype != type(x).dtype) {  // sum of bools, mean of integers: cast first, as eager code does
       code_ << p << "  " << T(out) << "* cast = reinterpret_cast<" << T(out) << "*>(ws);\n"
             << p << "  weft::rt::castKernel(" << src << ", cast, " << numel(x) << ");\n";

@@ -12,12 +12,7 @@
 
 namespace weft::graph {
 
-struct TensorType {
-  DType dtype = DType::F32;
-  Shape shape;  // rt::kUnknownDim where a dimension is known only at run time
-  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
-  bool operator!=(const TensorType& o) const { return !(*this == o); }
-};
+using ops::TensorType;
 // "f32[None, 784]", as annotations are written.
 std::string typeText(const TensorType& t);
 // Whether a tensor of shape `actual` fits `t` (equal rank and dtype, equal known dimensions).

@@ -7,13 +7,6 @@ namespace {
 
 using ops::OpId;
 
-// Shape inference only: creation and random ops give abstract results and draw no numbers.
-struct ShapesOnlyScope {
-  bool was = ops::shapesOnly();
-  ShapesOnlyScope() { ops::setShapesOnly(true); }
-  ~ShapesOnlyScope() { ops::setShapesOnly(was); }
-};
-
 bool isBoolScalar(const TensorType& t) { return t.dtype == DType::Bool && t.shape.rank() == 0; }
 
 // What is wrong with a type, or "": a dimension below -1 (None), or so many elements that shape
@@ -167,15 +160,14 @@ class Verifier {
           std::to_string(count));
   }
 
-  // An op with a run function: its inference on abstract inputs must give the declared types.
+  // An op with an inference function: it must give the declared types.
   template <class Bad>
   void infer(const Node& n, const ops::OpDef& def, Bad& bad) const {
-    std::vector<Tensor> in;
-    for (int id : n.inputs) in.push_back(Tensor::abstract(type(id).dtype, type(id).shape));
-    std::vector<Tensor> out;
+    std::vector<TensorType> in;
+    for (int id : n.inputs) in.push_back(type(id));
+    std::vector<TensorType> out;
     try {
-      ShapesOnlyScope shapesOnly;
-      out = def.run(in, n.attrs);
+      out = def.infer(in, n.attrs);
     } catch (const WeftError& e) {
       // The message names the op already; the node's prefix says it once.
       const std::string self = std::string(def.name) + ": ";
@@ -186,9 +178,9 @@ class Verifier {
     outputCount(n, out.size(), bad);
     for (size_t i = 0; i < out.size(); ++i) {
       int id = n.outputs[i];
-      if (!accepts(type(id), out[i].dtype(), out[i].shape()))
+      if (!accepts(type(id), out[i].dtype, out[i].shape))
         bad("output " + valueName(id) + " is declared " + typeText(type(id)) + ", but " + def.name + " gives " +
-            typeText({out[i].dtype(), out[i].shape()}));
+            typeText(out[i]));
     }
   }
 

@@ -55,9 +55,8 @@ int64_t checkedSize(const char* op, std::optional<int64_t> size, const std::stri
   return *size;
 }
 
-void checkIntIndices(const char* op, const Tensor& x) {
-  if (!rt::isInt(x.dtype()))
-    fail(std::string(op) + ": indices must be i32 or i64, got " + dtypeStr(x.dtype()));
+void checkIntIndices(const char* op, DType t) {
+  if (!rt::isInt(t)) fail(std::string(op) + ": indices must be i32 or i64, got " + dtypeStr(t));
 }
 
 }  // namespace weft::ops

@@ -31,14 +31,7 @@ void checkShape(const char* op, const Shape& shape);
 // what overflowed: "concat: the size along axis 0 of shapes [9223372036854775807] and [2] overflows int64".
 int64_t checkedSize(const char* op, std::optional<int64_t> size, const std::string& what);
 
-// Fails unless x's dtype is i32 or i64.
-void checkIntIndices(const char* op, const Tensor& x);
-
-// True if any of the tensors is abstract (the op then only infers the result's shape).
-inline bool anyAbstract(const Tensor& a) { return a.isAbstract(); }
-template <class... Ts>
-bool anyAbstract(const Tensor& a, const Ts&... rest) {
-  return a.isAbstract() || anyAbstract(rest...);
-}
+// Fails unless indices of dtype t are i32 or i64.
+void checkIntIndices(const char* op, DType t);
 
 }  // namespace weft::ops

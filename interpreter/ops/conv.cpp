@@ -10,8 +10,6 @@
 namespace weft::ops::impl {
 namespace {
 
-using Pair = std::array<int64_t, 2>;
-
 std::string pairStr(Pair p) { return "(" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ")"; }
 std::string sizeStr(int64_t h, int64_t w) { return std::to_string(h) + "x" + std::to_string(w); }
 
@@ -26,12 +24,12 @@ void checkPositive(const std::string& op, const char* what, Pair v) {
 }
 
 // `shapes` is the parenthesised list of every operand's shape, appended to the messages.
-void checkInput(const std::string& op, const Tensor& x, const std::string& shapes) {
-  if (x.rank() != 4)
-    fail(op + ": the input must have rank 4 [batch, height, width, channels], got " + x.shape().str() +
+void checkInput(const std::string& op, const TensorType& x, const std::string& shapes) {
+  if (x.shape.rank() != 4)
+    fail(op + ": the input must have rank 4 [batch, height, width, channels], got " + x.shape.str() +
          (shapes.empty() ? "" : " " + shapes));
-  if (!rt::isFloat(x.dtype()))
-    fail(op + " is not defined for " + dtypeStr(x.dtype()) + " tensors (use cast() to convert to f32)");
+  if (!rt::isFloat(x.dtype))
+    fail(op + " is not defined for " + dtypeStr(x.dtype) + " tensors (use cast() to convert to f32)");
 }
 
 // The window geometry for input shape xs and a kh x kw window, or a WeftError.
@@ -66,16 +64,35 @@ rt::Window2D pool2dGeometry(const Shape& xs, Pair pool, Pair strides, const std:
   return geometry("pool2d", "pool window", xs, pool[0], pool[1], strides, {1, 1}, padding, "");
 }
 
-Tensor conv2d(const Tensor& x, const Tensor& w, Pair strides, const std::string& padding, Pair dilation) {
+namespace {
+
+// What an op's checks decide: the window geometry its kernel runs and its result's type.
+struct Plan {
+  rt::Window2D g;
+  TensorType out;
+  int64_t channels;  // the kernel's output channels (conv2d and its gradients)
+};
+
+// The bytes of `elements` values of a float dtype (the gradient kernels size in values).
+template <class F>
+int64_t floatBytes(DType t, F elements) {
+  return rt::dispatch(t, [&](auto tag) -> int64_t {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) return elements(T{}) * int64_t(sizeof(T));
+    else return 0;
+  });
+}
+
+Plan conv2dPlan(const TensorType& x, const TensorType& w, Pair strides, const std::string& padding, Pair dilation) {
   const std::string op = "conv2d";
-  const Shape &xs = x.shape(), &ws = w.shape();
+  const Shape &xs = x.shape, &ws = w.shape;
   const std::string shapes = "(" + xs.str() + " and " + ws.str() + ")";
   checkInput(op, x, "(kernel " + ws.str() + ")");
-  if (w.rank() != 4)
+  if (ws.rank() != 4)
     fail("conv2d: the kernel must have rank 4 [height, width, in_channels, out_channels], got " + ws.str() +
          " (input " + xs.str() + ")");
-  if (x.dtype() != w.dtype())
-    fail("dtype mismatch: " + dtypeStr(x.dtype()) + " and " + dtypeStr(w.dtype()) +
+  if (x.dtype != w.dtype)
+    fail("dtype mismatch: " + dtypeStr(x.dtype) + " and " + dtypeStr(w.dtype) +
          " (in conv2d; use cast() to convert one of them)");
   if (xs[3] != ws[2])
     fail("conv2d: input has " + std::to_string(xs[3]) + " channels but the kernel expects " + std::to_string(ws[2]) +
@@ -88,56 +105,81 @@ Tensor conv2d(const Tensor& x, const Tensor& w, Pair strides, const std::string&
   // not become a huge allocation.
   const rt::Window1D wy{g.oh, g.padTop, (g.kh - 1) * g.dh + 1}, wx{g.ow, g.padLeft, (g.kw - 1) * g.dw + 1};
   const double padded = double(g.n) * double(rt::paddedSize(g.h, wy, g.sh)) * double(rt::paddedSize(g.w, wx, g.sw)) *
-                        double(g.c) * double(rt::dtypeSize(x.dtype()));
+                        double(g.c) * double(rt::dtypeSize(x.dtype));
   if (padded > double(memoryLimits().maxTensorBytes))
     fail("conv2d: padding the input for a " + sizeStr(wy.extent, wx.extent) + " window needs too much memory " + shapes);
-  Shape ys{g.n, g.oh, g.ow, ws[3]};
-  if (anyAbstract(x, w)) return Tensor::abstract(x.dtype(), ys);
-
-  Tensor y = Tensor::empty(x.dtype(), ys);
-  rt::dispatch(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) {
-      // The kernel's scratch space, kept between calls: it only grows.
-      thread_local rt::conv_detail::Buffer<T> workspace;
-      size_t need = size_t(rt::conv2dWorkspaceSize<T>(g, ws[3]));
-      if (workspace.size() < need) workspace.resize(need);
-      rt::conv2d(x.data<T>(), w.data<T>(), y.data<T>(), g, ws[3], workspace.data());
-    }
-  });
-  return y;
+  return {g, {x.dtype, Shape{g.n, g.oh, g.ow, ws[3]}}, ws[3]};
 }
 
-Tensor pool2d(bool isMax, const Tensor& x, Pair pool, Pair strides, const std::string& padding) {
+Plan pool2dPlan(bool isMax, const TensorType& x, Pair pool, Pair strides, const std::string& padding) {
   const std::string op = isMax ? "max_pool2d" : "avg_pool2d";
   checkInput(op, x, "");
   checkPositive(op, "pool_size", pool);
   checkPositive(op, "strides", strides);
-  rt::Window2D g = geometry(op, "pool window", x.shape(), pool[0], pool[1], strides, {1, 1}, padding,
-                            "(" + x.shape().str() + ")");
-  Shape ys{g.n, g.oh, g.ow, g.c};
-  if (x.isAbstract()) return Tensor::abstract(x.dtype(), ys);
+  rt::Window2D g =
+      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")");
+  return {g, {x.dtype, Shape{g.n, g.oh, g.ow, g.c}}, g.c};
+}
 
-  Tensor y = Tensor::empty(x.dtype(), ys);
+}  // namespace
+
+TensorType conv2dType(const TensorType& x, const TensorType& w, Pair strides, const std::string& padding, Pair dilation) {
+  return conv2dPlan(x, w, strides, padding, dilation).out;
+}
+
+namespace {
+
+int64_t conv2dBytes(const Plan& p) {
+  return floatBytes(p.out.dtype, [&](auto t) { return rt::conv2dWorkspaceSize<decltype(t)>(p.g, p.channels); });
+}
+
+}  // namespace
+
+int64_t conv2dWorkspace(const TensorType& x, const TensorType& w, Pair strides, const std::string& padding,
+                        Pair dilation) {
+  return conv2dBytes(conv2dPlan(x, w, strides, padding, dilation));
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& w, Pair strides, const std::string& padding, Pair dilation) {
+  const Plan p = conv2dPlan(typeOf(x), typeOf(w), strides, padding, dilation);
+  Tensor y = Tensor::empty(p.out.dtype, p.out.shape);
+  void* ws = scratch(conv2dBytes(p));
   rt::dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) rt::pool2d(isMax, x.data<T>(), y.data<T>(), g);
+    if constexpr (std::is_floating_point_v<T>) rt::conv2d(x.data<T>(), w.data<T>(), y.data<T>(), p.g, p.channels, static_cast<T*>(ws));
+  });
+  return y;
+}
+
+TensorType pool2dType(bool isMax, const TensorType& x, Pair pool, Pair strides, const std::string& padding) {
+  return pool2dPlan(isMax, x, pool, strides, padding).out;
+}
+
+Tensor pool2d(bool isMax, const Tensor& x, Pair pool, Pair strides, const std::string& padding) {
+  const Plan p = pool2dPlan(isMax, typeOf(x), pool, strides, padding);
+  Tensor y = Tensor::empty(p.out.dtype, p.out.shape);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) rt::pool2d(isMax, x.data<T>(), y.data<T>(), p.g);
   });
   return y;
 }
 
 namespace {
 
+void checkRank4(const std::string& op, const TensorType& dy) {
+  if (dy.shape.rank() != 4)
+    fail(op + ": the output's gradient must have rank 4 [batch, height, width, channels], got " + dy.shape.str());
+}
+
 // The checks every gradient op makes of the output's gradient dy: rank 4, the dtype of the
 // forward op's operands, and the shape the forward op gives for geometry g (an unknown batch
 // matches any).
-void checkOutputGradient(const std::string& op, const Tensor& dy, DType dtype, const rt::Window2D& g, int64_t channels,
-                         const std::string& forward) {
-  if (dy.rank() != 4)
-    fail(op + ": the output's gradient must have rank 4 [batch, height, width, channels], got " + dy.shape().str());
-  if (dy.dtype() != dtype)
-    fail("dtype mismatch: " + dtypeStr(dy.dtype()) + " and " + dtypeStr(dtype) + " (in " + op + ")");
-  const Shape& d = dy.shape();
+void checkOutputGradient(const std::string& op, const TensorType& dy, DType dtype, const rt::Window2D& g,
+                         int64_t channels, const std::string& forward) {
+  checkRank4(op, dy);
+  if (dy.dtype != dtype) fail("dtype mismatch: " + dtypeStr(dy.dtype) + " and " + dtypeStr(dtype) + " (in " + op + ")");
+  const Shape& d = dy.shape;
   Shape want{g.n, g.oh, g.ow, channels};
   const bool batch = d[0] == want[0] || d[0] < 0 || want[0] < 0;
   if (!batch || d[1] != want[1] || d[2] != want[2] || d[3] != want[3])
@@ -148,107 +190,158 @@ void checkSize(const std::string& op, const char* what, Pair v) {
   if (v[0] < 0 || v[1] < 0) fail(op + ": " + what + " must be known and non-negative, got " + pairStr(v));
 }
 
-// The workspace of a gradient kernel, kept between calls per thread: it only grows.
-template <class T>
-T* workspaceOf(int64_t elements) {
-  thread_local rt::conv_detail::Buffer<T> workspace;
-  if (workspace.size() < size_t(elements)) workspace.resize(size_t(elements));
-  return workspace.data();
-}
-
-}  // namespace
-
-Tensor conv2dBackpropInput(const Tensor& dy, const Tensor& w, Pair inputSize, Pair strides, const std::string& padding,
-                           Pair dilation) {
+Plan backpropInputPlan(const TensorType& dy, const TensorType& w, Pair inputSize, Pair strides,
+                       const std::string& padding, Pair dilation) {
   const std::string op = "conv2d_backprop_input";
-  if (w.rank() != 4)
-    fail(op + ": the kernel must have rank 4 [height, width, in_channels, out_channels], got " + w.shape().str());
-  if (!rt::isFloat(w.dtype()))
-    fail(op + " is not defined for " + dtypeStr(w.dtype()) + " tensors (use cast() to convert to f32)");
-  const Shape& ws = w.shape();
+  if (w.shape.rank() != 4)
+    fail(op + ": the kernel must have rank 4 [height, width, in_channels, out_channels], got " + w.shape.str());
+  if (!rt::isFloat(w.dtype))
+    fail(op + " is not defined for " + dtypeStr(w.dtype) + " tensors (use cast() to convert to f32)");
+  const Shape& ws = w.shape;
   if (ws[0] < 1 || ws[1] < 1) fail(op + ": the kernel's height and width must be positive, got " + ws.str());
   checkSize(op, "input_size", inputSize);
   checkPositive(op, "strides", strides);
   checkPositive(op, "dilation", dilation);
-  if (dy.rank() != 4)
-    fail(op + ": the output's gradient must have rank 4 [batch, height, width, channels], got " + dy.shape().str());
-  Shape xs{dy.shape()[0], inputSize[0], inputSize[1], ws[2]};
+  checkRank4(op, dy);
+  Shape xs{dy.shape[0], inputSize[0], inputSize[1], ws[2]};
   const std::string forward = "conv2d of an input " + xs.str() + " and a kernel " + ws.str();
   rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, "(" + forward + ")");
-  checkOutputGradient(op, dy, w.dtype(), g, ws[3], forward);
-  if (anyAbstract(dy, w)) return Tensor::abstract(w.dtype(), xs);
-
-  Tensor dx = Tensor::empty(w.dtype(), xs);
-  rt::dispatch(w.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>)
-      rt::conv2dBackpropInput(dy.data<T>(), w.data<T>(), dx.data<T>(), g, ws[3],
-                              workspaceOf<T>(rt::conv2dBackpropInputWorkspaceSize<T>(g, ws[3])));
-  });
-  return dx;
+  checkOutputGradient(op, dy, w.dtype, g, ws[3], forward);
+  return {g, {w.dtype, xs}, ws[3]};
 }
 
-Tensor conv2dBackpropFilter(const Tensor& x, const Tensor& dy, Pair kernelSize, Pair strides, const std::string& padding,
-                            Pair dilation) {
+Plan backpropFilterPlan(const TensorType& x, const TensorType& dy, Pair kernelSize, Pair strides,
+                        const std::string& padding, Pair dilation) {
   const std::string op = "conv2d_backprop_filter";
   checkInput(op, x, "");
   checkPositive(op, "kernel_size", kernelSize);
   checkPositive(op, "strides", strides);
   checkPositive(op, "dilation", dilation);
-  if (dy.rank() != 4)
-    fail(op + ": the output's gradient must have rank 4 [batch, height, width, channels], got " + dy.shape().str());
-  const Shape& xs = x.shape();
-  Shape ws{kernelSize[0], kernelSize[1], xs[3], dy.shape()[3]};
+  checkRank4(op, dy);
+  const Shape& xs = x.shape;
+  Shape ws{kernelSize[0], kernelSize[1], xs[3], dy.shape[3]};
   const std::string forward = "conv2d of an input " + xs.str() + " and a kernel " + ws.str();
   rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, "(" + forward + ")");
-  checkOutputGradient(op, dy, x.dtype(), g, ws[3], forward);
-  if (anyAbstract(x, dy)) return Tensor::abstract(x.dtype(), ws);
-
-  Tensor dw = Tensor::empty(x.dtype(), ws);
-  rt::dispatch(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>)
-      rt::conv2dBackpropFilter(x.data<T>(), dy.data<T>(), dw.data<T>(), g, ws[3],
-                               workspaceOf<T>(rt::conv2dBackpropFilterWorkspaceSize<T>(g, ws[3])));
-  });
-  return dw;
+  checkOutputGradient(op, dy, x.dtype, g, ws[3], forward);
+  return {g, {x.dtype, ws}, ws[3]};
 }
 
-Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, Pair pool, Pair strides, const std::string& padding) {
+Plan maxPoolGradPlan(const TensorType& x, const TensorType& dy, Pair pool, Pair strides, const std::string& padding) {
   const std::string op = "max_pool2d_grad";
   checkInput(op, x, "");
   checkPositive(op, "pool_size", pool);
   checkPositive(op, "strides", strides);
-  const std::string forward = "max_pool2d of an input " + x.shape().str();
-  rt::Window2D g = geometry(op, "pool window", x.shape(), pool[0], pool[1], strides, {1, 1}, padding,
-                            "(" + x.shape().str() + ")");
-  checkOutputGradient(op, dy, x.dtype(), g, g.c, forward);
-  if (anyAbstract(x, dy)) return Tensor::abstract(x.dtype(), x.shape());
-
-  Tensor dx = Tensor::empty(x.dtype(), x.shape());
-  rt::dispatch(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) rt::maxPool2dGrad(x.data<T>(), dy.data<T>(), dx.data<T>(), g);
-  });
-  return dx;
+  const std::string forward = "max_pool2d of an input " + x.shape.str();
+  rt::Window2D g =
+      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")");
+  checkOutputGradient(op, dy, x.dtype, g, g.c, forward);
+  return {g, x, g.c};
 }
 
-Tensor avgPool2dGrad(const Tensor& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding) {
+Plan avgPoolGradPlan(const TensorType& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding) {
   const std::string op = "avg_pool2d_grad";
   checkInput(op, dy, "");
   checkSize(op, "input_size", inputSize);
   checkPositive(op, "pool_size", pool);
   checkPositive(op, "strides", strides);
-  Shape xs{dy.shape()[0], inputSize[0], inputSize[1], dy.shape()[3]};
+  Shape xs{dy.shape[0], inputSize[0], inputSize[1], dy.shape[3]};
   const std::string forward = "avg_pool2d of an input " + xs.str();
   rt::Window2D g = geometry(op, "pool window", xs, pool[0], pool[1], strides, {1, 1}, padding, "(" + xs.str() + ")");
-  checkOutputGradient(op, dy, dy.dtype(), g, g.c, forward);
-  if (dy.isAbstract()) return Tensor::abstract(dy.dtype(), xs);
+  checkOutputGradient(op, dy, dy.dtype, g, g.c, forward);
+  return {g, {dy.dtype, xs}, g.c};
+}
 
-  Tensor dx = Tensor::empty(dy.dtype(), xs);
+}  // namespace
+
+TensorType conv2dBackpropInputType(const TensorType& dy, const TensorType& w, Pair inputSize, Pair strides,
+                                   const std::string& padding, Pair dilation) {
+  return backpropInputPlan(dy, w, inputSize, strides, padding, dilation).out;
+}
+
+namespace {
+
+int64_t backpropInputBytes(const Plan& p) {
+  return floatBytes(p.out.dtype,
+                    [&](auto t) { return rt::conv2dBackpropInputWorkspaceSize<decltype(t)>(p.g, p.channels); });
+}
+
+}  // namespace
+
+int64_t conv2dBackpropInputWorkspace(const TensorType& dy, const TensorType& w, Pair inputSize, Pair strides,
+                                     const std::string& padding, Pair dilation) {
+  return backpropInputBytes(backpropInputPlan(dy, w, inputSize, strides, padding, dilation));
+}
+
+Tensor conv2dBackpropInput(const Tensor& dy, const Tensor& w, Pair inputSize, Pair strides, const std::string& padding,
+                           Pair dilation) {
+  const Plan p = backpropInputPlan(typeOf(dy), typeOf(w), inputSize, strides, padding, dilation);
+  Tensor dx = Tensor::empty(p.out.dtype, p.out.shape);
+  void* ws = scratch(backpropInputBytes(p));
+  rt::dispatch(w.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>)
+      rt::conv2dBackpropInput(dy.data<T>(), w.data<T>(), dx.data<T>(), p.g, p.channels, static_cast<T*>(ws));
+  });
+  return dx;
+}
+
+TensorType conv2dBackpropFilterType(const TensorType& x, const TensorType& dy, Pair kernelSize, Pair strides,
+                                    const std::string& padding, Pair dilation) {
+  return backpropFilterPlan(x, dy, kernelSize, strides, padding, dilation).out;
+}
+
+namespace {
+
+int64_t backpropFilterBytes(const Plan& p) {
+  return floatBytes(p.out.dtype,
+                    [&](auto t) { return rt::conv2dBackpropFilterWorkspaceSize<decltype(t)>(p.g, p.channels); });
+}
+
+}  // namespace
+
+int64_t conv2dBackpropFilterWorkspace(const TensorType& x, const TensorType& dy, Pair kernelSize, Pair strides,
+                                      const std::string& padding, Pair dilation) {
+  return backpropFilterBytes(backpropFilterPlan(x, dy, kernelSize, strides, padding, dilation));
+}
+
+Tensor conv2dBackpropFilter(const Tensor& x, const Tensor& dy, Pair kernelSize, Pair strides, const std::string& padding,
+                            Pair dilation) {
+  const Plan p = backpropFilterPlan(typeOf(x), typeOf(dy), kernelSize, strides, padding, dilation);
+  Tensor dw = Tensor::empty(p.out.dtype, p.out.shape);
+  void* ws = scratch(backpropFilterBytes(p));
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>)
+      rt::conv2dBackpropFilter(x.data<T>(), dy.data<T>(), dw.data<T>(), p.g, p.channels, static_cast<T*>(ws));
+  });
+  return dw;
+}
+
+TensorType maxPool2dGradType(const TensorType& x, const TensorType& dy, Pair pool, Pair strides,
+                             const std::string& padding) {
+  return maxPoolGradPlan(x, dy, pool, strides, padding).out;
+}
+
+Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, Pair pool, Pair strides, const std::string& padding) {
+  const Plan p = maxPoolGradPlan(typeOf(x), typeOf(dy), pool, strides, padding);
+  Tensor dx = Tensor::empty(p.out.dtype, p.out.shape);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) rt::maxPool2dGrad(x.data<T>(), dy.data<T>(), dx.data<T>(), p.g);
+  });
+  return dx;
+}
+
+TensorType avgPool2dGradType(const TensorType& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding) {
+  return avgPoolGradPlan(dy, inputSize, pool, strides, padding).out;
+}
+
+Tensor avgPool2dGrad(const Tensor& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding) {
+  const Plan p = avgPoolGradPlan(typeOf(dy), inputSize, pool, strides, padding);
+  Tensor dx = Tensor::empty(p.out.dtype, p.out.shape);
   rt::dispatch(dy.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) rt::avgPool2dGrad(dy.data<T>(), dx.data<T>(), g);
+    if constexpr (std::is_floating_point_v<T>) rt::avgPool2dGrad(dy.data<T>(), dx.data<T>(), p.g);
   });
   return dx;
 }

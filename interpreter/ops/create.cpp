@@ -8,9 +8,8 @@
 
 namespace weft::ops::impl {
 namespace {
+
 bool gShapesOnly = false;
-}  // namespace
-namespace {
 
 void checkFinite(const char* op, const char* what, double v) {
   if (!std::isfinite(v)) fail(std::string(op) + ": " + what + " must be finite, got " + numStr(v));
@@ -40,10 +39,13 @@ Shape makeShape(const char* op, const std::vector<int64_t>& dims) {
 
 namespace weft::ops::impl {
 
-Tensor full(const Shape& shape, double value, DType dtype) {
+TensorType fullType(const Shape& shape, DType dtype) {
   checkShape("full", shape);
-  if (gShapesOnly) return Tensor::abstract(dtype, shape);
-  Tensor out = Tensor::empty(dtype, shape);
+  return {dtype, shape};
+}
+
+Tensor full(const Shape& shape, double value, DType dtype) {
+  Tensor out = Tensor::empty(dtype, fullType(shape, dtype).shape);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     rt::fillKernel(out.data<T>(), out.numel(), rt::saturateCast<T>(value));
@@ -51,11 +53,14 @@ Tensor full(const Shape& shape, double value, DType dtype) {
   return out;
 }
 
-Tensor eye(int64_t n, int64_t m, DType dtype) {
+TensorType eyeType(int64_t n, int64_t m, DType dtype) {
   if (n < 0 || m < 0)
     fail("eye: sizes must be non-negative, got " + std::to_string(n) + " and " + std::to_string(m));
-  if (gShapesOnly) return Tensor::abstract(dtype, Shape{n, m});
-  Tensor out = Tensor::empty(dtype, Shape{n, m});
+  return {dtype, Shape{n, m}};
+}
+
+Tensor eye(int64_t n, int64_t m, DType dtype) {
+  Tensor out = Tensor::empty(dtype, eyeType(n, m, dtype).shape);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     rt::eyeKernel(out.data<T>(), n, m);
@@ -63,7 +68,7 @@ Tensor eye(int64_t n, int64_t m, DType dtype) {
   return out;
 }
 
-Tensor arange(double start, double stop, double step, DType dtype) {
+TensorType arangeType(double start, double stop, double step, DType dtype) {
   checkNumeric("arange", dtype);
   checkFinite("arange", "start", start);
   checkFinite("arange", "stop", stop);
@@ -71,22 +76,28 @@ Tensor arange(double start, double stop, double step, DType dtype) {
   if (step == 0) fail("arange: step must not be zero");
   const int64_t n = rt::arangeCount(start, stop, step);
   if (n < 0) fail("arange: too many elements");
-  if (gShapesOnly) return Tensor::abstract(dtype, Shape{n});
-  Tensor out = Tensor::empty(dtype, Shape{n});
+  return {dtype, Shape{n}};
+}
+
+Tensor arange(double start, double stop, double step, DType dtype) {
+  Tensor out = Tensor::empty(dtype, arangeType(start, stop, step, dtype).shape);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
-    rt::arangeKernel(out.data<T>(), n, start, step);
+    rt::arangeKernel(out.data<T>(), out.numel(), start, step);
   });
   return out;
 }
 
-Tensor linspace(double start, double stop, int64_t num, DType dtype) {
+TensorType linspaceType(double start, double stop, int64_t num, DType dtype) {
   checkNumeric("linspace", dtype);
   checkFinite("linspace", "start", start);
   checkFinite("linspace", "stop", stop);
   if (num < 0) fail("linspace: the number of samples must be non-negative, got " + std::to_string(num));
-  if (gShapesOnly) return Tensor::abstract(dtype, Shape{num});
-  Tensor out = Tensor::empty(dtype, Shape{num});
+  return {dtype, Shape{num}};
+}
+
+Tensor linspace(double start, double stop, int64_t num, DType dtype) {
+  Tensor out = Tensor::empty(dtype, linspaceType(start, stop, num, dtype).shape);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     rt::linspaceKernel(out.data<T>(), num, start, stop);

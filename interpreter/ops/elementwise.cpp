@@ -124,9 +124,22 @@ Shape broadcastShape(const Shape& a, const Shape& b) {
 
 namespace weft::ops::impl {
 
+TensorType unaryType(UnaryOp op, const TensorType& x) {
+  checkUnaryDtype(op, x.dtype);
+  return x;
+}
+
+TensorType binaryType(BinaryOp op, const TensorType& a, const TensorType& b) {
+  if (a.dtype != b.dtype)
+    fail("dtype mismatch: " + dtypeStr(a.dtype) + " and " + dtypeStr(b.dtype) + " (in " + name(op) +
+         "; use cast() to convert one of them)");
+  return {binaryResultDtype(op, a.dtype), a.shape == b.shape ? a.shape : broadcastShape(a.shape, b.shape)};
+}
+
+TensorType castType(const TensorType& x, DType to) { return {to, x.shape}; }
+
 Tensor unary(UnaryOp op, const Tensor& x) {
   checkUnaryDtype(op, x.dtype());
-  if (x.isAbstract()) return Tensor::abstract(x.dtype(), x.shape());
   Tensor out = Tensor::empty(x.dtype(), x.shape());
   switch (op) {
 #define WEFT_CASE(F, Id, N, A, Fn, Rule) \
@@ -138,14 +151,9 @@ Tensor unary(UnaryOp op, const Tensor& x) {
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype())
-    fail("dtype mismatch: " + dtypeStr(a.dtype()) + " and " + dtypeStr(b.dtype()) + " (in " +
-         name(op) + "; use cast() to convert one of them)");
-  DType rd = binaryResultDtype(op, a.dtype());
-  Shape s = a.shape() == b.shape() ? a.shape() : broadcastShape(a.shape(), b.shape());
-  if (a.isAbstract() || b.isAbstract()) return Tensor::abstract(rd, s);
-  if (s.numel() > 0) checkIntOperand(op, b);
-  Tensor out = Tensor::empty(rd, s);
+  const TensorType t = binaryType(op, typeOf(a), typeOf(b));
+  if (t.shape.numel() > 0) checkIntOperand(op, b);
+  Tensor out = Tensor::empty(t.dtype, t.shape);
   switch (op) {
 #define WEFT_CASE(F, Id, N, A, Fn, Rule) \
   case BinaryOp::Id: runBinary<rt::Fn, BinaryRule::Rule>(a, b, out); break;
@@ -157,7 +165,6 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 Tensor cast(const Tensor& x, DType to) {
   if (x.dtype() == to) return x;  // storage is immutable, so sharing it is safe
-  if (x.isAbstract()) return Tensor::abstract(to, x.shape());
   Tensor out = Tensor::empty(to, x.shape());
   rt::dispatch(x.dtype(), [&](auto from) {
     rt::dispatch(to, [&](auto dest) {

@@ -1,58 +1,111 @@
-// The implementations behind the op table (op_table.cpp): each checks its inputs and, when an
-// input is abstract, returns an abstract result with the inferred dtype and shape instead of
-// running its kernel — so the same function is the op's shape/dtype inference and its kernel
-// call. Callers outside ops/ use ops.h (or ops::apply), which route through the table.
+// The implementations behind the op table (op_table.cpp). Per op, `xxxType` is its shape and
+// dtype inference: it checks the input types and attributes and gives the result's type; `xxx`
+// is its kernel call on inputs with data, which makes the same checks (by calling xxxType or the
+// plan it is built from) and then runs. `xxxWorkspace` is the scratch a kernel needs, in bytes.
+// Callers outside ops/ use ops.h (or ops::apply), which route through the table.
 #pragma once
 #include "../../stdlib/runtime/window.h"
 #include "op_table.h"
 
 namespace weft::ops::impl {
 
+using Pair = std::array<int64_t, 2>;
+
+// A per-thread buffer of at least `bytes`, 64-byte aligned, valid until the next call: the
+// kernels' workspace, kept between calls as compiled code keeps it in its arena (it only grows).
+void* scratch(int64_t bytes);
+
 IntoFn unaryInto(UnaryOp op);
 IntoFn binaryInto(BinaryOp op);
 
+TensorType unaryType(UnaryOp op, const TensorType& x);
 Tensor unary(UnaryOp op, const Tensor& x);
+TensorType binaryType(BinaryOp op, const TensorType& a, const TensorType& b);
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+TensorType castType(const TensorType& x, DType to);
 Tensor cast(const Tensor& x, DType to);
+TensorType whereType(const TensorType& cond, const TensorType& a, const TensorType& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+TensorType clipType(const TensorType& x, const TensorType& lo, const TensorType& hi);
 Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi);
+
+TensorType matmulType(const TensorType& a, const TensorType& b, MatmulTransposes t);
+int64_t matmulWorkspace(const TensorType& a, const TensorType& b, MatmulTransposes t);
 // With `reuse` of the result's dtype and shape and no other owner, writes the result into it.
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse = nullptr, MatmulTransposes t = {});
+
+TensorType reduceType(ReduceOp op, const TensorType& x, const std::vector<int>& axes, bool keepdims);
 Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims);
+TensorType argReduceType(bool isMax, const TensorType& x, int axis, bool keepdims);
 Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims);
+
+TensorType reshapeType(const TensorType& x, const std::vector<int64_t>& shape);
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);
+TensorType transposeType(const TensorType& x, const std::vector<int>& perm);
 Tensor transpose(const Tensor& x, const std::vector<int>& perm);
+TensorType broadcastToType(const TensorType& x, const Shape& shape);
 Tensor broadcastTo(const Tensor& x, const Shape& shape);
+TensorType concatType(std::span<const TensorType> xs, int axis);
 Tensor concat(const std::vector<Tensor>& xs, int axis);
+TensorType stackType(std::span<const TensorType> xs, int axis);
 Tensor stack(const std::vector<Tensor>& xs, int axis);
+std::vector<TensorType> splitTypes(const TensorType& x, const std::vector<int64_t>& sizes, int axis);
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis);
+TensorType squeezeType(const TensorType& x, const std::vector<int>& axes);
 Tensor squeeze(const Tensor& x, const std::vector<int>& axes);
+TensorType expandDimsType(const TensorType& x, int axis);
 Tensor expandDims(const Tensor& x, int axis);
+TensorType shapeOfType(const TensorType& x);
 Tensor shapeOf(const Tensor& x);
+
+TensorType oneHotType(const TensorType& indices, int64_t depth, DType dtype);
 Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype);
+TensorType getItemType(const TensorType& x, const std::vector<Subscript>& subs);
 Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs);
+TensorType setItemType(const TensorType& x, const std::vector<Subscript>& subs, const TensorType& value);
 Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value);
+TensorType takeType(const TensorType& x, const TensorType& indices, int axis);
 Tensor take(const Tensor& x, const Tensor& indices, int axis);
+
+TensorType fullType(const Shape& shape, DType dtype);
 Tensor full(const Shape& shape, double value, DType dtype);
+TensorType eyeType(int64_t n, int64_t m, DType dtype);
 Tensor eye(int64_t n, int64_t m, DType dtype);
+TensorType arangeType(double start, double stop, double step, DType dtype);
 Tensor arange(double start, double stop, double step, DType dtype);
+TensorType linspaceType(double start, double stop, int64_t num, DType dtype);
 Tensor linspace(double start, double stop, int64_t num, DType dtype);
+TensorType randomNormalType(const Shape& shape, double mean, double stddev, DType dtype);
 Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype);
+TensorType randomUniformType(const Shape& shape, double lo, double hi, DType dtype);
 Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype);
-Tensor conv2d(const Tensor& x, const Tensor& w, std::array<int64_t, 2> strides, const std::string& padding,
-              std::array<int64_t, 2> dilation);
-Tensor pool2d(bool isMax, const Tensor& x, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
-              const std::string& padding);
+
+TensorType conv2dType(const TensorType& x, const TensorType& w, Pair strides, const std::string& padding,
+                      Pair dilation);
+int64_t conv2dWorkspace(const TensorType& x, const TensorType& w, Pair strides, const std::string& padding,
+                        Pair dilation);
+Tensor conv2d(const Tensor& x, const Tensor& w, Pair strides, const std::string& padding, Pair dilation);
+TensorType pool2dType(bool isMax, const TensorType& x, Pair pool, Pair strides, const std::string& padding);
+Tensor pool2d(bool isMax, const Tensor& x, Pair pool, Pair strides, const std::string& padding);
 // The gradients of conv2d and the pools (conv.cpp). `inputSize` and `kernelSize` are the
 // forward input's and kernel's (height, width): with strides, several sizes give one output size.
-Tensor conv2dBackpropInput(const Tensor& dy, const Tensor& w, std::array<int64_t, 2> inputSize,
-                           std::array<int64_t, 2> strides, const std::string& padding, std::array<int64_t, 2> dilation);
-Tensor conv2dBackpropFilter(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> kernelSize,
-                            std::array<int64_t, 2> strides, const std::string& padding, std::array<int64_t, 2> dilation);
-Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
-                     const std::string& padding);
-Tensor avgPool2dGrad(const Tensor& dy, std::array<int64_t, 2> inputSize, std::array<int64_t, 2> pool,
-                     std::array<int64_t, 2> strides, const std::string& padding);
+TensorType conv2dBackpropInputType(const TensorType& dy, const TensorType& w, Pair inputSize, Pair strides,
+                                   const std::string& padding, Pair dilation);
+int64_t conv2dBackpropInputWorkspace(const TensorType& dy, const TensorType& w, Pair inputSize, Pair strides,
+                                     const std::string& padding, Pair dilation);
+Tensor conv2dBackpropInput(const Tensor& dy, const Tensor& w, Pair inputSize, Pair strides, const std::string& padding,
+                           Pair dilation);
+TensorType conv2dBackpropFilterType(const TensorType& x, const TensorType& dy, Pair kernelSize, Pair strides,
+                                    const std::string& padding, Pair dilation);
+int64_t conv2dBackpropFilterWorkspace(const TensorType& x, const TensorType& dy, Pair kernelSize, Pair strides,
+                                      const std::string& padding, Pair dilation);
+Tensor conv2dBackpropFilter(const Tensor& x, const Tensor& dy, Pair kernelSize, Pair strides,
+                            const std::string& padding, Pair dilation);
+TensorType maxPool2dGradType(const TensorType& x, const TensorType& dy, Pair pool, Pair strides,
+                             const std::string& padding);
+Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, Pair pool, Pair strides, const std::string& padding);
+TensorType avgPool2dGradType(const TensorType& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding);
+Tensor avgPool2dGrad(const Tensor& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding);
 
 // What the code generator needs of the rules above, to emit the same kernel calls.
 // The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its
@@ -66,9 +119,7 @@ struct Selection {
 };
 Selection selection(const Shape& s, const std::vector<Subscript>& subs);
 // The window geometry conv2d and the pools run with, for their input shape (and kernel shape).
-rt::Window2D conv2dGeometry(const Shape& xs, const Shape& ws, std::array<int64_t, 2> strides,
-                            const std::string& padding, std::array<int64_t, 2> dilation);
-rt::Window2D pool2dGeometry(const Shape& xs, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
-                            const std::string& padding);
+rt::Window2D conv2dGeometry(const Shape& xs, const Shape& ws, Pair strides, const std::string& padding, Pair dilation);
+rt::Window2D pool2dGeometry(const Shape& xs, Pair pool, Pair strides, const std::string& padding);
 
 }  // namespace weft::ops::impl

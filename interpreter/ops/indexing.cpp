@@ -89,9 +89,12 @@ Selection selection(const Shape& s, const std::vector<Subscript>& subs) {
   return sel;
 }
 
+TensorType getItemType(const TensorType& x, const std::vector<Subscript>& subs) {
+  return {x.dtype, selection(x.shape, subs).shape};
+}
+
 Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs) {
   Selection sel = selection(x.shape(), subs);
-  if (x.isAbstract()) return Tensor::abstract(x.dtype(), sel.shape);
   if (sel.whole) return x.reshaped(sel.shape);
   Tensor out = Tensor::empty(x.dtype(), sel.shape);
   auto ds = rt::stridesOf(sel.shape);
@@ -102,16 +105,29 @@ Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs) {
   return out;
 }
 
-Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value) {
-  Selection sel = selection(x.shape(), subs);
-  if (value.dtype() != x.dtype())
-    fail("dtype mismatch: cannot assign a " + dtypeStr(value.dtype()) + " value into a " +
-         dtypeStr(x.dtype()) + " tensor (use cast() to convert)");
+namespace {
+
+// The selection x[subs] = value writes, checked.
+Selection assignment(const TensorType& x, const std::vector<Subscript>& subs, const TensorType& value) {
+  Selection sel = selection(x.shape, subs);
+  if (value.dtype != x.dtype)
+    fail("dtype mismatch: cannot assign a " + dtypeStr(value.dtype) + " value into a " + dtypeStr(x.dtype) +
+         " tensor (use cast() to convert)");
   Shape b;
-  if (!rt::broadcastShapes(value.shape(), sel.shape, b) || b != sel.shape)
-    fail("cannot assign a value of shape " + value.shape().str() + " to a selection of shape " +
-         sel.shape.str());
-  if (anyAbstract(x, value)) return Tensor::abstract(x.dtype(), x.shape());
+  if (!rt::broadcastShapes(value.shape, sel.shape, b) || b != sel.shape)
+    fail("cannot assign a value of shape " + value.shape.str() + " to a selection of shape " + sel.shape.str());
+  return sel;
+}
+
+}  // namespace
+
+TensorType setItemType(const TensorType& x, const std::vector<Subscript>& subs, const TensorType& value) {
+  assignment(x, subs, value);
+  return x;
+}
+
+Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value) {
+  const Selection sel = assignment(typeOf(x), subs, typeOf(value));
   Tensor out = x.clone();
   int64_t vs[rt::kMaxRank];
   rt::broadcastStrides(value.shape(), sel.shape, vs);
@@ -122,21 +138,27 @@ Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor
   return out;
 }
 
+TensorType takeType(const TensorType& x, const TensorType& indices, int axis) {
+  checkIntIndices("take", indices.dtype);
+  const Shape& s = x.shape;
+  const int d = normalizeAxis("take", axis, s);
+  checkRank("take", s.rank() - 1 + indices.shape.rank());
+  TensorType out{x.dtype, {}};
+  for (int i = 0; i < d; ++i) out.shape.push_back(s[i]);
+  for (int64_t n : indices.shape) out.shape.push_back(n);
+  for (int i = d + 1; i < s.rank(); ++i) out.shape.push_back(s[i]);
+  return out;
+}
+
 Tensor take(const Tensor& x, const Tensor& indices, int axis) {
-  checkIntIndices("take", indices);
+  const TensorType t = takeType(typeOf(x), typeOf(indices), axis);
   const Shape& s = x.shape();
   const int d = normalizeAxis("take", axis, s);
-  checkRank("take", s.rank() - 1 + indices.rank());
-  Shape out;
-  for (int i = 0; i < d; ++i) out.push_back(s[i]);
-  for (int64_t n : indices.shape()) out.push_back(n);
-  for (int i = d + 1; i < s.rank(); ++i) out.push_back(s[i]);
-  if (anyAbstract(x, indices)) return Tensor::abstract(x.dtype(), out);
   const int64_t n = s[d];
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < d; ++i) outer *= s[i];
   for (int i = d + 1; i < s.rank(); ++i) inner *= s[i];
-  Tensor result = Tensor::empty(x.dtype(), out);
+  Tensor result = Tensor::empty(t.dtype, t.shape);
   rt::dispatch(indices.dtype(), [&](auto itag) {
     using I = decltype(itag);
     if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) {

@@ -20,72 +20,92 @@ int64_t innerOf(const Shape& s, int axis) {
 
 }  // namespace
 
-Tensor concat(const std::vector<Tensor>& xs, int axis) {
+TensorType concatType(std::span<const TensorType> xs, int axis) {
   if (xs.empty()) fail("concat: needs at least one tensor");
-  const Tensor& first = xs[0];
-  if (first.rank() == 0) fail("concat: cannot concatenate scalars (shape []); use stack");
-  const int d = normalizeAxis("concat", axis, first.shape());
-  Shape out = first.shape();
-  out[d] = 0;
-  bool abstract = false;
-  for (const Tensor& x : xs) {
-    if (x.dtype() != first.dtype())
-      fail("dtype mismatch: " + dtypeStr(first.dtype()) + " and " + dtypeStr(x.dtype()) +
-           " (in concat; use cast() to convert)");
-    bool ok = x.rank() == first.rank();
-    for (int i = 0; ok && i < x.rank(); ++i)
-      if (i != d && x.shape()[i] != first.shape()[i] && x.shape()[i] != rt::kUnknownDim &&
-          first.shape()[i] != rt::kUnknownDim)  // an unknown size in a graph is checked when it runs
+  const TensorType& first = xs[0];
+  if (first.shape.rank() == 0) fail("concat: cannot concatenate scalars (shape []); use stack");
+  const int d = normalizeAxis("concat", axis, first.shape);
+  TensorType out = first;
+  out.shape[d] = 0;
+  for (const TensorType& x : xs) {
+    if (x.dtype != first.dtype)
+      fail("dtype mismatch: " + dtypeStr(first.dtype) + " and " + dtypeStr(x.dtype) + " (in concat; use cast() to convert)");
+    bool ok = x.shape.rank() == first.shape.rank();
+    for (int i = 0; ok && i < x.shape.rank(); ++i)
+      if (i != d && x.shape[i] != first.shape[i] && x.shape[i] != rt::kUnknownDim &&
+          first.shape[i] != rt::kUnknownDim)  // an unknown size in a graph is checked when it runs
         ok = false;
     if (!ok)
-      fail("concat: shapes " + first.shape().str() + " and " + x.shape().str() +
-           " differ outside axis " + std::to_string(axis));
-    if (out[d] == rt::kUnknownDim || x.shape()[d] == rt::kUnknownDim) {
-      out[d] = rt::kUnknownDim;
-      abstract = true;
+      fail("concat: shapes " + first.shape.str() + " and " + x.shape.str() + " differ outside axis " +
+           std::to_string(axis));
+    if (out.shape[d] == rt::kUnknownDim || x.shape[d] == rt::kUnknownDim) {
+      out.shape[d] = rt::kUnknownDim;
       continue;
     }
-    out[d] = checkedSize("concat", rt::sizeAdd(out[d], x.shape()[d]),
-                         "the size along axis " + std::to_string(axis) + " of shapes " + out.str() + " and " + x.shape().str());
-    abstract = abstract || x.isAbstract();
+    out.shape[d] = checkedSize("concat", rt::sizeAdd(out.shape[d], x.shape[d]),
+                               "the size along axis " + std::to_string(axis) + " of shapes " + out.shape.str() +
+                                   " and " + x.shape.str());
   }
-  if (abstract) return Tensor::abstract(first.dtype(), out);
-  if (xs.size() == 1) return first;
-  Tensor result = Tensor::empty(first.dtype(), out);
-  const int64_t outer = outerOf(out, d), inner = innerOf(out, d);
+  return out;
+}
+
+Tensor concat(const std::vector<Tensor>& xs, int axis) {
+  std::vector<TensorType> types;
+  for (const Tensor& x : xs) types.push_back(typeOf(x));
+  const TensorType t = concatType(types, axis);
+  if (xs.size() == 1) return xs[0];
+  const int d = normalizeAxis("concat", axis, t.shape);
+  Tensor result = Tensor::empty(t.dtype, t.shape);
+  const int64_t outer = outerOf(t.shape, d), inner = innerOf(t.shape, d);
   std::vector<const void*> ptrs(xs.size());
   std::vector<int64_t> chunks(xs.size());
   for (size_t j = 0; j < xs.size(); ++j) {
     ptrs[j] = xs[j].raw();
     chunks[j] = xs[j].shape()[d] * inner;
   }
-  rt::dispatch(first.dtype(), [&](auto tag) {
+  rt::dispatch(t.dtype, [&](auto tag) {
     using T = decltype(tag);
-    rt::concatKernel(reinterpret_cast<const T* const*>(ptrs.data()), chunks.data(), int(xs.size()),
-                     outer, result.data<T>());
+    rt::concatKernel(reinterpret_cast<const T* const*>(ptrs.data()), chunks.data(), int(xs.size()), outer,
+                     result.data<T>());
   });
   return result;
 }
 
-Tensor stack(const std::vector<Tensor>& xs, int axis) {
+namespace {
+
+// stack's axis for inputs of types xs, checked: they must have one shape.
+int stackAxis(std::span<const TensorType> xs, int axis) {
   if (xs.empty()) fail("stack: needs at least one tensor");
-  checkRank("stack", xs[0].rank() + 1);
-  const int d = normalizeAxis("stack", axis, xs[0].rank() + 1, xs[0].shape());
+  checkRank("stack", xs[0].shape.rank() + 1);
+  for (const TensorType& x : xs)
+    if (x.shape != xs[0].shape)
+      fail("stack: all tensors must have the same shape, got " + xs[0].shape.str() + " and " + x.shape.str());
+  return normalizeAxis("stack", axis, xs[0].shape.rank() + 1, xs[0].shape);
+}
+
+}  // namespace
+
+TensorType stackType(std::span<const TensorType> xs, int axis) {
+  const int d = stackAxis(xs, axis);
+  std::vector<TensorType> expanded;
+  for (const TensorType& x : xs) expanded.push_back(expandDimsType(x, d));
+  return concatType(expanded, d);
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int axis) {
+  std::vector<TensorType> types;
+  for (const Tensor& x : xs) types.push_back(typeOf(x));
+  const int d = stackAxis(types, axis);
   std::vector<Tensor> expanded;
   expanded.reserve(xs.size());
-  for (const Tensor& x : xs) {
-    if (x.shape() != xs[0].shape())
-      fail("stack: all tensors must have the same shape, got " + xs[0].shape().str() + " and " +
-           x.shape().str());
-    expanded.push_back(expandDims(x, d));
-  }
+  for (const Tensor& x : xs) expanded.push_back(expandDims(x, d));
   return concat(expanded, d);
 }
 
-std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis) {
-  if (x.rank() == 0) fail("split: cannot split a scalar");
-  const int d = normalizeAxis("split", axis, x.shape());
-  const Shape& s = x.shape();
+std::vector<TensorType> splitTypes(const TensorType& x, const std::vector<int64_t>& sizes, int axis) {
+  if (x.shape.rank() == 0) fail("split: cannot split a scalar");
+  const int d = normalizeAxis("split", axis, x.shape);
+  const Shape& s = x.shape;
   int64_t total = 0;
   for (int64_t n : sizes) {
     if (n < 0) fail("split: sizes must be non-negative, got " + std::to_string(n));
@@ -101,23 +121,30 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
     fail("split: sizes [" + list + "] do not add up to " + std::to_string(s[d]) + ", the size of axis " +
          std::to_string(axis) + " of shape " + s.str());
   }
+  std::vector<TensorType> outs;
+  for (int64_t n : sizes) {
+    outs.push_back(x);
+    outs.back().shape[d] = n;
+  }
+  return outs;
+}
+
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis) {
+  const std::vector<TensorType> types = splitTypes(typeOf(x), sizes, axis);
+  const int d = normalizeAxis("split", axis, x.shape());
+  const Shape& s = x.shape();
   const int64_t outer = outerOf(s, d), inner = innerOf(s, d);
   std::vector<Tensor> outs;
-  outs.reserve(sizes.size());
+  outs.reserve(types.size());
   int64_t offset = 0;
-  for (int64_t n : sizes) {
-    Shape os = s;
-    os[d] = n;
-    if (x.isAbstract()) {
-      outs.push_back(Tensor::abstract(x.dtype(), os));
-      continue;
-    }
-    Tensor t = Tensor::empty(x.dtype(), os);
+  for (const TensorType& t : types) {
+    const int64_t n = t.shape[d];
+    Tensor part = Tensor::empty(t.dtype, t.shape);
     rt::dispatch(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      rt::splitKernel(x.data<T>(), outer, s[d] * inner, offset * inner, n * inner, t.data<T>());
+      rt::splitKernel(x.data<T>(), outer, s[d] * inner, offset * inner, n * inner, part.data<T>());
     });
-    outs.push_back(t);
+    outs.push_back(part);
     offset += n;
   }
   return outs;

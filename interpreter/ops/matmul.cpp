@@ -15,18 +15,18 @@ Shape transposed(const Shape& s) { return Shape{s[1], s[0]}; }
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse, MatmulTransposes t) {
-  if ((t.a && (a.rank() != 2 || b.rank() != 2)) || (t.b && b.rank() != 2))
-    fail("matmul: a transposed operand must be a matrix (and with transpose_a, both), got shapes " +
-         a.shape().str() + " @ " + b.shape().str());
-  const Shape as = t.a ? transposed(a.shape()) : a.shape(), bs = t.b ? transposed(b.shape()) : b.shape();
+TensorType matmulType(const TensorType& a, const TensorType& b, MatmulTransposes t) {
+  if ((t.a && (a.shape.rank() != 2 || b.shape.rank() != 2)) || (t.b && b.shape.rank() != 2))
+    fail("matmul: a transposed operand must be a matrix (and with transpose_a, both), got shapes " + a.shape.str() +
+         " @ " + b.shape.str());
+  const Shape as = t.a ? transposed(a.shape) : a.shape, bs = t.b ? transposed(b.shape) : b.shape;
   if (as.rank() == 0 || bs.rank() == 0)
     fail("matmul: operands must have rank 1 or more, got shapes " + as.str() + " @ " + bs.str() +
          " (use * to multiply by a scalar)");
-  if (a.dtype() != b.dtype())
-    fail("dtype mismatch: " + dtypeStr(a.dtype()) + " and " + dtypeStr(b.dtype()) +
+  if (a.dtype != b.dtype)
+    fail("dtype mismatch: " + dtypeStr(a.dtype) + " and " + dtypeStr(b.dtype) +
          " (in matmul; use cast() to convert one of them)");
-  if (a.dtype() == DType::Bool) fail("matmul is not defined for bool tensors");
+  if (a.dtype == DType::Bool) fail("matmul is not defined for bool tensors");
 
   const bool aVec = as.rank() == 1, bVec = bs.rank() == 1;
   const int64_t m = aVec ? 1 : as[as.rank() - 2], k = as.back();
@@ -36,32 +36,44 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse, MatmulTrans
   Shape ab, bb, cb;
   for (int i = 0; i + 2 < as.rank(); ++i) ab.push_back(as[i]);
   for (int i = 0; i + 2 < bs.rank(); ++i) bb.push_back(bs[i]);
-  if (!rt::broadcastShapes(ab, bb, cb))
-    fail("matmul: cannot broadcast the batch dimensions of " + as.str() + " @ " + bs.str());
-  Shape cs = cb;
-  if (!aVec) cs.push_back(m);
-  if (!bVec) cs.push_back(n);
-  if (anyAbstract(a, b)) return Tensor::abstract(a.dtype(), cs);
+  if (!rt::broadcastShapes(ab, bb, cb)) fail("matmul: cannot broadcast the batch dimensions of " + as.str() + " @ " + bs.str());
+  TensorType out{a.dtype, cb};
+  if (!aVec) out.shape.push_back(m);
+  if (!bVec) out.shape.push_back(n);
+  return out;
+}
 
+int64_t matmulWorkspace(const TensorType& a, const TensorType& b, MatmulTransposes t) {
+  return rt::dispatch(a.dtype, [&](auto tag) -> int64_t {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) return 0;
+    else return rt::matmulWorkspaceBytes<T>(a.shape, b.shape, t.a, t.b);
+  });
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse, MatmulTransposes t) {
+  const TensorType at = typeOf(a), bt = typeOf(b);
+  const Shape cs = matmulType(at, bt, t).shape;
   const bool fits = reuse && reuse->ownsStorage() && reuse->dtype() == a.dtype() && reuse->shape() == cs;
   Tensor out = fits ? *reuse : Tensor::empty(a.dtype(), cs);
+  void* ws = scratch(matmulWorkspace(at, bt, t));
+  const Shape as = t.a ? transposed(a.shape()) : a.shape(), bs = t.b ? transposed(b.shape()) : b.shape();
+  const bool aVec = as.rank() == 1, bVec = bs.rank() == 1;
+  const int64_t m = aVec ? 1 : as[as.rank() - 2], k = as.back(), n = bVec ? 1 : bs.back();
   rt::dispatch(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
-      // The GEMM's packing buffers, kept between calls (they only grow), as compiled code keeps
-      // them in its arena: a product allocates nothing once its size has been seen.
-      thread_local std::vector<char> workspace;
       if (t.a || t.b) {  // a matrix or a stack of rows, times a matrix: one GEMM
         const int64_t rows = t.a ? m : a.numel() / std::max<int64_t>(k, 1);
-        const size_t need = size_t(rt::gemmWorkspaceBytes<T>(rows, k, n));
-        if (workspace.size() < need) workspace.resize(need);
-        rt::gemm(a.data<T>(), b.data<T>(), out.data<T>(), rows, k, n, need ? workspace.data() : nullptr, false, t.a, t.b);
+        rt::gemm(a.data<T>(), b.data<T>(), out.data<T>(), rows, k, n, ws, false, t.a, t.b);
         return;
       }
-      const size_t need = size_t(rt::batchedMatmulWorkspaceBytes<T>(cb.numel(), m, k, n));
-      if (workspace.size() < need) workspace.resize(need);
-      rt::batchedMatmul(a.data<T>(), ab, b.data<T>(), bb, out.data<T>(), cb, m, k, n,
-                        need ? workspace.data() : nullptr);
+      Shape ab, bb;
+      for (int i = 0; i + 2 < as.rank(); ++i) ab.push_back(as[i]);
+      for (int i = 0; i + 2 < bs.rank(); ++i) bb.push_back(bs[i]);
+      Shape cb;
+      rt::broadcastShapes(ab, bb, cb);
+      rt::batchedMatmul(a.data<T>(), ab, b.data<T>(), bb, out.data<T>(), cb, m, k, n, ws);
     }
   });
   return out;

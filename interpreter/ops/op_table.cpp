@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "../../grammar/diagnostics.h"
+#include "../../stdlib/runtime/reduce.h"
 #include "impl.h"
 
 namespace weft::ops {
@@ -14,14 +15,16 @@ using K = AttrKind;
 using In = std::span<const Tensor>;
 using Out = std::vector<Tensor>;
 
+using Ty = std::span<const TensorType>;
+using Types = std::vector<TensorType>;
+
 std::vector<int> intsOf(const std::vector<int64_t>& v) { return std::vector<int>(v.begin(), v.end()); }
 Shape shapeOf(const std::vector<int64_t>& v) {
   Shape s;
   for (int64_t d : v) s.push_back(d);
   return s;
 }
-std::array<int64_t, 2> pairOf(const std::vector<int64_t>& v) { return {v.at(0), v.at(1)}; }
-// A (height, width) attribute of a gradient op, which a graph's text may hold in any length.
+// A (height, width) attribute, which a graph's text may hold in any length.
 std::array<int64_t, 2> pairAttr(OpId op, const Attrs& a, const char* key) {
   const std::vector<int64_t>& v = a.ints(key);
   if (v.size() != 2)
@@ -33,117 +36,204 @@ std::vector<Tensor> listOf(In in) { return std::vector<Tensor>(in.begin(), in.en
 
 template <UnaryOp U>
 Out runUnary(In in, const Attrs&) { return {impl::unary(U, in[0])}; }
+template <UnaryOp U>
+Types inferUnary(Ty in, const Attrs&) { return {impl::unaryType(U, in[0])}; }
 template <BinaryOp B>
 Out runBinary(In in, const Attrs&) { return {impl::binary(B, in[0], in[1])}; }
+template <BinaryOp B>
+Types inferBinary(Ty in, const Attrs&) { return {impl::binaryType(B, in[0], in[1])}; }
 template <ReduceOp R>
 Out runReduce(In in, const Attrs& a) { return {impl::reduce(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"))}; }
+template <ReduceOp R>
+Types inferReduce(Ty in, const Attrs& a) {
+  return {impl::reduceType(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"))};
+}
+// The scratch of reduceKernel and of the cast before it, for the result's dtype.
+template <ReduceOp R>
+int64_t reduceWorkspace(Ty in, const Attrs& a) {
+  const TensorType out = impl::reduceType(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"));
+  return rt::reduceWorkspaceBytes(in[0].shape.numel(), int64_t(rt::dtypeSize(out.dtype)));
+}
 template <bool IsMax>
 Out runArg(In in, const Attrs& a) { return {impl::argReduce(IsMax, in[0], int(a.i("axis")), a.b("keepdims"))}; }
 template <bool IsMax>
+Types inferArg(Ty in, const Attrs& a) { return {impl::argReduceType(IsMax, in[0], int(a.i("axis")), a.b("keepdims"))}; }
+template <bool IsMax>
 Out runPool(In in, const Attrs& a) {
-  return {impl::pool2d(IsMax, in[0], pairOf(a.ints("pool")), pairOf(a.ints("strides")), a.s("padding"))};
+  const OpId op = IsMax ? OpId::MaxPool2D : OpId::AvgPool2D;
+  return {impl::pool2d(IsMax, in[0], pairAttr(op, a, "pool"), pairAttr(op, a, "strides"), a.s("padding"))};
+}
+template <bool IsMax>
+Types inferPool(Ty in, const Attrs& a) {
+  const OpId op = IsMax ? OpId::MaxPool2D : OpId::AvgPool2D;
+  return {impl::pool2dType(IsMax, in[0], pairAttr(op, a, "pool"), pairAttr(op, a, "strides"), a.s("padding"))};
+}
+
+// The attributes of conv2d and its gradients, read once for the three columns.
+struct ConvAttrs {
+  std::array<int64_t, 2> size, strides, dilation;  // size: the gradient's input_size or kernel_size
+  std::string padding;
+};
+ConvAttrs convAttrs(OpId op, const Attrs& a, const char* sizeKey) {
+  return {sizeKey ? pairAttr(op, a, sizeKey) : std::array<int64_t, 2>{}, pairAttr(op, a, "strides"),
+          pairAttr(op, a, "dilation"), a.s("padding")};
+}
+ConvAttrs conv(const Attrs& a) { return convAttrs(OpId::Conv2D, a, nullptr); }
+ConvAttrs backpropInput(const Attrs& a) { return convAttrs(OpId::Conv2DBackpropInput, a, "input_size"); }
+ConvAttrs backpropFilter(const Attrs& a) { return convAttrs(OpId::Conv2DBackpropFilter, a, "kernel_size"); }
+// The pools' gradients: pool, strides, padding and (avg_pool2d_grad) input_size.
+struct PoolAttrs {
+  std::array<int64_t, 2> pool, strides, inputSize;
+  std::string padding;
+};
+PoolAttrs poolAttrs(OpId op, const Attrs& a) {
+  return {pairAttr(op, a, "pool"), pairAttr(op, a, "strides"),
+          op == OpId::AvgPool2DGrad ? pairAttr(op, a, "input_size") : std::array<int64_t, 2>{}, a.s("padding")};
 }
 
 OpDef row(OpId id) {
   OpDef d{id, opName(id), opArity(id)};
   switch (id) {
-#define WEFT_UNARY_ROW(F, Id, ...) \
-  case OpId::F##Id: d.run = runUnary<UnaryOp::Id>; d.into = impl::unaryInto(UnaryOp::Id); break;
+#define WEFT_UNARY_ROW(F, Id, ...)                                                                   \
+  case OpId::F##Id:                                                                                  \
+    d.infer = inferUnary<UnaryOp::Id>, d.run = runUnary<UnaryOp::Id>, d.into = impl::unaryInto(UnaryOp::Id); \
+    break;
     WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_ROW)
 #undef WEFT_UNARY_ROW
-#define WEFT_BINARY_ROW(F, Id, ...) \
-  case OpId::F##Id: d.run = runBinary<BinaryOp::Id>; d.into = impl::binaryInto(BinaryOp::Id); break;
+#define WEFT_BINARY_ROW(F, Id, ...)                                                                        \
+  case OpId::F##Id:                                                                                        \
+    d.infer = inferBinary<BinaryOp::Id>, d.run = runBinary<BinaryOp::Id>, d.into = impl::binaryInto(BinaryOp::Id); \
+    break;
     WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_ROW)
 #undef WEFT_BINARY_ROW
-#define WEFT_REDUCE_ROW(F, Id, ...)                              \
-  case OpId::F##Id:                                              \
-    d.attrs = {{"axes", K::Ints}, {"keepdims", K::Bool}};        \
-    d.run = runReduce<ReduceOp::Id>;                             \
+#define WEFT_REDUCE_ROW(F, Id, ...)                                                                         \
+  case OpId::F##Id:                                                                                         \
+    d.attrs = {{"axes", K::Ints}, {"keepdims", K::Bool}};                                                   \
+    d.infer = inferReduce<ReduceOp::Id>, d.run = runReduce<ReduceOp::Id>, d.workspace = reduceWorkspace<ReduceOp::Id>; \
     break;
     WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_ROW)
 #undef WEFT_REDUCE_ROW
     case OpId::MatMul:  // transpose_a/_b (optional): that matrix operand is read transposed
       d.attrs = {{"transpose_a", K::Bool, true}, {"transpose_b", K::Bool, true}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::matmulType(in[0], in[1], transposes(a))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::matmul(in[0], in[1], nullptr, transposes(a))}; };
       d.into = [](std::span<const Tensor* const> in, const Attrs& a, Tensor& out) {
         out = impl::matmul(*in[0], *in[1], &out, transposes(a));
       };
       d.intoChecks = true;
+      d.workspace = [](Ty in, const Attrs& a) { return impl::matmulWorkspace(in[0], in[1], transposes(a)); };
       break;
-    case OpId::ArgMax: d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}}; d.run = runArg<true>; break;
-    case OpId::ArgMin: d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}}; d.run = runArg<false>; break;
+    case OpId::ArgMax:
+      d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}};
+      d.infer = inferArg<true>, d.run = runArg<true>;
+      break;
+    case OpId::ArgMin:
+      d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}};
+      d.infer = inferArg<false>, d.run = runArg<false>;
+      break;
     case OpId::Cast:
       d.attrs = {{"dtype", K::DType}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::castType(in[0], a.dtype("dtype"))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::cast(in[0], a.dtype("dtype"))}; };
       break;
     case OpId::Reshape:
       d.attrs = {{"shape", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::reshapeType(in[0], a.ints("shape"))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::reshape(in[0], a.ints("shape"))}; };
       break;
     case OpId::Transpose:
       d.attrs = {{"perm", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::transposeType(in[0], intsOf(a.ints("perm")))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::transpose(in[0], intsOf(a.ints("perm")))}; };
       break;
     case OpId::BroadcastTo:
       d.attrs = {{"shape", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::broadcastToType(in[0], shapeOf(a.ints("shape")))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::broadcastTo(in[0], shapeOf(a.ints("shape")))}; };
       break;
     case OpId::Concat:
       d.attrs = {{"axis", K::Int}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::concatType(in, int(a.i("axis")))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::concat(listOf(in), int(a.i("axis")))}; };
       break;
     case OpId::Stack:
       d.attrs = {{"axis", K::Int}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::stackType(in, int(a.i("axis")))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::stack(listOf(in), int(a.i("axis")))}; };
       break;
     case OpId::Split:
       d.attrs = {{"sizes", K::Ints}, {"axis", K::Int}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return impl::splitTypes(in[0], a.ints("sizes"), int(a.i("axis"))); };
       d.run = [](In in, const Attrs& a) -> Out { return impl::split(in[0], a.ints("sizes"), int(a.i("axis"))); };
       break;
     case OpId::Squeeze:
       d.attrs = {{"axes", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::squeezeType(in[0], intsOf(a.ints("axes")))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::squeeze(in[0], intsOf(a.ints("axes")))}; };
       break;
     case OpId::ExpandDims:
       d.attrs = {{"axis", K::Int}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::expandDimsType(in[0], int(a.i("axis")))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::expandDims(in[0], int(a.i("axis")))}; };
       break;
-    case OpId::Where: d.run = [](In in, const Attrs&) -> Out { return {impl::where(in[0], in[1], in[2])}; }; break;
-    case OpId::Clip: d.run = [](In in, const Attrs&) -> Out { return {impl::clip(in[0], in[1], in[2])}; }; break;
+    case OpId::Where:
+      d.infer = [](Ty in, const Attrs&) -> Types { return {impl::whereType(in[0], in[1], in[2])}; };
+      d.run = [](In in, const Attrs&) -> Out { return {impl::where(in[0], in[1], in[2])}; };
+      break;
+    case OpId::Clip:
+      d.infer = [](Ty in, const Attrs&) -> Types { return {impl::clipType(in[0], in[1], in[2])}; };
+      d.run = [](In in, const Attrs&) -> Out { return {impl::clip(in[0], in[1], in[2])}; };
+      break;
     case OpId::OneHot:
       d.attrs = {{"depth", K::Int}, {"dtype", K::DType}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::oneHotType(in[0], a.i("depth"), a.dtype("dtype"))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::oneHot(in[0], a.i("depth"), a.dtype("dtype"))}; };
       break;
     case OpId::GetItem:
       d.attrs = {{"subs", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types {
+        return {impl::getItemType(in[0], decodeSubscripts(a.ints("subs")))};
+      };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::getItem(in[0], decodeSubscripts(a.ints("subs")))}; };
       break;
     case OpId::SetItem:
       d.attrs = {{"subs", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types {
+        return {impl::setItemType(in[0], decodeSubscripts(a.ints("subs")), in[1])};
+      };
       d.run = [](In in, const Attrs& a) -> Out {
         return {impl::setItem(in[0], decodeSubscripts(a.ints("subs")), in[1])};
       };
       break;
     case OpId::Take:
       d.attrs = {{"axis", K::Int}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::takeType(in[0], in[1], int(a.i("axis")))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::take(in[0], in[1], int(a.i("axis")))}; };
       break;
     case OpId::Full:
       d.attrs = {{"shape", K::Ints}, {"value", K::Float}, {"dtype", K::DType}};
+      d.infer = [](Ty, const Attrs& a) -> Types { return {impl::fullType(shapeOf(a.ints("shape")), a.dtype("dtype"))}; };
       d.run = [](In, const Attrs& a) -> Out { return {impl::full(shapeOf(a.ints("shape")), a.f("value"), a.dtype("dtype"))}; };
       break;
     case OpId::Eye:
       d.attrs = {{"n", K::Int}, {"m", K::Int}, {"dtype", K::DType}};
+      d.infer = [](Ty, const Attrs& a) -> Types { return {impl::eyeType(a.i("n"), a.i("m"), a.dtype("dtype"))}; };
       d.run = [](In, const Attrs& a) -> Out { return {impl::eye(a.i("n"), a.i("m"), a.dtype("dtype"))}; };
       break;
     case OpId::Arange:
       d.attrs = {{"start", K::Float}, {"stop", K::Float}, {"step", K::Float}, {"dtype", K::DType}};
+      d.infer = [](Ty, const Attrs& a) -> Types {
+        return {impl::arangeType(a.f("start"), a.f("stop"), a.f("step"), a.dtype("dtype"))};
+      };
       d.run = [](In, const Attrs& a) -> Out {
         return {impl::arange(a.f("start"), a.f("stop"), a.f("step"), a.dtype("dtype"))};
       };
       break;
     case OpId::Linspace:
       d.attrs = {{"start", K::Float}, {"stop", K::Float}, {"num", K::Int}, {"dtype", K::DType}};
+      d.infer = [](Ty, const Attrs& a) -> Types {
+        return {impl::linspaceType(a.f("start"), a.f("stop"), a.i("num"), a.dtype("dtype"))};
+      };
       d.run = [](In, const Attrs& a) -> Out {
         return {impl::linspace(a.f("start"), a.f("stop"), a.i("num"), a.dtype("dtype"))};
       };
@@ -151,6 +241,9 @@ OpDef row(OpId id) {
     case OpId::RandomNormal:
       d.attrs = {{"shape", K::Ints}, {"mean", K::Float}, {"stddev", K::Float}, {"dtype", K::DType}};
       d.effect = true;  // advances the random stream
+      d.infer = [](Ty, const Attrs& a) -> Types {
+        return {impl::randomNormalType(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
+      };
       d.run = [](In, const Attrs& a) -> Out {
         return {impl::randomNormal(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
       };
@@ -158,53 +251,90 @@ OpDef row(OpId id) {
     case OpId::RandomUniform:
       d.attrs = {{"shape", K::Ints}, {"minval", K::Float}, {"maxval", K::Float}, {"dtype", K::DType}};
       d.effect = true;
+      d.infer = [](Ty, const Attrs& a) -> Types {
+        return {impl::randomUniformType(shapeOf(a.ints("shape")), a.f("minval"), a.f("maxval"), a.dtype("dtype"))};
+      };
       d.run = [](In, const Attrs& a) -> Out {
         return {impl::randomUniform(shapeOf(a.ints("shape")), a.f("minval"), a.f("maxval"), a.dtype("dtype"))};
       };
       break;
     case OpId::Conv2D:
       d.attrs = {{"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types {
+        const ConvAttrs c = conv(a);
+        return {impl::conv2dType(in[0], in[1], c.strides, c.padding, c.dilation)};
+      };
       d.run = [](In in, const Attrs& a) -> Out {
-        return {impl::conv2d(in[0], in[1], pairOf(a.ints("strides")), a.s("padding"), pairOf(a.ints("dilation")))};
+        const ConvAttrs c = conv(a);
+        return {impl::conv2d(in[0], in[1], c.strides, c.padding, c.dilation)};
+      };
+      d.workspace = [](Ty in, const Attrs& a) {
+        const ConvAttrs c = conv(a);
+        return impl::conv2dWorkspace(in[0], in[1], c.strides, c.padding, c.dilation);
       };
       break;
     case OpId::MaxPool2D:
     case OpId::AvgPool2D:
       d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+      d.infer = id == OpId::MaxPool2D ? inferPool<true> : inferPool<false>;
       d.run = id == OpId::MaxPool2D ? runPool<true> : runPool<false>;
       break;
     case OpId::Conv2DBackpropInput:
       d.attrs = {{"input_size", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types {
+        const ConvAttrs c = backpropInput(a);
+        return {impl::conv2dBackpropInputType(in[0], in[1], c.size, c.strides, c.padding, c.dilation)};
+      };
       d.run = [](In in, const Attrs& a) -> Out {
-        const OpId op = OpId::Conv2DBackpropInput;
-        return {impl::conv2dBackpropInput(in[0], in[1], pairAttr(op, a, "input_size"), pairAttr(op, a, "strides"),
-                                          a.s("padding"), pairAttr(op, a, "dilation"))};
+        const ConvAttrs c = backpropInput(a);
+        return {impl::conv2dBackpropInput(in[0], in[1], c.size, c.strides, c.padding, c.dilation)};
+      };
+      d.workspace = [](Ty in, const Attrs& a) {
+        const ConvAttrs c = backpropInput(a);
+        return impl::conv2dBackpropInputWorkspace(in[0], in[1], c.size, c.strides, c.padding, c.dilation);
       };
       break;
     case OpId::Conv2DBackpropFilter:
       d.attrs = {{"kernel_size", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+      d.infer = [](Ty in, const Attrs& a) -> Types {
+        const ConvAttrs c = backpropFilter(a);
+        return {impl::conv2dBackpropFilterType(in[0], in[1], c.size, c.strides, c.padding, c.dilation)};
+      };
       d.run = [](In in, const Attrs& a) -> Out {
-        const OpId op = OpId::Conv2DBackpropFilter;
-        return {impl::conv2dBackpropFilter(in[0], in[1], pairAttr(op, a, "kernel_size"), pairAttr(op, a, "strides"),
-                                           a.s("padding"), pairAttr(op, a, "dilation"))};
+        const ConvAttrs c = backpropFilter(a);
+        return {impl::conv2dBackpropFilter(in[0], in[1], c.size, c.strides, c.padding, c.dilation)};
+      };
+      d.workspace = [](Ty in, const Attrs& a) {
+        const ConvAttrs c = backpropFilter(a);
+        return impl::conv2dBackpropFilterWorkspace(in[0], in[1], c.size, c.strides, c.padding, c.dilation);
       };
       break;
     case OpId::MaxPool2DGrad:
       d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+      d.infer = [](Ty in, const Attrs& a) -> Types {
+        const PoolAttrs p = poolAttrs(OpId::MaxPool2DGrad, a);
+        return {impl::maxPool2dGradType(in[0], in[1], p.pool, p.strides, p.padding)};
+      };
       d.run = [](In in, const Attrs& a) -> Out {
-        const OpId op = OpId::MaxPool2DGrad;
-        return {impl::maxPool2dGrad(in[0], in[1], pairAttr(op, a, "pool"), pairAttr(op, a, "strides"), a.s("padding"))};
+        const PoolAttrs p = poolAttrs(OpId::MaxPool2DGrad, a);
+        return {impl::maxPool2dGrad(in[0], in[1], p.pool, p.strides, p.padding)};
       };
       break;
     case OpId::AvgPool2DGrad:
       d.attrs = {{"input_size", K::Ints}, {"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+      d.infer = [](Ty in, const Attrs& a) -> Types {
+        const PoolAttrs p = poolAttrs(OpId::AvgPool2DGrad, a);
+        return {impl::avgPool2dGradType(in[0], p.inputSize, p.pool, p.strides, p.padding)};
+      };
       d.run = [](In in, const Attrs& a) -> Out {
-        const OpId op = OpId::AvgPool2DGrad;
-        return {impl::avgPool2dGrad(in[0], pairAttr(op, a, "input_size"), pairAttr(op, a, "pool"),
-                                    pairAttr(op, a, "strides"), a.s("padding"))};
+        const PoolAttrs p = poolAttrs(OpId::AvgPool2DGrad, a);
+        return {impl::avgPool2dGrad(in[0], p.inputSize, p.pool, p.strides, p.padding)};
       };
       break;
-    case OpId::ShapeOf: d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; }; break;
+    case OpId::ShapeOf:
+      d.infer = [](Ty in, const Attrs&) -> Types { return {impl::shapeOfType(in[0])}; };
+      d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; };
+      break;
     case OpId::Constant: d.attrs = {{"value", K::Tensor}}; break;
     case OpId::ReadVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
     case OpId::AssignVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
@@ -230,6 +360,12 @@ TapeHook* gTape = nullptr;
 bool anySymbolic(In in) {
   for (const auto& t : in)
     if (t.isSymbolic()) return true;
+  return false;
+}
+
+bool anyAbstract(In in) {
+  for (const auto& t : in)
+    if (t.isAbstract()) return true;
   return false;
 }
 
@@ -259,28 +395,21 @@ bool hooked() { return gHook || gTape; }
 std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
   const OpDef& d = opDef(op);
   if (!d.run) throw std::logic_error(std::string("op ") + d.name + " runs only inside a graph");
-  if (gHook && (d.effect || anySymbolic(in))) {
-    std::vector<Tensor> abstractIn;
-    for (const auto& t : in) abstractIn.push_back(t.isAbstract() ? t : Tensor::abstract(t.dtype(), t.shape()));
-    // Inference only: creation and random ops give abstract results in shapes-only mode, so
-    // recording a random op does not advance the stream.
-    bool wasShapesOnly = shapesOnly();
-    setShapesOnly(true);
-    std::vector<Tensor> inferred;
-    try {
-      inferred = d.run(abstractIn, attrs);
-    } catch (...) {
-      setShapesOnly(wasShapesOnly);
-      throw;
-    }
-    setShapesOnly(wasShapesOnly);
-    std::vector<Tensor> out = gHook->record(op, in, attrs, std::move(inferred));
+  const bool traced = gHook && (d.effect || anySymbolic(in));
+  // Inference alone while tracing, on abstract inputs, and for the creation and random ops on
+  // shapes alone (so that recording a random op does not advance the stream).
+  if (traced || anyAbstract(in) || (in.empty() && shapesOnly())) {
+    std::vector<TensorType> types;
+    types.reserve(in.size());
+    for (const auto& t : in) types.push_back(typeOf(t));
+    std::vector<Tensor> out;
+    for (const TensorType& t : d.infer(types, attrs)) out.push_back(Tensor::abstract(t.dtype, t.shape));
+    if (traced) out = gHook->record(op, in, attrs, std::move(out));
     if (gTape) gTape->recorded(op, in, attrs, out);
     return out;
   }
-  if (!gTape) return d.run(in, attrs);
   std::vector<Tensor> out = d.run(in, attrs);
-  gTape->recorded(op, in, attrs, out);
+  if (gTape) gTape->recorded(op, in, attrs, out);
   return out;
 }
 

@@ -11,13 +11,31 @@
 
 namespace weft::ops {
 
+// What inference knows of a tensor before it runs: its dtype and shape, which may hold
+// rt::kUnknownDim (a `None` dimension of a graph input).
+struct TensorType {
+  DType dtype = DType::F32;
+  Shape shape;
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+  bool operator!=(const TensorType& o) const { return !(*this == o); }
+};
+inline TensorType typeOf(const Tensor& t) { return {t.dtype(), t.shape()}; }
+
 struct AttrSpec {
   const char* key;
   AttrKind kind;
   bool optional = false;  // may be absent (matmul's transposes: graphs written before them stay valid)
 };
 
+// Checks the input types and attributes (a WeftError names the op and the shapes) and gives the
+// result types: the op's shape and dtype inference, run while tracing, on shapes alone (plans,
+// `weft check`) and by the graph verifier.
+using InferFn = std::vector<TensorType> (*)(std::span<const TensorType> in, const Attrs& attrs);
+// Runs the kernel on inputs with data (it checks them as InferFn does).
 using RunFn = std::vector<Tensor> (*)(std::span<const Tensor> in, const Attrs& attrs);
+// The scratch the kernel needs for inputs of these types, in bytes (impl::scratch in eager code,
+// the arena's workspace in compiled code).
+using WorkspaceFn = int64_t (*)(std::span<const TensorType> in, const Attrs& attrs);
 // Writes the one result into `out` (a graph executor reusing its buffers); the inputs have the
 // types the graph was checked with.
 using IntoFn = void (*)(std::span<const Tensor* const> in, const Attrs& attrs, Tensor& out);
@@ -44,10 +62,11 @@ struct OpDef {
   // Reads or changes state outside its inputs and outputs (variables, the random stream, the
   // output stream): never folded, merged or removed, and run in program order.
   bool effect = false;
-  // Checks the inputs and runs the kernel. Given abstract (or symbolic) inputs it runs no kernel
-  // and returns abstract results: that is the op's shape and dtype inference. Null for the
-  // graph-only ops (constant, variables, print, cond, while), which the executor runs itself.
+  // Inference and kernel. Null for the graph-only ops (constant, variables, print, cond, while),
+  // which the tracer, verifier and executor handle themselves.
+  InferFn infer = nullptr;
   RunFn run = nullptr;
+  WorkspaceFn workspace = nullptr;  // null: the kernel needs none
   IntoFn into = nullptr;  // elementwise ops, matmul
   // `into` checks its inputs itself and replaces `out` when it does not fit (a new shape, another
   // owner); without this, the caller allocates `out` with the result's shape first.

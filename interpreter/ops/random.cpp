@@ -34,13 +34,16 @@ void setRandomState(RandomState s) { impl::gState = s; }
 
 namespace weft::ops::impl {
 
-Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype) {
+TensorType randomNormalType(const Shape& shape, double mean, double stddev, DType dtype) {
   checkShape("random.normal", shape);
   if (!rt::isFloat(dtype)) fail("random.normal makes float tensors, not " + dtypeStr(dtype));
   if (!std::isfinite(mean) || !std::isfinite(stddev) || stddev < 0)
     fail("random.normal: mean must be finite and stddev finite and non-negative");
-  if (shapesOnly()) return Tensor::abstract(dtype, shape);
-  Tensor out = Tensor::empty(dtype, shape);
+  return {dtype, shape};
+}
+
+Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype) {
+  Tensor out = Tensor::empty(dtype, randomNormalType(shape, mean, stddev, dtype).shape);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>)
@@ -49,15 +52,17 @@ Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype)
   return out;
 }
 
-Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype) {
+TensorType randomUniformType(const Shape& shape, double lo, double hi, DType dtype) {
   checkShape("random.uniform", shape);
   if (dtype == DType::Bool) fail("random.uniform cannot make a bool tensor");
   if (!std::isfinite(lo) || !std::isfinite(hi)) fail("random.uniform: bounds must be finite");
   if (rt::isInt(dtype) ? !(lo < hi) : hi < lo)
-    fail("random.uniform: the lower bound " + numStr(lo) + " must be below the upper bound " +
-         numStr(hi));
-  if (shapesOnly()) return Tensor::abstract(dtype, shape);
-  Tensor out = Tensor::empty(dtype, shape);
+    fail("random.uniform: the lower bound " + numStr(lo) + " must be below the upper bound " + numStr(hi));
+  return {dtype, shape};
+}
+
+Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype) {
+  Tensor out = Tensor::empty(dtype, randomUniformType(shape, lo, hi, dtype).shape);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>)

@@ -45,76 +45,104 @@ void runReduce(const Tensor& x, const bool* reduced, Tensor& out) {
 
 }  // namespace
 
-Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims) {
-  const char* nm = name(op);
-  const Shape& s = x.shape();
-  bool reduced[rt::kMaxRank] = {};
+namespace {
+
+// The axes a reduction of shape s removes (or keeps as 1), checked.
+void reducedAxes(const char* nm, const Shape& s, const std::vector<int>& axes, bool* reduced) {
   if (axes.empty()) {
     for (int d = 0; d < s.rank(); ++d) reduced[d] = true;
-  } else {
-    for (int a : axes) {
-      int d = normalizeAxis(nm, a, s);
-      if (reduced[d]) fail(std::string(nm) + ": axis " + std::to_string(a) + " is repeated");
-      reduced[d] = true;
-    }
+    return;
   }
-  DType dt = reduceDtype(op, x.dtype());
-  Shape outShape;
+  for (int a : axes) {
+    int d = normalizeAxis(nm, a, s);
+    if (reduced[d]) fail(std::string(nm) + ": axis " + std::to_string(a) + " is repeated");
+    reduced[d] = true;
+  }
+}
+
+// The layout of an arg-reduction along axis d: [outer, reduced, inner].
+struct ArgSizes {
+  int d;
+  int64_t outer = 1, inner = 1;
+  Shape out;
+};
+ArgSizes argSizes(bool isMax, const Shape& s, int axis, bool keepdims) {
+  const char* nm = isMax ? "argmax" : "argmin";
+  ArgSizes r{normalizeAxis(nm, axis, s)};
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i == r.d) {
+      if (keepdims) r.out.push_back(1);
+      continue;
+    }
+    r.out.push_back(s[i]);
+    (i < r.d ? r.outer : r.inner) *= s[i];
+  }
+  const int64_t R = s[r.d];
+  if (R == 0 && r.outer * r.inner > 0)
+    fail(std::string(nm) + " of an empty axis: axis " + std::to_string(axis) + " of shape " + s.str());
+  if (R > int64_t(INT32_MAX))
+    fail(std::string(nm) + ": axis " + std::to_string(axis) + " of shape " + s.str() + " is too long for i32 indices");
+  return r;
+}
+
+}  // namespace
+
+TensorType reduceType(ReduceOp op, const TensorType& x, const std::vector<int>& axes, bool keepdims) {
+  const char* nm = name(op);
+  const Shape& s = x.shape;
+  bool reduced[rt::kMaxRank] = {};
+  reducedAxes(nm, s, axes, reduced);
+  TensorType out{reduceDtype(op, x.dtype), {}};
   int64_t count = 1, outN = 1;
   for (int d = 0; d < s.rank(); ++d) {
     if (reduced[d]) {
       count *= s[d];
-      if (keepdims) outShape.push_back(1);
+      if (keepdims) out.shape.push_back(1);
     } else {
-      outShape.push_back(s[d]);
+      out.shape.push_back(s[d]);
       outN *= s[d];
     }
   }
   if ((op == ReduceOp::Max || op == ReduceOp::Min) && count == 0 && outN > 0)
     fail(std::string(nm) + " of an empty tensor: shape " + s.str() + " has no elements along the reduced axes");
-  if (x.isAbstract()) return Tensor::abstract(dt, outShape);
+  return out;
+}
 
-  Tensor in = cast(x, dt);
-  Tensor out = Tensor::empty(dt, outShape);
+Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims) {
+  const TensorType t = reduceType(op, typeOf(x), axes, keepdims);
+  bool reduced[rt::kMaxRank] = {};
+  reducedAxes(name(op), x.shape(), axes, reduced);
+  Tensor in = cast(x, t.dtype);
+  Tensor out = Tensor::empty(t.dtype, t.shape);
   switch (op) {
 #define WEFT_CASE(F, Id, N, A, Red) \
   case ReduceOp::Id: runReduce<rt::Red>(in, reduced, out); break;
     WEFT_FOR_EACH_REDUCE_OP(WEFT_CASE)
 #undef WEFT_CASE
   }
-  if (op == ReduceOp::Mean) {
-    rt::dispatch(dt, [&](auto tag) {
+  if (op == ReduceOp::Mean && out.numel() > 0) {
+    const int64_t count = x.numel() / out.numel();  // elements per mean
+    rt::dispatch(t.dtype, [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (std::is_floating_point_v<T>) rt::meanFromSum(out.data<T>(), outN, count);
+      if constexpr (std::is_floating_point_v<T>) rt::meanFromSum(out.data<T>(), out.numel(), count);
     });
   }
   return out;
 }
 
+TensorType argReduceType(bool isMax, const TensorType& x, int axis, bool keepdims) {
+  return {DType::I32, argSizes(isMax, x.shape, axis, keepdims).out};
+}
+
 Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims) {
-  const char* nm = isMax ? "argmax" : "argmin";
-  const Shape& s = x.shape();
-  int d = normalizeAxis(nm, axis, s);
-  Shape outShape;
-  int64_t O = 1, I = 1;
-  for (int i = 0; i < s.rank(); ++i) {
-    if (i == d) {
-      if (keepdims) outShape.push_back(1);
-      continue;
-    }
-    outShape.push_back(s[i]);
-    (i < d ? O : I) *= s[i];
-  }
-  const int64_t R = s[d];
-  if (R == 0 && O * I > 0) fail(std::string(nm) + " of an empty axis: axis " + std::to_string(axis) + " of shape " + s.str());
-  if (R > int64_t(INT32_MAX)) fail(std::string(nm) + ": axis " + std::to_string(axis) + " of shape " + s.str() + " is too long for i32 indices");
-  if (x.isAbstract()) return Tensor::abstract(DType::I32, outShape);
-  Tensor out = Tensor::empty(DType::I32, outShape);
-  if (O * I == 0) return out;
+  const ArgSizes a = argSizes(isMax, x.shape(), axis, keepdims);
+  Tensor out = Tensor::empty(DType::I32, a.out);
+  if (a.outer * a.inner == 0) return out;
+  const int64_t R = x.shape()[a.d];
   rt::dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if (isMax) rt::argReduceKernel<true>(x.data<T>(), out.data<int32_t>(), O, R, I);
-    else rt::argReduceKernel<false>(x.data<T>(), out.data<int32_t>(), O, R, I);
+    if (isMax) rt::argReduceKernel<true>(x.data<T>(), out.data<int32_t>(), a.outer, R, a.inner);
+    else rt::argReduceKernel<false>(x.data<T>(), out.data<int32_t>(), a.outer, R, a.inner);
   });
   return out;
 }

@@ -16,53 +16,62 @@ Shape broadcast3(const char* op, const Shape& a, const Shape& b, const Shape& c)
   return abc;
 }
 
-void checkSameDtype(const char* op, const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype())
-    fail("dtype mismatch: " + dtypeStr(a.dtype()) + " and " + dtypeStr(b.dtype()) + " (in " + op +
+void checkSameDtype(const char* op, const TensorType& a, const TensorType& b) {
+  if (a.dtype != b.dtype)
+    fail("dtype mismatch: " + dtypeStr(a.dtype) + " and " + dtypeStr(b.dtype) + " (in " + op +
          "; use cast() to convert one of them)");
 }
 
 }  // namespace
 
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  if (cond.dtype() != DType::Bool)
-    fail("where: the condition must be a bool tensor, got " + dtypeStr(cond.dtype()));
+TensorType whereType(const TensorType& cond, const TensorType& a, const TensorType& b) {
+  if (cond.dtype != DType::Bool) fail("where: the condition must be a bool tensor, got " + dtypeStr(cond.dtype));
   checkSameDtype("where", a, b);
-  Shape s = broadcast3("where", cond.shape(), a.shape(), b.shape());
-  if (anyAbstract(cond, a, b)) return Tensor::abstract(a.dtype(), s);
-  Tensor out = Tensor::empty(a.dtype(), s);
+  return {a.dtype, broadcast3("where", cond.shape, a.shape, b.shape)};
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  const TensorType t = whereType(typeOf(cond), typeOf(a), typeOf(b));
+  Tensor out = Tensor::empty(t.dtype, t.shape);
   rt::dispatch(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    rt::ternaryKernel<rt::Where>(cond.data<bool>(), cond.shape(), a.data<T>(), a.shape(),
-                                 b.data<T>(), b.shape(), out.data<T>(), s);
+    rt::ternaryKernel<rt::Where>(cond.data<bool>(), cond.shape(), a.data<T>(), a.shape(), b.data<T>(), b.shape(),
+                                 out.data<T>(), t.shape);
   });
   return out;
 }
 
-Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi) {
+TensorType clipType(const TensorType& x, const TensorType& lo, const TensorType& hi) {
   checkSameDtype("clip", x, lo);
   checkSameDtype("clip", x, hi);
-  if (x.dtype() == DType::Bool) fail("clip is not defined for bool tensors");
-  Shape s = broadcast3("clip", x.shape(), lo.shape(), hi.shape());
-  if (anyAbstract(x, lo, hi)) return Tensor::abstract(x.dtype(), s);
-  Tensor out = Tensor::empty(x.dtype(), s);
+  if (x.dtype == DType::Bool) fail("clip is not defined for bool tensors");
+  return {x.dtype, broadcast3("clip", x.shape, lo.shape, hi.shape)};
+}
+
+Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi) {
+  const TensorType t = clipType(typeOf(x), typeOf(lo), typeOf(hi));
+  Tensor out = Tensor::empty(t.dtype, t.shape);
   rt::dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>)
-      rt::ternaryKernel<rt::Clip>(x.data<T>(), x.shape(), lo.data<T>(), lo.shape(), hi.data<T>(),
-                                  hi.shape(), out.data<T>(), s);
+      rt::ternaryKernel<rt::Clip>(x.data<T>(), x.shape(), lo.data<T>(), lo.shape(), hi.data<T>(), hi.shape(),
+                                  out.data<T>(), t.shape);
   });
+  return out;
+}
+
+TensorType oneHotType(const TensorType& indices, int64_t depth, DType dtype) {
+  checkIntIndices("one_hot", indices.dtype);
+  if (depth < 0) fail("one_hot: depth must be non-negative, got " + std::to_string(depth));
+  checkRank("one_hot", indices.shape.rank() + 1);
+  TensorType out{dtype, indices.shape};
+  out.shape.push_back(depth);
   return out;
 }
 
 Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype) {
-  checkIntIndices("one_hot", indices);
-  if (depth < 0) fail("one_hot: depth must be non-negative, got " + std::to_string(depth));
-  checkRank("one_hot", indices.rank() + 1);
-  Shape s = indices.shape();
-  s.push_back(depth);
-  if (indices.isAbstract()) return Tensor::abstract(dtype, s);
-  Tensor out = Tensor::empty(dtype, s);
+  const TensorType t = oneHotType(typeOf(indices), depth, dtype);
+  Tensor out = Tensor::empty(t.dtype, t.shape);
   rt::dispatch(indices.dtype(), [&](auto itag) {
     using I = decltype(itag);
     rt::dispatch(dtype, [&](auto tag) {
@@ -74,12 +83,16 @@ Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype) {
   return out;
 }
 
-Tensor broadcastTo(const Tensor& x, const Shape& shape) {
+TensorType broadcastToType(const TensorType& x, const Shape& shape) {
   checkShape("broadcast_to", shape);
   Shape s;
-  if (!rt::broadcastShapes(x.shape(), shape, s) || s != shape)
-    fail("cannot broadcast shape " + x.shape().str() + " to " + shape.str());
-  if (x.isAbstract()) return Tensor::abstract(x.dtype(), shape);
+  if (!rt::broadcastShapes(x.shape, shape, s) || s != shape)
+    fail("cannot broadcast shape " + x.shape.str() + " to " + shape.str());
+  return {x.dtype, shape};
+}
+
+Tensor broadcastTo(const Tensor& x, const Shape& shape) {
+  broadcastToType(typeOf(x), shape);
   if (x.shape() == shape) return x;
   Tensor out = Tensor::empty(x.dtype(), shape);
   rt::dispatch(x.dtype(), [&](auto tag) {

@@ -6,7 +6,32 @@
 
 namespace weft::ops::impl {
 
-Tensor reshape(const Tensor& x, const std::vector<int64_t>& dims) {
+namespace {
+
+// transpose's permutation for rank r, checked; the reversed axes when none is given.
+std::vector<int> permutation(const Shape& s, const std::vector<int>& permIn) {
+  const int r = s.rank();
+  std::vector<int> perm(static_cast<size_t>(r));
+  if (permIn.empty()) {
+    for (int i = 0; i < r; ++i) perm[size_t(i)] = r - 1 - i;
+    return perm;
+  }
+  if (int(permIn.size()) != r)
+    fail("transpose: the permutation has " + std::to_string(permIn.size()) + " axes but the shape " + s.str() +
+         " has " + std::to_string(r));
+  bool seen[rt::kMaxRank] = {};
+  for (int i = 0; i < r; ++i) {
+    int d = normalizeAxis("transpose", permIn[size_t(i)], s);
+    if (seen[d]) fail("transpose: axis " + std::to_string(permIn[size_t(i)]) + " is repeated in the permutation");
+    seen[d] = true;
+    perm[size_t(i)] = d;
+  }
+  return perm;
+}
+
+}  // namespace
+
+TensorType reshapeType(const TensorType& x, const std::vector<int64_t>& dims) {
   checkRank("reshape", int(dims.size()));
   Shape s;
   int infer = -1;
@@ -27,17 +52,16 @@ Tensor reshape(const Tensor& x, const std::vector<int64_t>& dims) {
     else if (known >= 0) known *= d;
   }
   if (zero) known = 0;
-  for (int64_t d : x.shape())
+  for (int64_t d : x.shape)
     if (d == rt::kUnknownDim) {  // a graph value of unknown size: -1 is decided when it runs
       if (infer >= 0) s[infer] = rt::kUnknownDim;
-      return Tensor::abstract(x.dtype(), s);
+      return {x.dtype, s};
     }
-  const int64_t n = x.numel();
+  const int64_t n = x.shape.numel();
   auto wrong = [&]() -> std::string {
     std::string target = "[";
     for (size_t i = 0; i < dims.size(); ++i) target += (i ? ", " : "") + std::to_string(dims[i]);
-    return "cannot reshape " + x.shape().str() + " (" + std::to_string(n) + " elements) to " +
-           target + "]";
+    return "cannot reshape " + x.shape.str() + " (" + std::to_string(n) + " elements) to " + target + "]";
   };
   if (infer >= 0) {
     if (known <= 0 || n % known != 0) fail(wrong());
@@ -45,45 +69,36 @@ Tensor reshape(const Tensor& x, const std::vector<int64_t>& dims) {
   } else if (known != n) {
     fail(wrong());
   }
-  return x.reshaped(s);
+  return {x.dtype, s};
+}
+
+Tensor reshape(const Tensor& x, const std::vector<int64_t>& dims) { return x.reshaped(reshapeType(typeOf(x), dims).shape); }
+
+TensorType transposeType(const TensorType& x, const std::vector<int>& perm) {
+  TensorType out{x.dtype, {}};
+  for (int d : permutation(x.shape, perm)) out.shape.push_back(x.shape[d]);
+  return out;
 }
 
 Tensor transpose(const Tensor& x, const std::vector<int>& permIn) {
-  const Shape& s = x.shape();
-  const int r = s.rank();
-  int perm[rt::kMaxRank];
-  if (permIn.empty()) {
-    for (int i = 0; i < r; ++i) perm[i] = r - 1 - i;
-  } else {
-    if (int(permIn.size()) != r)
-      fail("transpose: the permutation has " + std::to_string(permIn.size()) +
-           " axes but the shape " + s.str() + " has " + std::to_string(r));
-    bool seen[rt::kMaxRank] = {};
-    for (int i = 0; i < r; ++i) {
-      int d = normalizeAxis("transpose", permIn[i], s);
-      if (seen[d]) fail("transpose: axis " + std::to_string(permIn[i]) + " is repeated in the permutation");
-      seen[d] = true;
-      perm[i] = d;
-    }
-  }
-  Shape out;
+  const std::vector<int> perm = permutation(x.shape(), permIn);
   bool identity = true;
-  for (int i = 0; i < r; ++i) {
-    out.push_back(s[perm[i]]);
-    if (perm[i] != i) identity = false;
+  Shape out;
+  for (int i = 0; i < x.rank(); ++i) {
+    out.push_back(x.shape()[perm[size_t(i)]]);
+    if (perm[size_t(i)] != i) identity = false;
   }
-  if (x.isAbstract()) return Tensor::abstract(x.dtype(), out);
   if (identity) return x;
   Tensor result = Tensor::empty(x.dtype(), out);
   rt::dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    rt::permuteKernel(x.data<T>(), s, perm, result.data<T>());
+    rt::permuteKernel(x.data<T>(), x.shape(), perm.data(), result.data<T>());
   });
   return result;
 }
 
-Tensor squeeze(const Tensor& x, const std::vector<int>& axes) {
-  const Shape& s = x.shape();
+TensorType squeezeType(const TensorType& x, const std::vector<int>& axes) {
+  const Shape& s = x.shape;
   bool drop[rt::kMaxRank] = {};
   if (axes.empty()) {
     for (int d = 0; d < s.rank(); ++d) drop[d] = s[d] == 1;
@@ -91,27 +106,31 @@ Tensor squeeze(const Tensor& x, const std::vector<int>& axes) {
     for (int a : axes) {
       int d = normalizeAxis("squeeze", a, s);
       if (s[d] != 1)
-        fail("squeeze: axis " + std::to_string(a) + " of shape " + s.str() + " has size " +
-             std::to_string(s[d]) + ", not 1");
+        fail("squeeze: axis " + std::to_string(a) + " of shape " + s.str() + " has size " + std::to_string(s[d]) +
+             ", not 1");
       drop[d] = true;
     }
   }
-  Shape out;
+  TensorType out{x.dtype, {}};
   for (int d = 0; d < s.rank(); ++d)
-    if (!drop[d]) out.push_back(s[d]);
-  return x.reshaped(out);
+    if (!drop[d]) out.shape.push_back(s[d]);
+  return out;
 }
 
-Tensor expandDims(const Tensor& x, int axis) {
-  checkRank("expand_dims", x.rank() + 1);
-  int d = normalizeAxis("expand_dims", axis, x.rank() + 1, x.shape());
-  Shape out = x.shape();
-  out.insert(d, 1);
-  return x.reshaped(out);
+Tensor squeeze(const Tensor& x, const std::vector<int>& axes) { return x.reshaped(squeezeType(typeOf(x), axes).shape); }
+
+TensorType expandDimsType(const TensorType& x, int axis) {
+  checkRank("expand_dims", x.shape.rank() + 1);
+  TensorType out = x;
+  out.shape.insert(normalizeAxis("expand_dims", axis, x.shape.rank() + 1, x.shape), 1);
+  return out;
 }
+
+Tensor expandDims(const Tensor& x, int axis) { return x.reshaped(expandDimsType(typeOf(x), axis).shape); }
+
+TensorType shapeOfType(const TensorType& x) { return {DType::I64, Shape{x.shape.rank()}}; }
 
 Tensor shapeOf(const Tensor& x) {
-  if (x.isAbstract()) return Tensor::abstract(DType::I64, Shape{x.rank()});
   Tensor out = Tensor::empty(DType::I64, Shape{x.rank()});
   for (int i = 0; i < x.rank(); ++i) out.data<int64_t>()[i] = x.shape()[i];
   return out;

@@ -147,6 +147,22 @@ int64_t batchedMatmulWorkspaceBytes(int64_t batch, int64_t m, int64_t k, int64_t
   return one > all ? one : all;
 }
 
+// The workspace of a product of `a` and `b` (their shapes as stored: with `transA` a holds [k, m],
+// with `transB` b holds [n, k]), as the interpreter and generated code both run it: one GEMM
+// when an operand is transposed, else batchedMatmul. The caller has checked the shapes.
+template <class T>
+int64_t matmulWorkspaceBytes(const Shape& a, const Shape& b, bool transA, bool transB) {
+  const int64_t k = transA ? a[0] : a.back();
+  const int64_t m = a.rank() == 1 ? 1 : transA ? a[1] : a[a.rank() - 2];
+  const int64_t n = b.rank() == 1 ? 1 : transB ? b[0] : b.back();
+  if (transA || transB) return gemmWorkspaceBytes<T>(transA ? m : a.numel() / (k > 1 ? k : 1), k, n);
+  Shape ab, bb, cb;
+  for (int i = 0; i + 2 < a.rank(); ++i) ab.push_back(a[i]);
+  for (int i = 0; i + 2 < b.rank(); ++i) bb.push_back(b[i]);
+  broadcastShapes(ab, bb, cb);
+  return batchedMatmulWorkspaceBytes<T>(cb.numel(), m, k, n);
+}
+
 }  // namespace weft::rt
 
 #endif  // WEFT_RT_MATMUL_H

@@ -163,6 +163,13 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I, T* tmp = nu
 // The workspace reduceKernel may use, in values: two intermediate results (each at most half the
 // input) and the pairwise sum's partial rows (at most the input).
 inline int64_t reduceWorkspaceElements(int64_t numel) { return 2 * numel + 64; }
+// A reduction's whole workspace, for `numel` input values of `valueBytes` each (the result's
+// dtype): first the input cast to that dtype (sum of bools, mean of integers), 64-byte aligned,
+// then reduceKernel's values.
+inline int64_t reduceCastBytes(int64_t numel, int64_t valueBytes) { return (numel * valueBytes + 63) / 64 * 64; }
+inline int64_t reduceWorkspaceBytes(int64_t numel, int64_t valueBytes) {
+  return reduceCastBytes(numel, valueBytes) + reduceWorkspaceElements(numel) * valueBytes;
+}
 
 // Reduces `in` (shape `shape`) over the dimensions with reduced[d] set into contiguous `out`
 // (the kept dimensions in order). Reductions with no elements give the reducer's identity.
