@@ -14,6 +14,8 @@ using Pair = std::array<int64_t, 2>;
 // A per-thread buffer of at least `bytes`, 64-byte aligned, valid until the next call: the
 // kernels' workspace, kept between calls as compiled code keeps it in its arena (it only grows).
 void* scratch(int64_t bytes);
+// The bytes this thread's scratch holds now (a kernel's requests, as tests check them).
+int64_t scratchSize();
 
 IntoFn unaryInto(UnaryOp op);
 IntoFn binaryInto(BinaryOp op);

@@ -9,12 +9,19 @@
 
 namespace weft::ops::impl {
 
+namespace {
+
+struct Free {
+  void operator()(void* p) const { std::free(p); }
+};
+thread_local std::unique_ptr<void, Free> buffer;
+thread_local int64_t size = 0;
+
+}  // namespace
+
+int64_t scratchSize() { return size; }
+
 void* scratch(int64_t bytes) {
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  thread_local std::unique_ptr<void, Free> buffer;
-  thread_local int64_t size = 0;
   if (bytes <= size) return buffer.get();
   const int64_t rounded = (bytes + 63) / 64 * 64;
   buffer.reset(std::aligned_alloc(64, size_t(rounded)));
