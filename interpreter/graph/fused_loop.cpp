@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <set>
 
 #include "../../stdlib/runtime/binary.h"
 #include "../../stdlib/runtime/unary.h"
@@ -54,7 +53,7 @@ FusedLoop::FusedLoop(const Graph& g, std::vector<const Node*> members, const std
     : members_(std::move(members)) {
   dtype_ = g.values[size_t(members_.back()->outputs[0])].dtype;
   if (dtype_ != DType::F32 && dtype_ != DType::F64) return;
-  std::set<int> inside;
+  std::map<int, int> scratchOf;  // the values made inside the group: their scratch row, or -1
   std::map<int, int> usesInside;
   for (const Node* n : members_)
     for (int i : n->inputs) ++usesInside[i];
@@ -67,18 +66,21 @@ FusedLoop::FusedLoop(const Graph& g, std::vector<const Node*> members, const std
       const int i = n->inputs[k];
       ok = g.values[size_t(i)].dtype == dtype_;
       s.inputs[k] = i;
-      if (!inside.count(i) && std::find(externals_.begin(), externals_.end(), i) == externals_.end())
-        externals_.push_back(i);
+      const auto made = scratchOf.find(i);
+      if (made != scratchOf.end()) s.inputScratch[k] = made->second;
+      else if (std::find(externals_.begin(), externals_.end(), i) == externals_.end()) externals_.push_back(i);
+      if (k == 0) s.externalInput = made == scratchOf.end();
     }
     if (!ok) return;
     s.output = n->outputs[0];
     if (n == members_.back() || uses[size_t(s.output)] > usesInside[s.output]) outputs_.push_back(s.output);
     else s.scratch = rows++;
-    inside.insert(s.output);
+    scratchOf[s.output] = s.scratch;
     steps_.push_back(s);
   }
   scratch_ = Tensor::empty(dtype_, Shape{std::max(1, rows) * kChunk});
   spares_.resize(outputs_.size());
+  operands_.resize(steps_.size());
   valid_ = true;
 }
 
@@ -99,9 +101,7 @@ bool FusedLoop::run(std::vector<Tensor>& slots) {
   }
   const int64_t total = shape.numel();
   for (const Step& s : steps_)  // a unary step of a single element would not fill the chunk
-    if (s.unary && total != 1 && slots[size_t(s.inputs[0])].numel() == 1 &&
-        std::find(externals_.begin(), externals_.end(), s.inputs[0]) != externals_.end())
-      return false;
+    if (s.unary && total != 1 && s.externalInput && slots[size_t(s.inputs[0])].numel() == 1) return false;
   for (size_t k = 0; k < outputs_.size(); ++k) {
     Tensor& t = slots[size_t(outputs_[k])];
     if (t.ownsStorage() && t.shape() == shape && t.dtype() == dtype_) continue;
@@ -116,33 +116,25 @@ bool FusedLoop::run(std::vector<Tensor>& slots) {
       t = Tensor::empty(dtype_, shape);
     }
   }
-  const size_t esize = rt::dtypeSize(dtype_), row = size_t(kChunk) * esize;
+  const size_t esize = rt::dtypeSize(dtype_), rowBytes = size_t(kChunk) * esize;
   char* scratch = static_cast<char*>(scratch_.raw());
-  // Where each step reads and writes: a scratch row (the same every chunk), a single element
-  // (stride 0), or a tensor advanced by each chunk.
-  struct Operand {
-    char* at;
-    int64_t stride;
-    bool advances;
-  };
-  std::map<int, int> scratchOf;
-  for (const Step& s : steps_)
-    if (s.scratch >= 0) scratchOf[s.output] = s.scratch;
-  auto operand = [&](int v) -> Operand {
-    if (auto r = scratchOf.find(v); r != scratchOf.end()) return {scratch + size_t(r->second) * row, 1, false};
+  auto operand = [&](int v, int row) -> Operand {
+    if (row >= 0) return {scratch + size_t(row) * rowBytes, 1, false};
     char* p = static_cast<char*>(slots[size_t(v)].raw());
     if (slots[size_t(v)].numel() == 1 && total != 1) return {p, 0, false};
     return {p, 1, true};
   };
-  std::vector<std::array<Operand, 3>> at;  // per step: its inputs, then its output
-  for (const Step& s : steps_)
-    at.push_back({operand(s.inputs[0]), s.inputs[1] >= 0 ? operand(s.inputs[1]) : Operand{nullptr, 0, false},
-                  operand(s.output)});
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const Step& s = steps_[k];
+    operands_[k] = {operand(s.inputs[0], s.inputScratch[0]),
+                    s.inputs[1] >= 0 ? operand(s.inputs[1], s.inputScratch[1]) : Operand{},
+                    operand(s.output, s.scratch)};
+  }
   for (int64_t i0 = 0; i0 < total; i0 += kChunk) {
     const int64_t m = std::min(kChunk, total - i0);
     const size_t off = size_t(i0) * esize;
     for (size_t k = 0; k < steps_.size(); ++k) {
-      const auto& [a, b, o] = at[k];
+      const auto& [a, b, o] = operands_[k];
       void* dst = o.at + (o.advances ? off : 0);
       if (steps_[k].unary) steps_[k].unary(a.at + (a.advances ? off : 0), dst, m);
       else steps_[k].binary(a.at + (a.advances ? off : 0), a.stride, b.at + (b.advances ? off : 0), b.stride, dst, m);

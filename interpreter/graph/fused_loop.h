@@ -6,6 +6,7 @@
 // floats only; a group whose operands do not have its size at run time (an open size that
 // broadcasts) runs node by node.
 #pragma once
+#include <array>
 #include <vector>
 
 #include "graph.h"
@@ -29,6 +30,15 @@ class FusedLoop {
     int inputs[2] = {-1, -1};
     int output = -1;
     int scratch = -1;  // its chunk's scratch row, or -1: written to its tensor
+    int inputScratch[2] = {-1, -1};  // an input's scratch row when a step before makes it
+    bool externalInput = false;      // its first input comes from outside the group
+  };
+  // Where a step reads and writes in this call: a scratch row (the same every chunk), a single
+  // element (stride 0), or a tensor advanced by each chunk.
+  struct Operand {
+    char* at = nullptr;
+    int64_t stride = 0;
+    bool advances = false;
   };
   std::vector<const Node*> members_;
   std::vector<Step> steps_;
@@ -38,6 +48,7 @@ class FusedLoop {
   bool valid_ = false;
   Tensor scratch_;
   std::vector<Tensor> spares_;  // per output: its buffer before the last (fused_loop.cpp)
+  std::vector<std::array<Operand, 3>> operands_;  // per step: its inputs, then its output (kept between calls)
 };
 
 }  // namespace weft::graph
