@@ -52,4 +52,14 @@ ops::VjpResult avgPool2dVjp(const ops::VjpArgs& a) {
   return r;
 }
 
+// Linear in gx, piecewise constant in x (as TensorFlow): the adjoint of gathering each window's
+// maximum is max_pool2d_grad.
+ops::VjpResult maxPool2dGradGradVjp(const ops::VjpArgs& a) {
+  ops::VjpResult r(2);
+  if (a.need[1])
+    r[1] = ops::maxPool2dGrad(a.in[0], a.gout[0], pairOf(a.attrs, "pool"), pairOf(a.attrs, "strides"),
+                              a.attrs.s("padding"));
+  return r;
+}
+
 }  // namespace weft::autodiff

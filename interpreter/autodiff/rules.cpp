@@ -62,6 +62,7 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::Conv2DBackpropFilter:
     case OpId::MaxPool2DGrad:
     case OpId::AvgPool2DGrad: return noRuleYet;
+    case OpId::MaxPool2DGradGrad: return maxPool2dGradGradVjp;
     // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables and print
     // carry no gradient through an op.
     case OpId::Constant:

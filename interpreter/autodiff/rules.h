@@ -40,6 +40,7 @@ ops::VjpResult takeVjp(const ops::VjpArgs& a);
 ops::VjpResult conv2dVjp(const ops::VjpArgs& a);
 ops::VjpResult maxPool2dVjp(const ops::VjpArgs& a);
 ops::VjpResult avgPool2dVjp(const ops::VjpArgs& a);
+ops::VjpResult maxPool2dGradGradVjp(const ops::VjpArgs& a);
 
 // Helpers shared by the rules (helpers.cpp).
 Tensor scalarOf(double v, DType dtype);

@@ -53,6 +53,8 @@ Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> p
                      const std::string& padding);
 Tensor avgPool2dGrad(const Tensor& dy, std::array<int64_t, 2> inputSize, std::array<int64_t, 2> pool,
                      std::array<int64_t, 2> strides, const std::string& padding);
+Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+                         const std::string& padding);
 
 // What the code generator needs of the rules above, to emit the same kernel calls.
 // The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its

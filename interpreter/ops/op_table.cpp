@@ -204,6 +204,14 @@ OpDef row(OpId id) {
                                     pairAttr(op, a, "strides"), a.s("padding"))};
       };
       break;
+    case OpId::MaxPool2DGradGrad:
+      d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+      d.run = [](In in, const Attrs& a) -> Out {
+        const OpId op = OpId::MaxPool2DGradGrad;
+        return {impl::maxPool2dGradGrad(in[0], in[1], pairAttr(op, a, "pool"), pairAttr(op, a, "strides"),
+                                        a.s("padding"))};
+      };
+      break;
     case OpId::ShapeOf: d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; }; break;
     case OpId::Constant: d.attrs = {{"value", K::Tensor}}; break;
     case OpId::ReadVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;

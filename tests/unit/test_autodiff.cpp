@@ -131,19 +131,23 @@ std::multimap<OpId, Case> cases() {
   conv(Shape{2, 3, 4, 3}, Shape{1, 1, 3, 2}, {1, 1}, "valid", {1, 1}, 62);
   conv(Shape{1, 5, 5, 3}, Shape{1, 1, 3, 2}, {2, 2}, "same", {1, 1}, 64);
   conv(Shape{1, 4, 4, 16}, Shape{3, 3, 16, 16}, {1, 1}, "same", {1, 1}, 66);
-  // The pools: overlapping and disjoint windows, valid and same padding (the average's divisor
-  // counts only the elements inside the input). Values well apart: no ties (see the test below).
-  auto pool = [&](OpId op, Shape xs, std::vector<int64_t> size, std::vector<int64_t> strides, const char* padding,
+  // The pools and max_pool2d_grad_grad (x, and a gradient of x's shape; linear in it, no
+  // gradient for x): overlapping and disjoint windows, valid and same padding (the average's
+  // divisor counts only the elements inside the input). Values well apart: no ties (see the test
+  // below), so that a small step in x moves no maximum.
+  auto pool = [&](Shape xs, std::vector<int64_t> size, std::vector<int64_t> strides, const char* padding,
                   uint32_t seed) {
-    add(op, {spread(xs, -2, 2, seed)}, {{"pool", size}, {"strides", strides}, {"padding", std::string(padding)}});
+    ops::Attrs attrs{{"pool", size}, {"strides", strides}, {"padding", std::string(padding)}};
+    Tensor x = spread(xs, -2, 2, seed);
+    add(OpId::MaxPool2D, {x}, attrs);
+    add(OpId::AvgPool2D, {x}, attrs);
+    add(OpId::MaxPool2DGradGrad, {x, spread(xs, -1, 1, seed + 10)}, attrs);
   };
-  for (OpId op : {OpId::MaxPool2D, OpId::AvgPool2D}) {
-    pool(op, Shape{2, 4, 4, 3}, {2, 2}, {2, 2}, "valid", 70);
-    pool(op, Shape{1, 5, 5, 2}, {3, 3}, {1, 1}, "valid", 71);
-    pool(op, Shape{1, 5, 5, 2}, {3, 3}, {2, 2}, "same", 72);
-    pool(op, Shape{1, 5, 4, 2}, {2, 2}, {1, 1}, "same", 73);
-    pool(op, Shape{1, 5, 7, 2}, {2, 3}, {1, 2}, "valid", 74);
-  }
+  pool(Shape{2, 4, 4, 3}, {2, 2}, {2, 2}, "valid", 70);
+  pool(Shape{1, 5, 5, 2}, {3, 3}, {1, 1}, "valid", 71);
+  pool(Shape{1, 5, 5, 2}, {3, 3}, {2, 2}, "same", 72);
+  pool(Shape{1, 5, 4, 2}, {2, 2}, {1, 1}, "same", 73);
+  pool(Shape{1, 5, 7, 2}, {2, 3}, {1, 2}, "valid", 74);
   return c;
 }
 
