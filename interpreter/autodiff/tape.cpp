@@ -242,9 +242,6 @@ struct Walker {
       if (!any) continue;
       const ops::OpDef& d = ops::opDef(e.op);
       if (d.vjp == noGradient) continue;
-      if (!d.vjp || d.vjp == noRuleYet)
-        throw WeftError(std::string("value_and_grad: the gradient of '") + d.name +
-                        "' is not implemented yet; the value depends on it");
       for (size_t j = 0; j < e.out.size(); ++j) {
         auto g = grads.find(e.out[j].tapeId());
         gouts.push_back(g != grads.end() ? g->second : zerosLike(outs[j]));
