@@ -396,7 +396,8 @@ class Body {
       case OpId::Conv2DBackpropInput:
       case OpId::Conv2DBackpropFilter:
       case OpId::MaxPool2DGrad:
-      case OpId::AvgPool2DGrad: {
+      case OpId::AvgPool2DGrad:
+      case OpId::MaxPool2DGradGrad: {
         // NHWC operands (and conv2d_backprop_input's kernel) whose batch alone may be open; two
         // batched operands must agree on it. The filter's gradient has no batch.
         std::vector<std::string> batches;
@@ -484,7 +485,7 @@ class Body {
         g = pool(Shape{1, size[0], size[1], s0[3]});
         break;
       }
-      default: g = pool(Shape{1, s0[1], s0[2], s0[3]}); break;  // the pools, max_pool2d_grad (x, dy)
+      default: g = pool(Shape{1, s0[1], s0[2], s0[3]}); break;  // the pools, max_pool2d_grad(_grad) (x, ...)
     }
     auto i = [](int64_t v) { return std::to_string(v); };
     return "weft::rt::Window2D{" + dims_[size_t(n.inputs[0])][0] + ", " + i(g.h) + ", " + i(g.w) + ", " + i(g.c) + ", " +
@@ -758,7 +759,8 @@ class Body {
       case OpId::MaxPool2D:
       case OpId::AvgPool2D:
       case OpId::MaxPool2DGrad:
-      case OpId::AvgPool2DGrad: return "pool.h";
+      case OpId::AvgPool2DGrad:
+      case OpId::MaxPool2DGradGrad: return "pool.h";
       case OpId::Conv2DBackpropInput:
       case OpId::Conv2DBackpropFilter: return "conv_grad.h";
       default: return "compiled.h";
@@ -1020,8 +1022,9 @@ class Body {
               << ", reinterpret_cast<" << T(out) << "*>(ws));\n";
         return;
       case OpId::MaxPool2DGrad:  // (x, dy) -> dx
-        code_ << p << "weft::rt::maxPool2dGrad(" << in(0) << ", " << in(1) << ", " << ptr(out) << ", " << geometry(n)
-              << ");\n";
+      case OpId::MaxPool2DGradGrad:  // (x, gx) -> the pooled shape
+        code_ << p << "weft::rt::" << (n.op == OpId::MaxPool2DGrad ? "maxPool2dGrad(" : "maxPool2dGradGrad(") << in(0)
+              << ", " << in(1) << ", " << ptr(out) << ", " << geometry(n) << ");\n";
         return;
       case OpId::AvgPool2DGrad:  // (dy) -> dx
         code_ << p << "weft::rt::avgPool2dGrad(" << in(0) << ", " << ptr(out) << ", " << geometry(n) << ");\n";

@@ -1,17 +1,11 @@
 // The op table's VJP column: which rule each primitive uses.
 #include "rules.h"
 
-#include "../../grammar/diagnostics.h"
-
 namespace weft::autodiff {
 
 using ops::OpId;
 
 ops::VjpResult noGradient(const ops::VjpArgs& a) { return ops::VjpResult(a.in.size()); }
-
-ops::VjpResult noRuleYet(const ops::VjpArgs&) {
-  throw WeftError("internal: noRuleYet is a marker, never called");
-}
 
 void registerVjpRules() { ops::setVjpRules(vjpRule); }
 
@@ -57,11 +51,12 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::Conv2D: return conv2dVjp;
     case OpId::MaxPool2D: return maxPool2dVjp;
     case OpId::AvgPool2D: return avgPool2dVjp;
-    // The gradient ops of conv2d and the pools: no second derivatives.
-    case OpId::Conv2DBackpropInput:
-    case OpId::Conv2DBackpropFilter:
-    case OpId::MaxPool2DGrad:
-    case OpId::AvgPool2DGrad: return noRuleYet;
+    // The gradient ops of conv2d and the pools, for gradients of gradients.
+    case OpId::Conv2DBackpropInput: return conv2dBackpropInputVjp;
+    case OpId::Conv2DBackpropFilter: return conv2dBackpropFilterVjp;
+    case OpId::MaxPool2DGrad: return maxPool2dGradVjp;
+    case OpId::AvgPool2DGrad: return avgPool2dGradVjp;
+    case OpId::MaxPool2DGradGrad: return maxPool2dGradGradVjp;
     // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables and print
     // carry no gradient through an op.
     case OpId::Constant:

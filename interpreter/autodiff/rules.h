@@ -15,8 +15,6 @@ void registerVjpRules();
 // The rule of ops whose results are piecewise constant in their inputs, or not differentiable
 // (comparisons, argmax, floor, creation, random): no gradient flows through them.
 ops::VjpResult noGradient(const ops::VjpArgs& a);
-// The rule of an op whose gradient is not written yet: a tape that needs it reports an error.
-ops::VjpResult noRuleYet(const ops::VjpArgs& a);
 
 // Per family (elementwise.cpp, reductions.cpp, matmul.cpp, shape_ops.cpp, indexing.cpp, conv.cpp).
 ops::VjpFn unaryRule(ops::UnaryOp op);
@@ -40,6 +38,11 @@ ops::VjpResult takeVjp(const ops::VjpArgs& a);
 ops::VjpResult conv2dVjp(const ops::VjpArgs& a);
 ops::VjpResult maxPool2dVjp(const ops::VjpArgs& a);
 ops::VjpResult avgPool2dVjp(const ops::VjpArgs& a);
+ops::VjpResult conv2dBackpropInputVjp(const ops::VjpArgs& a);
+ops::VjpResult conv2dBackpropFilterVjp(const ops::VjpArgs& a);
+ops::VjpResult maxPool2dGradVjp(const ops::VjpArgs& a);
+ops::VjpResult avgPool2dGradVjp(const ops::VjpArgs& a);
+ops::VjpResult maxPool2dGradGradVjp(const ops::VjpArgs& a);
 
 // Helpers shared by the rules (helpers.cpp).
 Tensor scalarOf(double v, DType dtype);

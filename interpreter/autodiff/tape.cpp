@@ -11,9 +11,10 @@
 namespace weft::autodiff {
 
 struct Tape::Entry {
-  enum Kind { Op, Read, Cond, While } kind = Op;
+  enum Kind { Op, Read, Cond, While, Watch } kind = Op;
   ops::OpId op{};
-  std::vector<Tensor> in, out;       // While: the initial loop values, and the final ones
+  std::vector<Tensor> in, out;       // While: the initial loop values, and the final ones;
+                                     // Watch: an inner tape's leaf `out` standing for `in`
   ops::Attrs attrs;
   std::shared_ptr<VariableObj> var;  // Read: replayed inside a backward cond or while
   Tensor pred;                       // Cond; While: the condition block's result
@@ -93,44 +94,88 @@ Tensor Tape::watch(const Tensor& t) {
   int64_t id = tag(w, rt::isFloat(t.dtype()));
   leafOf_[id] = vars_.size() + watched_.size();
   watched_.push_back(id);
+  // An outer tape that sees t sees the leaf as t itself, so that its gradient goes on to t.
+  for (Tape* o = outer_; o; o = o->outer_) {
+    if (!o->records({&t, 1})) continue;
+    if (o->live(t)) o->live_.insert(id);
+    Entry e;
+    e.kind = Entry::Watch;
+    e.in = {t};
+    e.out = {w};
+    o->push(std::move(e));
+  }
   return w;
 }
 
+bool Tape::inBranch() const { return regions_.size() > 1; }
+
+bool Tape::anyLive(std::span<const Tensor> in) const {
+  for (const auto& t : in)
+    if (live(t)) return true;
+  return false;
+}
+
+bool Tape::records(std::span<const Tensor> in) const { return inBranch() || anyLive(in); }
+
+void Tape::push(Entry e) { regions_.back()->entries.push_back(std::move(e)); }
+
+// Every recording tape that sees the op writes it down, under one tape id per result: an outer
+// tape thus also records the inner tapes' backward passes (higher-order gradients).
 void Tape::recorded(ops::OpId op, std::span<const Tensor> in, const ops::Attrs& attrs, std::vector<Tensor>& out) {
-  bool anyLive = false;
-  for (const auto& t : in) anyLive = anyLive || live(t);
-  bool inBranch = regions_.size() > 1;
-  if (!anyLive && !inBranch) return;
-  bool flows = anyLive && opDef(op).vjp != noGradient;
-  Entry e;
-  e.op = op;
-  e.in.assign(in.begin(), in.end());
-  e.attrs = attrs;
-  for (auto& t : out) tag(t, flows && rt::isFloat(t.dtype()));
-  e.out = out;
-  regions_.back()->entries.push_back(std::move(e));
+  bool any = false;
+  for (Tape* t = this; t && !any; t = t->outer_) any = t->records(in);
+  if (!any) return;
+  for (auto& t : out) t.setTapeId(++gNextId);
+  for (Tape* t = this; t; t = t->outer_) {
+    if (!t->records(in)) continue;
+    const bool flows = t->anyLive(in) && opDef(op).vjp != noGradient;
+    for (const auto& y : out)
+      if (flows && rt::isFloat(y.dtype())) t->live_.insert(y.tapeId());
+    Entry e;
+    e.op = op;
+    e.in.assign(in.begin(), in.end());
+    e.attrs = attrs;
+    e.out = out;
+    t->push(std::move(e));
+  }
+}
+
+size_t Tape::indexOf(const VariableObj& v) const {
+  size_t i = 0;
+  while (i < vars_.size() && vars_[i].get() != &v) ++i;
+  return i;
 }
 
 void Tape::onRead(VariableObj& v, Tensor& value) {
-  bool inBranch = regions_.size() > 1;
-  size_t i = 0;
-  while (i < vars_.size() && vars_[i].get() != &v) ++i;
-  if (i < vars_.size()) {
-    read_[i] = true;
-    leafOf_[tag(value, rt::isFloat(value.dtype()))] = i;
-  } else if (inBranch) {
-    tag(value, false);
-  }
-  if (inBranch) {
-    Entry e;
-    e.kind = Entry::Read;
-    e.var = std::static_pointer_cast<VariableObj>(v.shared_from_this());
-    e.out = {value};
-    regions_.back()->entries.push_back(std::move(e));
+  bool any = false;
+  for (Tape* t = this; t && !any; t = t->outer_) any = t->inBranch() || t->indexOf(v) < t->vars_.size();
+  if (!any) return;
+  const int64_t id = ++gNextId;
+  value.setTapeId(id);
+  for (Tape* t = this; t; t = t->outer_) {
+    size_t i = t->indexOf(v);
+    if (i < t->vars_.size()) {
+      t->read_[i] = true;
+      t->leafOf_[id] = i;
+      if (rt::isFloat(value.dtype())) t->live_.insert(id);
+    }
+    if (t->inBranch()) {
+      Entry e;
+      e.kind = Entry::Read;
+      e.var = std::static_pointer_cast<VariableObj>(v.shared_from_this());
+      e.out = {value};
+      t->push(std::move(e));
+    }
   }
 }
 
-void Tape::beginRegion() { regions_.push_back(std::make_shared<Region>()); }
+void Tape::beginRegion() {
+  if (outer_)
+    throw WeftError("a gradient of a gradient through a tensor if or while loop in a graph function is not "
+                    "supported; take it eagerly (--run-functions-eagerly), or keep the control flow out of "
+                    "the inner gradient");
+  regions_.push_back(std::make_shared<Region>());
+}
 
 std::shared_ptr<Tape::Region> Tape::endRegion() {
   auto r = regions_.back();
@@ -140,7 +185,7 @@ std::shared_ptr<Tape::Region> Tape::endRegion() {
 
 void Tape::cond(const Tensor& pred, std::shared_ptr<Region> branches[2], const std::vector<Tensor> results[2],
                 std::vector<Tensor>& outs) {
-  bool inBranch = regions_.size() > 1, anyLive = false;
+  bool anyLive = false;
   Entry e;
   e.kind = Entry::Cond;
   e.pred = pred;
@@ -153,9 +198,9 @@ void Tape::cond(const Tensor& pred, std::shared_ptr<Region> branches[2], const s
     anyLive = anyLive || l;
     tag(outs[i], l);
   }
-  if (!anyLive && !inBranch) return;
+  if (!anyLive && !inBranch()) return;
   e.out = outs;
-  regions_.back()->entries.push_back(std::move(e));
+  push(std::move(e));
 }
 
 void Tape::loopParams(std::vector<Tensor>& params) {
@@ -174,6 +219,11 @@ struct Walker {
     for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
       const Tape::Entry& e = *it;
       if (e.kind == Tape::Entry::Read) continue;
+      if (e.kind == Tape::Entry::Watch) {
+        auto g = grads.find(e.out[0].tapeId());
+        if (g != grads.end() && live(e.in[0])) accumulate(grads, e.in[0].tapeId(), g->second);
+        continue;
+      }
       if (e.kind == Tape::Entry::Cond) {
         condBackward(e, grads, remap);
         continue;
@@ -192,9 +242,6 @@ struct Walker {
       if (!any) continue;
       const ops::OpDef& d = ops::opDef(e.op);
       if (d.vjp == noGradient) continue;
-      if (!d.vjp || d.vjp == noRuleYet)
-        throw WeftError(std::string("value_and_grad: the gradient of '") + d.name +
-                        "' is not implemented yet; the value depends on it");
       for (size_t j = 0; j < e.out.size(); ++j) {
         auto g = grads.find(e.out[j].tapeId());
         gouts.push_back(g != grads.end() ? g->second : zerosLike(outs[j]));
@@ -220,7 +267,7 @@ struct Walker {
       if (live(t)) used.push_back({t.tapeId(), t});
     };
     for (const auto& e : r.entries) {
-      if (e.kind == Tape::Entry::Op)
+      if (e.kind == Tape::Entry::Op || e.kind == Tape::Entry::Watch)
         for (const auto& t : e.in) use(t);
       if (e.kind == Tape::Entry::Cond)
         for (int k = 0; k < 2; ++k) {
@@ -246,6 +293,8 @@ struct Walker {
         outs = ops::apply(e.op, remappedAll(e.in, local), e.attrs);
       } else if (e.kind == Tape::Entry::Read) {
         outs = {readVariable(*e.var)};
+      } else if (e.kind == Tape::Entry::Watch) {
+        outs = {remapped(e.in[0], local)};
       } else if (e.kind == Tape::Entry::While) {
         outs = replayWhile(e, local);
       } else {
@@ -438,7 +487,6 @@ struct Walker {
 void Tape::whileLoop(const std::vector<Tensor>& init, std::shared_ptr<Region> regions[2],
                      const std::vector<Tensor> params[2], const Tensor& pred, const std::vector<Tensor>& next,
                      std::vector<Tensor>& outs) {
-  bool inBranch = regions_.size() > 1;
   Entry e;
   e.kind = Entry::While;
   e.in = init;
@@ -455,9 +503,9 @@ void Tape::whileLoop(const std::vector<Tensor>& init, std::shared_ptr<Region> re
   std::unordered_set<int64_t> defined;
   anyLive = anyLive || !Walker{*this, leafOf_}.loopTargets(e, defined, {}).empty();
   for (auto& t : outs) tag(t, anyLive && rt::isFloat(t.dtype()));
-  if (!anyLive && !inBranch) return;
+  if (!anyLive && !inBranch()) return;
   e.out = outs;
-  regions_.back()->entries.push_back(std::move(e));
+  push(std::move(e));
 }
 
 std::vector<std::optional<Tensor>> Tape::gradients(const Tensor& value) {

@@ -2,6 +2,8 @@
 // ops::apply) and every read of a watched variable is written down; gradients() then walks the
 // record backwards calling each op's VJP rule (the op table's `vjp` column). The rules call ops,
 // so under a graph trace the backward ops are traced into the same graph as the forward ones.
+// Tapes nest: an op is recorded by every tape that sees it, so an outer tape records an inner
+// one's backward pass too and differentiates it (a gradient of a gradient).
 #pragma once
 #include <memory>
 #include <unordered_map>
@@ -36,7 +38,8 @@ class Tape : public ops::TapeHook, public VariableReadHook {
   // Control flow traced in a graph function (eval/graph_control.cpp). A cond's branches are
   // recorded as regions and replayed inside the backward cond node. A while loop's condition and
   // body are regions too, on the block params tagged by loopParams; its last loop value counts
-  // the iterations (0, 1, ...), which the backward while loop runs down (docs/training.md).
+  // the iterations (0, 1, ...), which the backward while loop runs down (docs/training.md). An
+  // inner tape's backward cond or while would bypass the outer tapes: regions are refused there.
   void beginRegion();
   struct Region;
   std::shared_ptr<Region> endRegion();
@@ -57,6 +60,12 @@ class Tape : public ops::TapeHook, public VariableReadHook {
  private:
   void stop();
   int64_t tag(Tensor& t, bool isLive);
+  bool inBranch() const;
+  bool anyLive(std::span<const Tensor> in) const;
+  // Whether an op on `in` goes on this tape: an input depends on a leaf, or a branch records all.
+  bool records(std::span<const Tensor> in) const;
+  void push(Entry e);
+  size_t indexOf(const VariableObj& v) const;  // in vars_, or vars_.size()
   std::vector<std::shared_ptr<VariableObj>> vars_;
   std::vector<bool> read_;
   std::vector<int64_t> watched_;  // tape ids of watched tensors

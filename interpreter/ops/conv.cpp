@@ -1,6 +1,6 @@
-// conv2d, max_pool2d and avg_pool2d and their gradients: argument checks and shape rules here,
-// the loops in stdlib/runtime/conv.h, conv_grad.h and pool.h. Every message names the op and the
-// shapes involved.
+// conv2d, max_pool2d and avg_pool2d, their gradients and max_pool2d_grad's: argument checks and
+// shape rules here, the loops in stdlib/runtime/conv.h, conv_grad.h and pool.h. Every message
+// names the op and the shapes involved.
 #include "../../stdlib/runtime/conv.h"
 #include "../../stdlib/runtime/conv_grad.h"
 #include "../../stdlib/runtime/pool.h"
@@ -251,6 +251,23 @@ Plan avgPoolGradPlan(const TensorType& dy, Pair inputSize, Pair pool, Pair strid
   return {g, {dy.dtype, xs}, g.c};
 }
 
+Plan maxPoolGradGradPlan(const TensorType& x, const TensorType& gx, Pair pool, Pair strides,
+                         const std::string& padding) {
+  const std::string op = "max_pool2d_grad_grad";
+  checkInput(op, x, "");
+  checkPositive(op, "pool_size", pool);
+  checkPositive(op, "strides", strides);
+  rt::Window2D g =
+      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")");
+  // gx is a gradient of max_pool2d_grad's result: it has x's type (an unknown batch matches any).
+  if (gx.dtype != x.dtype) fail("dtype mismatch: " + dtypeStr(gx.dtype) + " and " + dtypeStr(x.dtype) + " (in " + op + ")");
+  const Shape &d = gx.shape, &xs = x.shape;
+  const bool batch = d.rank() == 4 && (d[0] == xs[0] || d[0] < 0 || xs[0] < 0);
+  if (!batch || d[1] != xs[1] || d[2] != xs[2] || d[3] != xs[3])
+    fail(op + ": the input's gradient has shape " + d.str() + ", but the input has shape " + xs.str());
+  return {g, {x.dtype, Shape{g.n, g.oh, g.ow, g.c}}, g.c};
+}
+
 }  // namespace
 
 TensorType conv2dBackpropInputType(const TensorType& dy, const TensorType& w, Pair inputSize, Pair strides,
@@ -344,6 +361,21 @@ Tensor avgPool2dGrad(const Tensor& dy, Pair inputSize, Pair pool, Pair strides, 
     if constexpr (std::is_floating_point_v<T>) rt::avgPool2dGrad(dy.data<T>(), dx.data<T>(), p.g);
   });
   return dx;
+}
+
+TensorType maxPool2dGradGradType(const TensorType& x, const TensorType& gx, Pair pool, Pair strides,
+                                 const std::string& padding) {
+  return maxPoolGradGradPlan(x, gx, pool, strides, padding).out;
+}
+
+Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, Pair pool, Pair strides, const std::string& padding) {
+  const Plan p = maxPoolGradGradPlan(typeOf(x), typeOf(gx), pool, strides, padding);
+  Tensor y = Tensor::empty(p.out.dtype, p.out.shape);
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) rt::maxPool2dGradGrad(x.data<T>(), gx.data<T>(), y.data<T>(), p.g);
+  });
+  return y;
 }
 
 }  // namespace weft::ops::impl

@@ -108,6 +108,9 @@ TensorType maxPool2dGradType(const TensorType& x, const TensorType& dy, Pair poo
 Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, Pair pool, Pair strides, const std::string& padding);
 TensorType avgPool2dGradType(const TensorType& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding);
 Tensor avgPool2dGrad(const Tensor& dy, Pair inputSize, Pair pool, Pair strides, const std::string& padding);
+TensorType maxPool2dGradGradType(const TensorType& x, const TensorType& gx, Pair pool, Pair strides,
+                                 const std::string& padding);
+Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, Pair pool, Pair strides, const std::string& padding);
 
 // What the code generator needs of the rules above, to emit the same kernel calls.
 // The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its

@@ -331,6 +331,17 @@ OpDef row(OpId id) {
         return {impl::avgPool2dGrad(in[0], p.inputSize, p.pool, p.strides, p.padding)};
       };
       break;
+    case OpId::MaxPool2DGradGrad:
+      d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+      d.infer = [](Ty in, const Attrs& a) -> Types {
+        const PoolAttrs p = poolAttrs(OpId::MaxPool2DGradGrad, a);
+        return {impl::maxPool2dGradGradType(in[0], in[1], p.pool, p.strides, p.padding)};
+      };
+      d.run = [](In in, const Attrs& a) -> Out {
+        const PoolAttrs p = poolAttrs(OpId::MaxPool2DGradGrad, a);
+        return {impl::maxPool2dGradGrad(in[0], in[1], p.pool, p.strides, p.padding)};
+      };
+      break;
     case OpId::ShapeOf:
       d.infer = [](Ty in, const Attrs&) -> Types { return {impl::shapeOfType(in[0])}; };
       d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; };

@@ -131,5 +131,10 @@ Tensor maxPool2dGrad(const Tensor& x, const Tensor& dy, std::array<int64_t, 2> p
                      const std::string& padding);
 Tensor avgPool2dGrad(const Tensor& dy, std::array<int64_t, 2> inputSize, std::array<int64_t, 2> pool,
                      std::array<int64_t, 2> strides, const std::string& padding);
+// The gradient of maxPool2dGrad(x, dy) with respect to dy (TensorFlow's MaxPoolGradGrad), given
+// a gradient gx of its result (x's shape): of max pooling's output shape, each window's element
+// of gx at x's maximum (the element maxPool2dGrad picks).
+Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+                         const std::string& padding);
 
 }  // namespace weft::ops

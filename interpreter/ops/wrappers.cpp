@@ -102,5 +102,9 @@ Tensor avgPool2dGrad(const Tensor& dy, std::array<int64_t, 2> inputSize, std::ar
   return one(OpId::AvgPool2DGrad, {dy},
              {{"input_size", pair(inputSize)}, {"pool", pair(pool)}, {"strides", pair(strides)}, {"padding", padding}});
 }
+Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
+                         const std::string& padding) {
+  return one(OpId::MaxPool2DGradGrad, {x, gx}, {{"pool", pair(pool)}, {"strides", pair(strides)}, {"padding", padding}});
+}
 
 }  // namespace weft::ops

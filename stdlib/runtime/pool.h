@@ -57,23 +57,21 @@ void pool2d(bool isMax, const T* x, T* y, const Window2D& g) {
 // arrays on the stack: no workspace.
 namespace pool_detail {
 inline constexpr int64_t kChunk = 64;
-}  // namespace pool_detail
 
-// Max pooling: each output's gradient goes to the element its window's maximum came from, found
-// again with pool2d's comparison — so when several elements of a window equal the maximum, the
-// first one in the window's row-major order gets it all (PyTorch's and TensorFlow's choice),
-// and a window holding NaNs gives it to the NaN that pool2d returned (the last one).
-template <class T>
-void maxPool2dGrad(const T* x, const T* dy, T* dx, const Window2D& g) {
-  using pool_detail::kChunk;
+// Each window's maximum, found again with pool2d's comparison — so when several elements of a
+// window equal the maximum, the first one in the window's row-major order is it (PyTorch's and
+// TensorFlow's choice), and of a window holding NaNs the NaN that pool2d returned (the last one).
+// Calls f(o, cc, at) per output pixel and chunk of cc channels: o is the offset of the chunk's
+// first output element, at[i] + i that of channel i's maximum in x. Empty windows are skipped.
+template <class T, class F>
+void forEachArgmax(const T* x, const Window2D& g, F f) {
   const int64_t c = g.c;
-  std::fill(dx, dx + g.n * g.h * g.w * c, T(0));
   alignas(64) T best[kChunk];
   int64_t at[kChunk];
   for (int64_t b = 0; b < g.n; ++b)
     for (int64_t oy = 0; oy < g.oh; ++oy)
       for (int64_t ox = 0; ox < g.ow; ++ox) {
-        const T* grad = dy + ((b * g.oh + oy) * g.ow + ox) * c;
+        const int64_t o = ((b * g.oh + oy) * g.ow + ox) * c;
         const int64_t y0 = oy * g.sh - g.padTop, x0 = ox * g.sw - g.padLeft;
         int64_t kyLo, kyHi, kxLo, kxHi;
         validTaps(y0, g.dh, g.kh, g.h, kyLo, kyHi);
@@ -94,9 +92,29 @@ void maxPool2dGrad(const T* x, const T* dy, T* dx, const Window2D& g) {
               for (int64_t i = 0; i < cc; ++i)
                 if (in[i] > best[i] || in[i] != in[i]) best[i] = in[i], at[i] = off;
             }
-          for (int64_t i = 0; i < cc; ++i) dx[at[i] + i] += grad[c0 + i];
+          f(o + c0, cc, at);
         }
       }
+}
+}  // namespace pool_detail
+
+// Max pooling: each output's gradient goes to the element its window's maximum came from.
+template <class T>
+void maxPool2dGrad(const T* x, const T* dy, T* dx, const Window2D& g) {
+  std::fill(dx, dx + g.n * g.h * g.w * g.c, T(0));
+  pool_detail::forEachArgmax(x, g, [&](int64_t o, int64_t cc, const int64_t* at) {
+    for (int64_t i = 0; i < cc; ++i) dx[at[i] + i] += dy[o + i];
+  });
+}
+
+// The gradient of maxPool2dGrad with respect to dy (TensorFlow's MaxPoolGradGrad): y[n, oh, ow, c]
+// holds, for each window, gx[n, h, w, c] at the window's maximum in x; 0 for an empty window.
+template <class T>
+void maxPool2dGradGrad(const T* x, const T* gx, T* y, const Window2D& g) {
+  std::fill(y, y + g.n * g.oh * g.ow * g.c, T(0));
+  pool_detail::forEachArgmax(x, g, [&](int64_t o, int64_t cc, const int64_t* at) {
+    for (int64_t i = 0; i < cc; ++i) y[o + i] = gx[at[i] + i];
+  });
 }
 
 // Average pooling: each output's gradient, divided by the number of input elements its window

@@ -114,13 +114,18 @@ std::multimap<OpId, Case> cases() {
   add(OpId::SetItem, {x234, spread(Shape{3}, -1, 1, 41)}, {{"subs", subs({index(0), range(std::nullopt, std::nullopt), index(2)})}});
   add(OpId::Take, {x234, testutil::i32(Shape{4}, {2, 0, 2, -1})}, {{"axis", int64_t(1)}});
   add(OpId::Take, {spread(Shape{5, 3}, -1, 1, 42), testutil::i32(Shape{2, 2}, {4, 1, 1, 0})}, {{"axis", int64_t(0)}});
-  // conv2d: valid and same padding (odd totals put the extra row/column at the bottom/right),
-  // strides 1 and 2, dilation, a non-square kernel and strides, 1x1 kernels (the GEMM-only path),
-  // and enough channels for the forward pass's Winograd path.
+  // conv2d and its gradient ops (each linear in each operand): valid and same padding (odd
+  // totals put the extra row/column at the bottom/right), strides 1 and 2, dilation, a non-square
+  // kernel and strides, 1x1 kernels (the GEMM-only path), and enough channels for the forward
+  // pass's Winograd path.
   auto conv = [&](Shape xs, Shape ws, std::vector<int64_t> strides, const char* padding, std::vector<int64_t> dilation,
                   uint32_t seed) {
-    add(OpId::Conv2D, {spread(xs, -1, 1, seed), spread(ws, -1, 1, seed + 1)},
-        {{"strides", strides}, {"padding", std::string(padding)}, {"dilation", dilation}});
+    ops::Attrs attrs{{"strides", strides}, {"padding", std::string(padding)}, {"dilation", dilation}};
+    Tensor x = spread(xs, -1, 1, seed), w = spread(ws, -1, 1, seed + 1);
+    Tensor dy = spread(ops::apply1(OpId::Conv2D, std::vector<Tensor>{x, w}, attrs).shape(), -1, 1, seed + 2);
+    add(OpId::Conv2D, {x, w}, attrs);
+    add(OpId::Conv2DBackpropInput, {dy, w}, ops::Attrs(attrs).set("input_size", std::vector<int64_t>{xs[1], xs[2]}));
+    add(OpId::Conv2DBackpropFilter, {x, dy}, ops::Attrs(attrs).set("kernel_size", std::vector<int64_t>{ws[0], ws[1]}));
   };
   conv(Shape{2, 5, 5, 2}, Shape{3, 3, 2, 3}, {1, 1}, "valid", {1, 1}, 50);
   conv(Shape{2, 5, 5, 2}, Shape{3, 3, 2, 3}, {1, 1}, "same", {1, 1}, 52);
@@ -131,19 +136,26 @@ std::multimap<OpId, Case> cases() {
   conv(Shape{2, 3, 4, 3}, Shape{1, 1, 3, 2}, {1, 1}, "valid", {1, 1}, 62);
   conv(Shape{1, 5, 5, 3}, Shape{1, 1, 3, 2}, {2, 2}, "same", {1, 1}, 64);
   conv(Shape{1, 4, 4, 16}, Shape{3, 3, 16, 16}, {1, 1}, "same", {1, 1}, 66);
-  // The pools: overlapping and disjoint windows, valid and same padding (the average's divisor
-  // counts only the elements inside the input). Values well apart: no ties (see the test below).
-  auto pool = [&](OpId op, Shape xs, std::vector<int64_t> size, std::vector<int64_t> strides, const char* padding,
+  // The pools, their gradient ops and max_pool2d_grad_grad (the max pool's are linear in the
+  // gradient, with no gradient for x): overlapping and disjoint windows, valid and same padding
+  // (the average's divisor counts only the elements inside the input). Values well apart: no ties
+  // (see the test below), so that a small step in x moves no maximum.
+  auto pool = [&](Shape xs, std::vector<int64_t> size, std::vector<int64_t> strides, const char* padding,
                   uint32_t seed) {
-    add(op, {spread(xs, -2, 2, seed)}, {{"pool", size}, {"strides", strides}, {"padding", std::string(padding)}});
+    ops::Attrs attrs{{"pool", size}, {"strides", strides}, {"padding", std::string(padding)}};
+    Tensor x = spread(xs, -2, 2, seed);
+    Tensor dy = spread(ops::apply1(OpId::MaxPool2D, std::vector<Tensor>{x}, attrs).shape(), -1, 1, seed + 10);
+    add(OpId::MaxPool2D, {x}, attrs);
+    add(OpId::AvgPool2D, {x}, attrs);
+    add(OpId::MaxPool2DGrad, {x, dy}, attrs);
+    add(OpId::AvgPool2DGrad, {dy}, ops::Attrs(attrs).set("input_size", std::vector<int64_t>{xs[1], xs[2]}));
+    add(OpId::MaxPool2DGradGrad, {x, spread(xs, -1, 1, seed + 20)}, attrs);
   };
-  for (OpId op : {OpId::MaxPool2D, OpId::AvgPool2D}) {
-    pool(op, Shape{2, 4, 4, 3}, {2, 2}, {2, 2}, "valid", 70);
-    pool(op, Shape{1, 5, 5, 2}, {3, 3}, {1, 1}, "valid", 71);
-    pool(op, Shape{1, 5, 5, 2}, {3, 3}, {2, 2}, "same", 72);
-    pool(op, Shape{1, 5, 4, 2}, {2, 2}, {1, 1}, "same", 73);
-    pool(op, Shape{1, 5, 7, 2}, {2, 3}, {1, 2}, "valid", 74);
-  }
+  pool(Shape{2, 4, 4, 3}, {2, 2}, {2, 2}, "valid", 70);
+  pool(Shape{1, 5, 5, 2}, {3, 3}, {1, 1}, "valid", 71);
+  pool(Shape{1, 5, 5, 2}, {3, 3}, {2, 2}, "same", 72);
+  pool(Shape{1, 5, 4, 2}, {2, 2}, {1, 1}, "same", 73);
+  pool(Shape{1, 5, 7, 2}, {2, 3}, {1, 2}, "valid", 74);
   return c;
 }
 
@@ -155,10 +167,6 @@ const std::set<OpId> kNoGradient = {
     OpId::Arange, OpId::Linspace, OpId::RandomNormal, OpId::RandomUniform, OpId::ShapeOf};
 const std::set<OpId> kGraphOnly = {OpId::Constant, OpId::ReadVariable, OpId::AssignVariable,
                                    OpId::Print, OpId::Cond, OpId::While};
-// Not written (docs/training.md): a tape that needs one reports an error. The gradient ops of
-// conv2d and the pools have no rule of their own: no second derivatives.
-const std::set<OpId> kNoRuleYet = {OpId::Conv2DBackpropInput, OpId::Conv2DBackpropFilter, OpId::MaxPool2DGrad,
-                                   OpId::AvgPool2DGrad};
 
 // L = sum_j sum(out_j * r_j), with fixed random weights r_j, so every output element counts.
 Tensor lossOf(OpId op, const std::vector<Tensor>& in, const ops::Attrs& attrs) {
@@ -220,10 +228,6 @@ TEST_CASE("autodiff: every op's VJP rule matches central finite differences (f64
     }
     if (kNoGradient.count(op)) {
       CHECK((d.vjp == autodiff::noGradient));
-      continue;
-    }
-    if (kNoRuleYet.count(op)) {
-      CHECK((d.vjp == autodiff::noRuleYet));
       continue;
     }
     // A differentiable op: it has a rule and at least one case.

@@ -347,6 +347,33 @@ TEST_CASE("the pools' gradient ops: overlapping windows add up, the average's di
                  ops::reduce(ops::ReduceOp::Sum, pooled, {}, false).asDouble()) < 1e-9);
 }
 
+TEST_CASE("max_pool2d_grad_grad takes each window's element at the maximum max_pool2d_grad picks") {
+  auto pick = [](std::vector<double> x, Shape xs, std::vector<double> gx, Pair pool, Pair strides, const char* padding) {
+    return values<double>(ops::maxPool2dGradGrad(make<double>(xs, std::move(x)), make<double>(xs, std::move(gx)), pool,
+                                                 strides, padding));
+  };
+  // 9 8 7 / 6 5 4 / 3 2 1 under overlapping 2x2 windows: each window's top-left element.
+  std::vector<double> gx{10, 20, 30, 40, 50, 60, 70, 80, 90};
+  CHECK(pick({9, 8, 7, 6, 5, 4, 3, 2, 1}, {1, 3, 3, 1}, gx, {2, 2}, {1, 1}, "valid") == std::vector<double>{10, 20, 40, 50});
+  // Same padding at stride 2: the windows at the edge hold fewer elements (1 2 3 / 4 9 6 / 7 8 5).
+  CHECK(pick({1, 2, 3, 4, 9, 6, 7, 8, 5}, {1, 3, 3, 1}, gx, {2, 2}, {2, 2}, "same") == std::vector<double>{50, 60, 80, 90});
+  // Ties go to the first maximum in row-major order, NaN to the last NaN, as in max_pool2d_grad.
+  CHECK(pick({1, 3, 3, 3}, {1, 2, 2, 1}, {1, 2, 3, 4}, {2, 2}, {2, 2}, "valid") == std::vector<double>{2});
+  CHECK(pick({2, 2, 2, 1}, {1, 1, 4, 1}, {1, 10, 100, 1000}, {1, 2}, {1, 1}, "valid") == std::vector<double>{1, 10, 100});
+  CHECK(pick({std::nan(""), 1, std::nan("")}, {1, 1, 3, 1}, {1, 2, 3}, {1, 3}, {1, 1}, "valid") == std::vector<double>{3});
+  // The adjoint of max_pool2d_grad in dy: <gg(x, gx), dy> = <gx, grad(x, dy)>, over channels past a
+  // chunk of 64, overlapping and same-padded windows.
+  ops::seed(11);
+  Tensor x = ops::randomNormal({2, 5, 6, 70}, 0, 1, DType::F64), g = ops::randomNormal({2, 5, 6, 70}, 0, 1, DType::F64);
+  Tensor dy = ops::randomNormal({2, 3, 3, 70}, 0, 1, DType::F64);
+  auto dot = [](const Tensor& a, const Tensor& b) {
+    return ops::reduce(ops::ReduceOp::Sum, ops::binary(ops::BinaryOp::Mul, a, b), {}, false).asDouble();
+  };
+  Tensor y = ops::maxPool2dGradGrad(x, g, {3, 3}, {2, 2}, "same");
+  REQUIRE(y.shape() == dy.shape());
+  CHECK(std::abs(dot(y, dy) - dot(g, ops::maxPool2dGrad(x, dy, {3, 3}, {2, 2}, "same"))) < 1e-9);
+}
+
 TEST_CASE("the gradient ops' errors name the op and the shapes; they infer shapes on abstract tensors") {
   Tensor dy = iota({2, 3, 3, 5}), w = iota({3, 3, 4, 5});
   CHECK(errorOf([&] { ops::conv2dBackpropInput(dy, w, {9, 9}, {2, 2}, "valid", {1, 1}); }) ==
@@ -372,6 +399,16 @@ TEST_CASE("the gradient ops' errors name the op and the shapes; they infer shape
   CHECK(errorOf([&] { ops::maxPool2dGrad(x, iota({2, 4, 4, 3}), {2, 2}, {2, 2}, "valid"); }) ==
         "max_pool2d_grad: the output's gradient has shape [2, 4, 4, 3], but max_pool2d of an input [2, 8, 8, 4] "
         "gives [2, 4, 4, 4]");
+  CHECK(errorOf([&] { ops::maxPool2dGradGrad(x, iota({2, 8, 7, 4}), {2, 2}, {2, 2}, "valid"); }) ==
+        "max_pool2d_grad_grad: the input's gradient has shape [2, 8, 7, 4], but the input has shape [2, 8, 8, 4]");
+  CHECK(errorOf([&] { ops::maxPool2dGradGrad(x, iota({8, 8, 4}), {2, 2}, {2, 2}, "valid"); }) ==
+        "max_pool2d_grad_grad: the input's gradient has shape [8, 8, 4], but the input has shape [2, 8, 8, 4]");
+  CHECK(errorOf([&] { ops::maxPool2dGradGrad(x, ops::cast(x, DType::F64), {2, 2}, {2, 2}, "valid"); }) ==
+        "dtype mismatch: f64 and f32 (in max_pool2d_grad_grad)");
+  CHECK(errorOf([&] { ops::maxPool2dGradGrad(x, x, {9, 2}, {2, 2}, "valid"); }) ==
+        "max_pool2d_grad_grad: the pool window (9x2) is larger than the input (8x8) with padding \"valid\" "
+        "([2, 8, 8, 4])");
+  CHECK(ops::maxPool2dGradGrad(x, x, {3, 3}, {2, 2}, "same").shape() == Shape{2, 4, 4, 4});
   CHECK(errorOf([&] { ops::avgPool2dGrad(dy, {8, 8}, {2, 2}, {2, 2}, "same"); }) ==
         "avg_pool2d_grad: the output's gradient has shape [2, 3, 3, 5], but avg_pool2d of an input [2, 8, 8, 5] "
         "gives [2, 4, 4, 5]");
@@ -385,4 +422,7 @@ TEST_CASE("the gradient ops' errors name the op and the shapes; they infer shape
   CHECK(ops::conv2dBackpropFilter(Tensor::abstract(DType::F32, Shape{-1, 8, 8, 4}), ady, {3, 3}, {2, 2}, "valid", {1, 1})
             .shape() == Shape{3, 3, 4, 5});
   CHECK(ops::avgPool2dGrad(ady, {6, 5}, {2, 2}, {2, 2}, "same").isAbstract());
+  Tensor ax = Tensor::abstract(DType::F32, Shape{-1, 8, 7, 4});
+  CHECK(ops::maxPool2dGradGrad(ax, Tensor::abstract(DType::F32, Shape{2, 8, 7, 4}), {2, 2}, {2, 2}, "same").shape() ==
+        Shape{-1, 4, 4, 4});
 }

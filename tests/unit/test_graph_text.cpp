@@ -217,7 +217,9 @@ TEST_CASE("graph text: the gradient ops of conv2d and the pools round-trip and v
   int da = add(g, b, OpId::AvgPool2DGrad, {dp},
                {{"input_size", v({8, 7})}, {"pool", v({3, 3})}, {"strides", v({2, 2})}, {"padding", std::string("same")}},
                {DType::F32, {None, 8, 7, 4}});
-  b.results = {dx, dk, dm, da};
+  int dmm = add(g, b, OpId::MaxPool2DGradGrad, {x, dx},
+                {{"pool", v({2, 2})}, {"strides", v({2, 2})}, {"padding", std::string("same")}}, {DType::F32, {None, 4, 4, 4}});
+  b.results = {dx, dk, dm, da, dmm};
   requireRoundTrip(g);
   graph::verify(g);
   std::string text = printText(g);
@@ -226,6 +228,8 @@ TEST_CASE("graph text: the gradient ops of conv2d and the pools round-trip and v
                   "dilation = [1, 1]} : f32[None, 8, 7, 4]") != std::string::npos);
   CHECK(text.find("= avg_pool2d_grad(%3) {input_size = [8, 7], pool = [3, 3], strides = [2, 2], padding = \"same\"}") !=
         std::string::npos);
+  CHECK(text.find("= max_pool2d_grad_grad(%0, %4) {pool = [2, 2], strides = [2, 2], padding = \"same\"} : "
+                  "f32[None, 4, 4, 4]") != std::string::npos);
   // An input_size that gives conv2d another output size than the gradient's is refused.
   Graph bad = g;
   bad.body.nodes[0].attrs.set("input_size", v({9, 7}));

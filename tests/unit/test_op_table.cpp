@@ -176,6 +176,8 @@ std::multimap<OpId, Case> cases() {
   const Attrs pool{{"pool", pair(2, 2)}, {"strides", pair(2, 2)}, {"padding", std::string("valid")}};
   ok(OpId::MaxPool2DGrad, {t(Shape{2, 6, 6, 3}), t(Shape{2, 3, 3, 3})}, pool);
   bad(OpId::MaxPool2DGrad, {t(Shape{2, 6, 6, 3}), t(Shape{2, 2, 3, 3})}, pool);
+  ok(OpId::MaxPool2DGradGrad, {t(Shape{2, 6, 6, 3}), t(Shape{2, 6, 6, 3})}, pool);
+  bad(OpId::MaxPool2DGradGrad, {t(Shape{2, 6, 6, 3}), t(Shape{2, 3, 3, 3})}, pool);
   Attrs avg = pool;
   avg.set("input_size", pair(6, 6));
   ok(OpId::AvgPool2DGrad, {t(Shape{2, 3, 3, 3})}, avg);
