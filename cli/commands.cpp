@@ -62,9 +62,11 @@ int checkCommand(const std::vector<std::string>& given) {
     std::cerr << "usage: weft check [--plan] FILE.model\n";
     return 2;
   }
-  int status = interp.checkFile(args[file]);
-  bool graphs = mesh::fileHasGraphFunctions(args[file]);
-  if (status != 0 || (!plan && !graphs && !mesh::fileUsesLayouts(args[file]))) return status;
+  const ast::Program* program = nullptr;
+  int status = interp.checkFile(args[file], &program);
+  if (status != 0) return status;
+  const bool graphs = mesh::hasGraphFunctions(*program);
+  if (!plan && !graphs && !mesh::usesLayouts(*program)) return status;
   // Layouts are checked by running the program on shapes alone (docs/layouts.md), and graph
   // functions traced from their annotations after that run; only --plan shows what it prints.
   std::ostream discard(nullptr);

@@ -160,12 +160,13 @@ int Interpreter::runFile(const std::string& path) {
   return status;
 }
 
-int Interpreter::checkFile(const std::string& path) {
+int Interpreter::checkFile(const std::string& path, const ast::Program** parsed) {
   auto file = readSource(path, err_);
   if (!file) return 1;
   try {
     const ast::Program* program = parseOrReport(file, globals_);
     if (!program) return 1;
+    if (parsed) *parsed = program;
     std::set<Symbol> known;
     for (Env* e = globals_->parent().get(); e; e = e->parent().get())
       for (const auto& [k, v] : e->entries()) known.insert(k);

@@ -58,7 +58,8 @@ class Interpreter {
   // `echo` receives the value of each bare expression statement that is not none.
   int runSource(std::shared_ptr<const SourceFile> file, std::function<void(const Value&)> echo = {});
   // Parses and statically checks a file without running it; prints errors; returns the exit status.
-  int checkFile(const std::string& path);
+  // `parsed`, when given, receives the program once it parses (the interpreter keeps it).
+  int checkFile(const std::string& path, const ast::Program** parsed = nullptr);
   // The command-line arguments a program sees as `args` (SPEC §9); an empty list by default.
   void setProgramArgs(const std::vector<std::string>& args);
 

@@ -16,9 +16,8 @@ void printLayoutReport(Interpreter& in, std::ostream& out);
 
 // Whether a program declares or uses meshes or layouts (so that `weft check` must run it).
 bool usesLayouts(const ast::Program& program);
-bool fileUsesLayouts(const std::string& path);  // false when it does not parse
-// Whether it declares a graph function (@function), which `weft check` traces.
-bool fileHasGraphFunctions(const std::string& path);
+// Whether it declares a graph function (@function) or exports one, which `weft check` traces.
+bool hasGraphFunctions(const ast::Program& program);
 
 // `weft check` of a program with layouts, and `weft check --plan`: runs the file on shapes alone
 // in `in`, then prints the layout report to `report`. Returns the exit status.

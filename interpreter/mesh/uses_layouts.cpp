@@ -1,9 +1,6 @@
 // Whether a program uses meshes or layouts: `weft check` runs such a program on shapes alone
 // to check its layouts (docs/layouts.md), and only such a program.
-#include <fstream>
-#include <sstream>
-
-#include "../../grammar/parser.h"
+#include "../../grammar/ast/stmt.h"
 #include "plan.h"
 
 namespace weft::mesh {
@@ -143,25 +140,8 @@ bool hasGraphFunction(const ast::Block& b) {
   return false;
 }
 
-std::unique_ptr<ast::Program> parseFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream text;
-  text << f.rdbuf();
-  Diagnostics diags;
-  auto program = parseProgram(std::make_shared<SourceFile>(path, text.str()), diags);
-  return diags.hasErrors() ? nullptr : std::move(program);
-}
-
 }  // namespace
 
-bool fileUsesLayouts(const std::string& path) {
-  auto program = parseFile(path);
-  return program && usesLayouts(*program);
-}
-
-bool fileHasGraphFunctions(const std::string& path) {
-  auto program = parseFile(path);
-  return program && hasGraphFunction(program->body);
-}
+bool hasGraphFunctions(const ast::Program& program) { return hasGraphFunction(program.body); }
 
 }  // namespace weft::mesh
