@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds Weft with AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer in build-asan/
-# and runs the whole test suite there (docs/robustness.md); CI runs it after the release tests.
+# and runs the whole test suite there (docs/robustness.md); then the unit tests that use threads
+# under ThreadSanitizer (build-tsan/). CI runs it after the release tests.
 # Usage: tests/sanitize.sh [extra cmake arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,3 +18,11 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # built by its own CMakeLists): the release run covers it; compiled/differential still runs
 # weft compile itself under the sanitizers.
 ctest --test-dir build-asan --output-on-failure -j2 -E '^compiled/recorded$'
+
+# ThreadSanitizer: the unit tests whose names say they use threads (interpreters on several
+# threads; kernels split across threads).
+mkdir -p build-tsan
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
+  -DWEFT_SANITIZE_THREAD=ON "$@" > build-tsan/configure.log 2>&1 || { cat build-tsan/configure.log; exit 1; }
+cmake --build build-tsan --target weft_unit_tests
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/weft_unit_tests --test-case='*thread*'

@@ -29,9 +29,6 @@ struct Tape::Region {
 
 namespace {
 
-Tape* gActive = nullptr;
-int64_t gNextId = 0;
-
 using Grads = std::unordered_map<int64_t, Tensor>;
 using Remap = std::unordered_map<int64_t, Tensor>;
 
@@ -63,27 +60,27 @@ graph::Tracer& tracer() {
 
 Tape::Tape(std::vector<std::shared_ptr<VariableObj>> vars)
     : vars_(std::move(vars)), read_(vars_.size(), false), root_(std::make_shared<Region>()),
-      outerTape_(ops::tapeHook()), outerRead_(variableReadHook()), outer_(gActive) {
+      outerTape_(ops::tapeHook()), outerRead_(variableReadHook()), outer_(context().tape) {
   regions_.push_back(root_);
   ops::setTapeHook(this);
   setVariableReadHook(this);
-  gActive = this;
+  context().tape = this;
 }
 
 Tape::~Tape() { stop(); }
 
-Tape* Tape::active() { return gActive; }
+Tape* Tape::active() { return context().tape; }
 
 void Tape::stop() {
   if (!recording_) return;
   recording_ = false;
   ops::setTapeHook(outerTape_);
   setVariableReadHook(outerRead_);
-  gActive = outer_;
+  context().tape = outer_;
 }
 
 int64_t Tape::tag(Tensor& t, bool isLive) {
-  int64_t id = ++gNextId;
+  int64_t id = ++context().nextTapeId;
   t.setTapeId(id);
   if (isLive) live_.insert(id);
   return id;
@@ -125,7 +122,7 @@ void Tape::recorded(ops::OpId op, std::span<const Tensor> in, const ops::Attrs& 
   bool any = false;
   for (Tape* t = this; t && !any; t = t->outer_) any = t->records(in);
   if (!any) return;
-  for (auto& t : out) t.setTapeId(++gNextId);
+  for (auto& t : out) t.setTapeId(++context().nextTapeId);
   for (Tape* t = this; t; t = t->outer_) {
     if (!t->records(in)) continue;
     const bool flows = t->anyLive(in) && opDef(op).vjp != noGradient;
@@ -150,7 +147,7 @@ void Tape::onRead(VariableObj& v, Tensor& value) {
   bool any = false;
   for (Tape* t = this; t && !any; t = t->outer_) any = t->inBranch() || t->indexOf(v) < t->vars_.size();
   if (!any) return;
-  const int64_t id = ++gNextId;
+  const int64_t id = ++context().nextTapeId;
   value.setTapeId(id);
   for (Tape* t = this; t; t = t->outer_) {
     size_t i = t->indexOf(v);

@@ -3,44 +3,37 @@
 #include "../../grammar/diagnostics.h"
 
 namespace weft::graph {
-namespace {
-
-Tracer* gActive = nullptr;
-uint32_t gTraces = 0;
-
-}  // namespace
-
 TensorType typeOf(const Tensor& t) { return {t.dtype(), t.shape()}; }
 
 Tracer::Tracer(std::string name)
-    : outer_(gActive), outerEpoch_(currentTraceEpoch()), outerHook_(ops::traceHook()), outerAccess_(variableAccess()) {
-  setCurrentTraceEpoch(++gTraces);
+    : outer_(context().tracer), outerEpoch_(currentTraceEpoch()), outerHook_(ops::traceHook()), outerAccess_(variableAccess()) {
+  setCurrentTraceEpoch(++context().traces);
   graph_.name = std::move(name);
   blocks_.push_back(&graph_.body);
-  gActive = this;
+  context().tracer = this;
   ops::setTraceHook(this);
   setVariableAccess(this);
 }
 
 Tracer::~Tracer() {
-  gActive = outer_;
+  context().tracer = outer_;
   setCurrentTraceEpoch(outerEpoch_);
   ops::setTraceHook(outerHook_);
   setVariableAccess(outerAccess_);
 }
 
-Tracer* Tracer::active() { return gActive; }
+Tracer* Tracer::active() { return context().tracer; }
 
 Tracer::Pause::Pause()
-    : tracer_(gActive), hook_(ops::traceHook()), access_(variableAccess()), epoch_(currentTraceEpoch()) {
-  gActive = nullptr;
+    : tracer_(context().tracer), hook_(ops::traceHook()), access_(variableAccess()), epoch_(currentTraceEpoch()) {
+  context().tracer = nullptr;
   setCurrentTraceEpoch(0);
   ops::setTraceHook(nullptr);
   setVariableAccess(nullptr);
 }
 
 Tracer::Pause::~Pause() {
-  gActive = tracer_;
+  context().tracer = tracer_;
   setCurrentTraceEpoch(epoch_);
   ops::setTraceHook(hook_);
   setVariableAccess(access_);

@@ -9,8 +9,6 @@
 namespace weft::ops::impl {
 namespace {
 
-bool gShapesOnly = false;
-
 void checkFinite(const char* op, const char* what, double v) {
   if (!std::isfinite(v)) fail(std::string(op) + ": " + what + " must be finite, got " + numStr(v));
 }
@@ -24,8 +22,8 @@ void checkNumeric(const char* op, DType dtype) {
 
 namespace weft::ops {
 
-bool shapesOnly() { return impl::gShapesOnly; }
-void setShapesOnly(bool on) { impl::gShapesOnly = on; }
+bool shapesOnly() { return context().shapesOnly; }
+void setShapesOnly(bool on) { context().shapesOnly = on; }
 
 Shape makeShape(const char* op, const std::vector<int64_t>& dims) {
   checkRank(op, int(dims.size()));

@@ -160,33 +160,27 @@ Value makeBuiltin(std::string name, NativeFn fn, Value self) {
   return Value(std::make_shared<BuiltinObj>(std::move(name), std::move(fn), std::move(self)));
 }
 
-namespace {
-VariableAccess* gVariableAccess = nullptr;
-uint32_t gTraceEpoch = 0;
-}  // namespace
-
-uint32_t currentTraceEpoch() { return gTraceEpoch; }
-void setCurrentTraceEpoch(uint32_t epoch) { gTraceEpoch = epoch; }
+uint32_t currentTraceEpoch() { return context().traceEpoch; }
+void setCurrentTraceEpoch(uint32_t epoch) { context().traceEpoch = epoch; }
 
 void checkMutable(const Value& c) {
-  if (!gTraceEpoch) return;
-  uint32_t born = c.is(Kind::List) ? c.as<ListObj>()->traceEpoch : c.is(Kind::Dict) ? c.as<DictObj>()->traceEpoch : gTraceEpoch;
-  if (born != gTraceEpoch)
+  const uint32_t epoch = context().traceEpoch;
+  if (!epoch) return;
+  uint32_t born = c.is(Kind::List) ? c.as<ListObj>()->traceEpoch : c.is(Kind::Dict) ? c.as<DictObj>()->traceEpoch : epoch;
+  if (born != epoch)
     throw WeftError(std::string("a graph function cannot change a ") + kindName(c.kind()) +
                     " made outside it: the change would happen once, while tracing, not on later calls; "
                     "return the new values instead");
 }
 
-VariableAccess* variableAccess() { return gVariableAccess; }
-void setVariableAccess(VariableAccess* a) { gVariableAccess = a; }
-namespace {
-VariableReadHook* gReadHook = nullptr;
-}
-VariableReadHook* variableReadHook() { return gReadHook; }
-void setVariableReadHook(VariableReadHook* h) { gReadHook = h; }
+VariableAccess* variableAccess() { return context().variableAccess; }
+void setVariableAccess(VariableAccess* a) { context().variableAccess = a; }
+VariableReadHook* variableReadHook() { return context().variableReadHook; }
+void setVariableReadHook(VariableReadHook* h) { context().variableReadHook = h; }
 Tensor readVariable(VariableObj& v) {
-  Tensor t = gVariableAccess ? gVariableAccess->read(v) : v.value;
-  if (gReadHook) gReadHook->onRead(v, t);
+  const ExecutionContext& c = context();
+  Tensor t = c.variableAccess ? c.variableAccess->read(v) : v.value;
+  if (c.variableReadHook) c.variableReadHook->onRead(v, t);
   return t;
 }
 
@@ -196,7 +190,7 @@ PlacementHook* gPlacementHook = nullptr;
 PlacementHook* placementHook() { return gPlacementHook; }
 void setPlacementHook(PlacementHook* h) { gPlacementHook = h; }
 void writeVariable(VariableObj& v, Tensor value) {
-  if (gVariableAccess) return gVariableAccess->write(v, value);  // a graph being traced
+  if (VariableAccess* access = context().variableAccess) return access->write(v, value);  // a graph being traced
   if (v.placement) {
     if (!gPlacementHook) throw std::logic_error("a placed variable without interpreter/mesh's placement hook");
     return gPlacementHook->write(v, std::move(value));

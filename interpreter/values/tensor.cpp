@@ -7,19 +7,9 @@
 #include "format.h"
 
 namespace weft {
-namespace {
+MemoryLimits& memoryLimits() { return context().limits; }
 
-int64_t gLiveBytes = 0;
-
-
-}  // namespace
-
-MemoryLimits& memoryLimits() {
-  static MemoryLimits limits;
-  return limits;
-}
-
-int64_t liveTensorBytes() { return gLiveBytes; }
+int64_t liveTensorBytes() { return *context().liveBytes; }
 
 void checkValueBytes(int64_t bytes, const char* what) {
   if (bytes > memoryLimits().maxTensorBytes)
@@ -28,22 +18,25 @@ void checkValueBytes(int64_t bytes, const char* what) {
 }
 
 Storage::Storage(int64_t bytes) : bytes_(bytes) {
-  const MemoryLimits& lim = memoryLimits();
+  ExecutionContext& c = context();
+  const MemoryLimits& lim = c.limits;
+  const int64_t live = *c.liveBytes;
   if (bytes < 0 || bytes > lim.maxTensorBytes)
     throw WeftError("tensor of " + humanBytes(bytes) + " is larger than the limit of " +
                     humanBytes(lim.maxTensorBytes) + " for one tensor");
-  if (gLiveBytes + bytes > lim.maxLiveBytes)
+  if (live + bytes > lim.maxLiveBytes)
     throw WeftError("allocating " + humanBytes(bytes) + " would exceed the limit of " +
-                    humanBytes(lim.maxLiveBytes) + " for all live tensors (" + humanBytes(gLiveBytes) +
+                    humanBytes(lim.maxLiveBytes) + " for all live tensors (" + humanBytes(live) +
                     " in use)");
   size_t rounded = (size_t(bytes) + 63) / 64 * 64;
   data_ = std::aligned_alloc(64, rounded ? rounded : 64);
   if (!data_) throw WeftError("out of memory allocating a tensor of " + humanBytes(bytes));
-  gLiveBytes += bytes;
+  live_ = c.liveBytes;
+  *live_ += bytes;
 }
 
 Storage::~Storage() {
-  gLiveBytes -= bytes_;
+  *live_ -= bytes_;
   std::free(data_);
 }
 

@@ -6,17 +6,14 @@
 
 #include "../../stdlib/runtime/dtype.h"
 #include "../../stdlib/runtime/shape.h"
+#include "context.h"
 
 namespace weft {
 
 using rt::DType;
 using rt::Shape;
 
-// Limits on tensor memory; exceeding one is a user error, not a crash (docs/robustness.md).
-struct MemoryLimits {
-  int64_t maxTensorBytes = int64_t(8) << 30;  // one tensor
-  int64_t maxLiveBytes = int64_t(16) << 30;   // all live tensors together
-};
+// The current execution context's limits and live bytes (context.h).
 MemoryLimits& memoryLimits();
 int64_t liveTensorBytes();
 // Strings and lists are not in the live total, but one of them may not exceed the one-tensor
@@ -27,7 +24,8 @@ void checkValueBytes(int64_t bytes, const char* what);
 // bytes() and strides never overflow later.
 int64_t checkedBytes(DType dtype, const Shape& shape);
 
-// A 64-byte aligned buffer that counts itself in the live-bytes total.
+// A 64-byte aligned buffer that counts itself in the live-bytes total of the context it was
+// allocated in.
 class Storage {
  public:
   explicit Storage(int64_t bytes);  // throws WeftError past the limits
@@ -40,6 +38,7 @@ class Storage {
  private:
   void* data_;
   int64_t bytes_;
+  std::shared_ptr<std::atomic<int64_t>> live_;
 };
 
 class Tensor {

@@ -1,0 +1,69 @@
+// The execution context: the state one running program owns — the active tracer and gradient
+// tapes, the random stream, plan mode, the live-bytes count and limits, the variable-access hooks.
+// Each thread has a current context; an Interpreter makes its own current on its thread while it
+// lives (interpreters on one thread nest), so two interpreters on two threads share nothing
+// mutable. ops::apply and every layer above read their state from here, never from globals.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace weft {
+
+namespace ops {
+class TraceHook;
+class TapeHook;
+}  // namespace ops
+namespace graph {
+class Tracer;
+}
+namespace autodiff {
+class Tape;
+}
+class VariableAccess;
+class VariableReadHook;
+
+// Limits on tensor memory; exceeding one is a user error, not a crash (docs/robustness.md).
+struct MemoryLimits {
+  int64_t maxTensorBytes = int64_t(8) << 30;  // one tensor
+  int64_t maxLiveBytes = int64_t(16) << 30;   // all live tensors together
+};
+
+struct ExecutionContext {
+  // values/: the bytes of the tensors allocated under this context (shared with each storage,
+  // which may outlive the context), the limits, the hooks that route variable reads and writes.
+  std::shared_ptr<std::atomic<int64_t>> liveBytes = std::make_shared<std::atomic<int64_t>>(0);
+  MemoryLimits limits;
+  VariableAccess* variableAccess = nullptr;      // the graph being traced
+  VariableReadHook* variableReadHook = nullptr;  // the innermost gradient tape
+  uint32_t traceEpoch = 0;                       // which trace made a list or dict
+  // ops/: the trace and tape an op reports to, the random stream (Philox key and counter), plan
+  // mode (creation and random ops give shapes only).
+  ops::TraceHook* traceHook = nullptr;
+  ops::TapeHook* tapeHook = nullptr;
+  uint64_t randomKey = 0, randomCounter = 0;
+  bool shapesOnly = false;
+  // graph/ and autodiff/: the innermost tracer, how many traces began, the innermost tape and the
+  // next id it gives a recorded tensor.
+  graph::Tracer* tracer = nullptr;
+  uint32_t traces = 0;
+  autodiff::Tape* tape = nullptr;
+  int64_t nextTapeId = 0;
+};
+
+// The calling thread's current context (a thread starts with one of its own).
+ExecutionContext& context();
+
+// Makes `c` the thread's current context until destroyed.
+class ContextScope {
+ public:
+  explicit ContextScope(ExecutionContext& c);
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  ExecutionContext* outer_;
+};
+
+}  // namespace weft
