@@ -10,7 +10,8 @@ file(MAKE_DIRECTORY ${WORK}/gen ${WORK}/cases ${WORK}/got)
 include(${CMAKE_CURRENT_LIST_DIR}/compiled_cases.cmake)
 
 # Bad input first (it needs no build): a folder holding a user's file is refused and left as it
-# was; an op without an emitter is named with its line; an unknown pass is a usage error.
+# was; a node whose sizes generated code cannot hold is named with its line; an unknown pass is a
+# usage error.
 file(MAKE_DIRECTORY ${WORK}/user)
 file(WRITE ${WORK}/user/notes.txt "mine")
 execute_process(COMMAND ${WEFT} compile ${SRC}/state.model -o ${WORK}/user RESULT_VARIABLE rc ERROR_VARIABLE err)
@@ -22,7 +23,7 @@ if(NOT rc EQUAL 1 OR NOT err MATCHES "holds other files" OR NOT kept STREQUAL "m
 endif()
 execute_process(COMMAND ${WEFT} compile ${SRC}/errors/unsupported.model -o ${WORK}/unsupported
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT err MATCHES "getitem \\(at unsupported.model:3\\) cannot be compiled to C\\+\\+"
+if(NOT rc EQUAL 1 OR NOT err MATCHES "cond \\(at unsupported.model:4\\) cannot be compiled to C\\+\\+: its branches give results whose sizes may differ"
    OR EXISTS ${WORK}/unsupported)
   message(FATAL_ERROR "an unsupported op was not reported (${rc}): ${err}")
 endif()

@@ -18,16 +18,6 @@ struct FunctionCode {
 
 FunctionCode emitFunctionBody(const CompileUnit& unit, const ExportGraph& e);
 
-inline bool isUnary(ops::OpId op) { return int(op) < int(ops::OpId::BinaryAdd); }
-inline bool isBinary(ops::OpId op) { return int(op) >= int(ops::OpId::BinaryAdd) && int(op) < int(ops::OpId::ReduceSum); }
-inline bool isReduce(ops::OpId op) { return int(op) >= int(ops::OpId::ReduceSum) && int(op) < int(ops::OpId::MatMul); }
-
-// Unary kernels that may write over their input: those whose result at i reads only input i
-// while it is computed (exp and sigmoid repair subnormal results afterwards from the input).
-inline bool unaryInPlace(ops::OpId op) { return op != ops::OpId::UnaryExp && op != ops::OpId::UnarySigmoid; }
-// Elementwise kernels whose result may be written over an input of the same size.
-inline bool elementwiseInPlace(ops::OpId op) { return (isUnary(op) && unaryInPlace(op)) || isBinary(op); }
-
 // "F32", for weft::rt::DType::F32.
 const char* dtypeEnumName(DType t);
 

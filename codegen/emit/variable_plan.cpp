@@ -13,11 +13,8 @@ using ops::OpId;
 
 namespace {
 
-// Ops whose result is a view of their input's bytes (as the emitter lays them out).
-bool isView(OpId op) {
-  return op == OpId::Reshape || op == OpId::ExpandDims || op == OpId::Squeeze || op == OpId::GetItem ||
-         op == OpId::Cast;
-}
+// Results that may be their input's bytes (as the emitter lays them out).
+bool isView(OpId op) { return ops::opDef(op).view; }
 
 }  // namespace
 
@@ -78,7 +75,7 @@ VariablePlan planVariables(const graph::Graph& g) {
       for (int r : reads[var]) {
         if (r > a || !into) continue;
         const int last = lastUse[size_t(top.nodes[size_t(r)].outputs[0])];
-        into = last < d || (last == d && elementwiseInPlace(producer.op));
+        into = last < d || (last == d && ops::opDef(producer.op).inPlace);
       }
     }
     if (into) plan.computedInto[v] = int(var);

@@ -47,6 +47,7 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::Linspace:
     case OpId::RandomNormal:
     case OpId::RandomUniform:
+    case OpId::RandomTruncatedNormal:
     case OpId::ShapeOf: return noGradient;
     case OpId::Conv2D: return conv2dVjp;
     case OpId::MaxPool2D: return maxPool2dVjp;

@@ -12,17 +12,10 @@ namespace {
 void def(Env& env, const char* name, NativeFn fn) { env.set(intern(name), makeBuiltin(name, std::move(fn))); }
 
 // An op-level `seed=n` (TensorFlow's, Keras'): the op draws from the stream of seed n, so the same
-// seed gives the same numbers wherever the call is, and the global stream is left as it was.
-template <class F>
-Value seeded(const ArgReader& r, int seedArg, F draw) {
-  if (!r.has(seedArg)) return Value(draw());
-  ops::RandomState global = ops::randomState();
-  ops::seed(uint64_t(r.integer(seedArg)));
-  struct Restore {
-    ops::RandomState s;
-    ~Restore() { ops::setRandomState(s); }
-  } restore{global};
-  return Value(draw());
+// seed gives the same numbers wherever the call is (eager, graph or compiled), and the global
+// stream is left as it was.
+std::optional<int64_t> seedArg(const ArgReader& r, int i) {
+  return r.has(i) ? std::optional<int64_t>(r.integer(i)) : std::nullopt;
 }
 
 NativeFn filled(const char* name, double value) {
@@ -93,27 +86,20 @@ void registerTensorCreation(Env& env) {
     ArgReader r(a, "random.normal", {"shape", "mean?", "stddev?", "dtype?", "seed?"});
     double sd = r.number(2, 1);
     if (sd < 0) r.fail(2, "must not be negative");
-    return seeded(r, 4, [&] { return ops::randomNormal(r.shape(0), r.number(1, 0), sd, r.dtype(3, DType::F32)); });
+    return Value(ops::randomNormal(r.shape(0), r.number(1, 0), sd, r.dtype(3, DType::F32), seedArg(r, 4)));
   });
   // Keras' truncated normal: values past two standard deviations are drawn again.
   def(*random, "truncated_normal", [](Interpreter&, Args& a) {
-    ArgReader r(a, "random.truncated_normal", {"shape", "mean?", "stddev?", "dtype?"});
-    double mean = r.number(1, 0), sd = r.number(2, 1);
+    ArgReader r(a, "random.truncated_normal", {"shape", "mean?", "stddev?", "dtype?", "seed?"});
+    double sd = r.number(2, 1);
     if (sd < 0) r.fail(2, "must not be negative");
     DType dt = r.dtype(3, DType::F32);
     if (!rt::isFloat(dt)) r.fail(3, "must be a float dtype");
-    Shape shape = r.shape(0);
-    Tensor z = ops::randomNormal(shape, 0, 1, DType::F64);
-    if (z.isAbstract()) return Value(Tensor::abstract(dt, shape));  // a plan
-    double* p = z.data<double>();
-    for (int64_t i = 0; i < z.numel(); ++i)
-      while (std::abs(p[i]) > 2) p[i] = ops::randomNormal(Shape{}, 0, 1, DType::F64).data<double>()[0];
-    for (int64_t i = 0; i < z.numel(); ++i) p[i] = mean + sd * p[i];
-    return Value(ops::cast(z, dt));
+    return Value(ops::randomTruncatedNormal(r.shape(0), r.number(1, 0), sd, dt, seedArg(r, 4)));
   });
   def(*random, "uniform", [](Interpreter&, Args& a) {
     ArgReader r(a, "random.uniform", {"shape", "minval?", "maxval?", "dtype?", "seed?"});
-    return seeded(r, 4, [&] { return ops::randomUniform(r.shape(0), r.number(1, 0), r.number(2, 1), r.dtype(3, DType::F32)); });
+    return Value(ops::randomUniform(r.shape(0), r.number(1, 0), r.number(2, 1), r.dtype(3, DType::F32), seedArg(r, 4)));
   });
   env.set(intern("random"), Value(std::make_shared<NamespaceObj>("random", random)));
 }

@@ -78,9 +78,13 @@ Tensor arange(double start, double stop, double step, DType dtype);
 TensorType linspaceType(double start, double stop, int64_t num, DType dtype);
 Tensor linspace(double start, double stop, int64_t num, DType dtype);
 TensorType randomNormalType(const Shape& shape, double mean, double stddev, DType dtype);
-Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype);
+// seed: an op-level seed's own stream from its start, leaving the context's untouched.
+Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<int64_t> seed);
 TensorType randomUniformType(const Shape& shape, double lo, double hi, DType dtype);
-Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype);
+Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype, std::optional<int64_t> seed);
+TensorType randomTruncatedNormalType(const Shape& shape, double mean, double stddev, DType dtype);
+Tensor randomTruncatedNormal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<int64_t> seed);
+int64_t randomTruncatedNormalWorkspace(const Shape& shape, DType dtype);
 
 TensorType conv2dType(const TensorType& x, const TensorType& w, Pair strides, const std::string& padding,
                       Pair dilation);

@@ -1,6 +1,7 @@
 // Indexing: NumPy basic indexing (getItem / setItem) as strided copies, and take (gather).
 #include "../../stdlib/runtime/copy.h"
 #include "../../stdlib/runtime/layout_ops.h"
+#include "../../stdlib/runtime/slice.h"
 #include "check.h"
 #include "impl.h"
 
@@ -9,24 +10,12 @@ namespace {
 
 // Python's slice.indices(n): clamps start and stop, returns the number of selected elements.
 int64_t adjustSlice(const Subscript& sub, int64_t n, int64_t& start, int64_t& step) {
-  step = sub.step.value_or(1);
-  if (step == 0) fail("slice step cannot be zero");
-  const int64_t big = int64_t(1) << 62;  // |step| beyond n changes nothing; avoids overflow
-  step = step > big ? big : (step < -big ? -big : step);
-  const int64_t lower = step > 0 ? 0 : -1, upper = step > 0 ? n : n - 1;
-  auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
-    if (!v) return dflt;
-    int64_t i = *v;
-    if (i < 0) {
-      i += n;
-      return i < lower ? lower : i;
-    }
-    return i > upper ? upper : i;
-  };
-  start = clamp(sub.start, step > 0 ? lower : upper);
-  int64_t stop = clamp(sub.stop, step > 0 ? upper : lower);
-  if (step > 0) return start < stop ? (stop - start - 1) / step + 1 : 0;
-  return stop < start ? (start - stop - 1) / (-step) + 1 : 0;
+  if (sub.step.value_or(1) == 0) fail("slice step cannot be zero");
+  const rt::SliceRange r = rt::sliceRange(n, bool(sub.start), sub.start.value_or(0), bool(sub.stop), sub.stop.value_or(0),
+                                          sub.step.value_or(1));
+  start = r.start;
+  step = r.step;
+  return r.count;
 }
 
 }  // namespace

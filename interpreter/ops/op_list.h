@@ -110,6 +110,7 @@ enum class BinaryRule {
   X(, Linspace, "linspace", 0)                       \
   X(, RandomNormal, "random_normal", 0)              \
   X(, RandomUniform, "random_uniform", 0)            \
+  X(, RandomTruncatedNormal, "random_truncated_normal", 0) \
   X(, Conv2D, "conv2d", 2)                           \
   X(, MaxPool2D, "max_pool2d", 1)                    \
   X(, AvgPool2D, "avg_pool2d", 1)                    \
@@ -144,7 +145,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 83, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 84, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

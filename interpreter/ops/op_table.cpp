@@ -33,6 +33,7 @@ std::array<int64_t, 2> pairAttr(OpId op, const Attrs& a, const char* key) {
   return {v[0], v[1]};
 }
 std::vector<Tensor> listOf(In in) { return std::vector<Tensor>(in.begin(), in.end()); }
+std::optional<int64_t> seedOf(const Attrs& a) { return a.has("seed") ? std::optional(a.i("seed")) : std::nullopt; }
 
 template <UnaryOp U>
 Out runUnary(In in, const Attrs&) { return {impl::unary(U, in[0])}; }
@@ -91,8 +92,72 @@ PoolAttrs poolAttrs(OpId op, const Attrs& a) {
           op == OpId::AvgPool2DGrad ? pairAttr(op, a, "input_size") : std::array<int64_t, 2>{}, a.s("padding")};
 }
 
+Family familyOf(OpId id) {
+  switch (id) {
+#define WEFT_FAMILY(F, Id, ...) \
+  case OpId::F##Id: return Family::F;
+    WEFT_FOR_EACH_UNARY_OP(WEFT_FAMILY)
+    WEFT_FOR_EACH_BINARY_OP(WEFT_FAMILY)
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_FAMILY)
+#undef WEFT_FAMILY
+    case OpId::MatMul: return Family::MatMul;
+    case OpId::ArgMax:
+    case OpId::ArgMin: return Family::ArgReduce;
+    case OpId::Cast:
+    case OpId::Reshape:
+    case OpId::Transpose:
+    case OpId::BroadcastTo:
+    case OpId::Concat:
+    case OpId::Stack:
+    case OpId::Split:
+    case OpId::Squeeze:
+    case OpId::ExpandDims:
+    case OpId::ShapeOf: return Family::Shape;
+    case OpId::Where:
+    case OpId::Clip: return Family::Ternary;
+    case OpId::OneHot:
+    case OpId::GetItem:
+    case OpId::SetItem:
+    case OpId::Take: return Family::Indexing;
+    case OpId::Full:
+    case OpId::Eye:
+    case OpId::Arange:
+    case OpId::Linspace: return Family::Creation;
+    case OpId::RandomNormal:
+    case OpId::RandomUniform:
+    case OpId::RandomTruncatedNormal: return Family::Random;
+    case OpId::Conv2D:
+    case OpId::MaxPool2D:
+    case OpId::AvgPool2D:
+    case OpId::Conv2DBackpropInput:
+    case OpId::Conv2DBackpropFilter:
+    case OpId::MaxPool2DGrad:
+    case OpId::AvgPool2DGrad:
+    case OpId::MaxPool2DGradGrad: return Family::Conv;
+    case OpId::Constant:
+    case OpId::ReadVariable:
+    case OpId::AssignVariable: return Family::State;
+    case OpId::Print: return Family::Output;
+    case OpId::Cond:
+    case OpId::While: return Family::Control;
+  }
+  throw std::logic_error("op without a family");
+}
+
+// The named property sets (op_table.h says what each means).
+void setProperties(OpDef& d) {
+  const OpId id = d.id;
+  d.view = id == OpId::Reshape || id == OpId::ExpandDims || id == OpId::Squeeze || id == OpId::GetItem ||
+           id == OpId::Cast;
+  d.fusible = d.family == Family::Unary || d.family == Family::Binary;
+  d.inPlace = d.fusible && id != OpId::UnaryExp && id != OpId::UnarySigmoid;
+  d.epilogue = id == OpId::UnaryRelu || id == OpId::UnaryTanh || id == OpId::UnaryErf || id == OpId::UnaryNeg ||
+               id == OpId::UnaryAbs || id == OpId::UnarySquare;
+}
+
 OpDef row(OpId id) {
-  OpDef d{id, opName(id), opArity(id)};
+  OpDef d{id, opName(id), opArity(id), familyOf(id)};
+  setProperties(d);
   switch (id) {
 #define WEFT_UNARY_ROW(F, Id, ...)                                                                   \
   case OpId::F##Id:                                                                                  \
@@ -238,24 +303,39 @@ OpDef row(OpId id) {
         return {impl::linspace(a.f("start"), a.f("stop"), a.i("num"), a.dtype("dtype"))};
       };
       break;
+    // The random ops advance the context's stream (an effect), unless an op-level `seed` gives
+    // them a stream of their own.
     case OpId::RandomNormal:
-      d.attrs = {{"shape", K::Ints}, {"mean", K::Float}, {"stddev", K::Float}, {"dtype", K::DType}};
-      d.effect = true;  // advances the random stream
+    case OpId::RandomTruncatedNormal:
+      d.attrs = {{"shape", K::Ints}, {"mean", K::Float}, {"stddev", K::Float}, {"dtype", K::DType}, {"seed", K::Int, true}};
+      d.effect = true;
+      if (id == OpId::RandomNormal) {
+        d.infer = [](Ty, const Attrs& a) -> Types {
+          return {impl::randomNormalType(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
+        };
+        d.run = [](In, const Attrs& a) -> Out {
+          return {impl::randomNormal(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"), seedOf(a))};
+        };
+        break;
+      }
       d.infer = [](Ty, const Attrs& a) -> Types {
-        return {impl::randomNormalType(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
+        return {impl::randomTruncatedNormalType(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
       };
       d.run = [](In, const Attrs& a) -> Out {
-        return {impl::randomNormal(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
+        return {impl::randomTruncatedNormal(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"), seedOf(a))};
+      };
+      d.workspace = [](Ty, const Attrs& a) {
+        return impl::randomTruncatedNormalWorkspace(shapeOf(a.ints("shape")), a.dtype("dtype"));
       };
       break;
     case OpId::RandomUniform:
-      d.attrs = {{"shape", K::Ints}, {"minval", K::Float}, {"maxval", K::Float}, {"dtype", K::DType}};
+      d.attrs = {{"shape", K::Ints}, {"minval", K::Float}, {"maxval", K::Float}, {"dtype", K::DType}, {"seed", K::Int, true}};
       d.effect = true;
       d.infer = [](Ty, const Attrs& a) -> Types {
         return {impl::randomUniformType(shapeOf(a.ints("shape")), a.f("minval"), a.f("maxval"), a.dtype("dtype"))};
       };
       d.run = [](In, const Attrs& a) -> Out {
-        return {impl::randomUniform(shapeOf(a.ints("shape")), a.f("minval"), a.f("maxval"), a.dtype("dtype"))};
+        return {impl::randomUniform(shapeOf(a.ints("shape")), a.f("minval"), a.f("maxval"), a.dtype("dtype"), seedOf(a))};
       };
       break;
     case OpId::Conv2D:
@@ -365,9 +445,6 @@ std::vector<OpDef>& table() {
   return rows;
 }
 
-TraceHook* gHook = nullptr;
-TapeHook* gTape = nullptr;
-
 bool anySymbolic(In in) {
   for (const auto& t : in)
     if (t.isSymbolic()) return true;
@@ -388,6 +465,13 @@ void setVjpRules(VjpFn (*rule)(OpId op)) {
   for (OpDef& d : table()) d.vjp = rule(d.id);
 }
 
+void setEmitRules(const EmitRule* (*rule)(OpId op, const char** whyNot)) {
+  for (OpDef& d : table()) {
+    d.notCompilable = nullptr;
+    d.emit = rule(d.id, &d.notCompilable);
+  }
+}
+
 bool findOp(const std::string& name, OpId& out) {
   for (const auto& d : table())
     if (name == d.name) {
@@ -397,30 +481,33 @@ bool findOp(const std::string& name, OpId& out) {
   return false;
 }
 
-TraceHook* traceHook() { return gHook; }
-void setTraceHook(TraceHook* hook) { gHook = hook; }
-TapeHook* tapeHook() { return gTape; }
-void setTapeHook(TapeHook* hook) { gTape = hook; }
-bool hooked() { return gHook || gTape; }
+TraceHook* traceHook() { return context().traceHook; }
+void setTraceHook(TraceHook* hook) { context().traceHook = hook; }
+TapeHook* tapeHook() { return context().tapeHook; }
+void setTapeHook(TapeHook* hook) { context().tapeHook = hook; }
+bool hooked() { return context().traceHook || context().tapeHook; }
 
 std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
   const OpDef& d = opDef(op);
   if (!d.run) throw std::logic_error(std::string("op ") + d.name + " runs only inside a graph");
-  const bool traced = gHook && (d.effect || anySymbolic(in));
+  const ExecutionContext& c = context();
+  TraceHook* const trace = c.traceHook;
+  TapeHook* const tape = c.tapeHook;
+  const bool traced = trace && (d.effect || anySymbolic(in));
   // Inference alone while tracing, on abstract inputs, and for the creation and random ops on
   // shapes alone (so that recording a random op does not advance the stream).
-  if (traced || anyAbstract(in) || (in.empty() && shapesOnly())) {
+  if (traced || anyAbstract(in) || (in.empty() && c.shapesOnly)) {
     std::vector<TensorType> types;
     types.reserve(in.size());
     for (const auto& t : in) types.push_back(typeOf(t));
     std::vector<Tensor> out;
     for (const TensorType& t : d.infer(types, attrs)) out.push_back(Tensor::abstract(t.dtype, t.shape));
-    if (traced) out = gHook->record(op, in, attrs, std::move(out));
-    if (gTape) gTape->recorded(op, in, attrs, out);
+    if (traced) out = trace->record(op, in, attrs, std::move(out));
+    if (tape) tape->recorded(op, in, attrs, out);
     return out;
   }
   std::vector<Tensor> out = d.run(in, attrs);
-  if (gTape) gTape->recorded(op, in, attrs, out);
+  if (tape) tape->recorded(op, in, attrs, out);
   return out;
 }
 

@@ -54,11 +54,47 @@ struct VjpArgs {
 using VjpResult = std::vector<std::optional<Tensor>>;
 using VjpFn = VjpResult (*)(const VjpArgs& a);
 
+// An op's C++ emission: defined by the code generator (codegen/emit/emit_rule.h), which the
+// interpreter never includes; the table only holds it.
+struct EmitRule;
+
+// What kind of op a row is: the passes, memory plans and tests decide by these, never by an
+// op's position in the enum.
+enum class Family {
+  Unary,      // elementwise, one input (op_list.h's unary list)
+  Binary,     // elementwise, two broadcast inputs
+  Ternary,    // elementwise, three broadcast inputs (where, clip)
+  Reduce,     // over axes (sum, mean, ...)
+  ArgReduce,  // the index of the largest or smallest along an axis
+  MatMul,
+  Shape,      // moves elements without computing (reshape, transpose, concat, cast ...)
+  Indexing,   // getitem, setitem, take, one_hot
+  Creation,   // no inputs, no effect (full, eye, arange, linspace)
+  Random,     // no inputs, advances the random stream
+  Conv,       // conv2d, the pools and their gradients (NHWC windows)
+  State,      // constants and variables
+  Output,     // print
+  Control,    // cond, while: nodes whose bodies are blocks
+};
+
 struct OpDef {
   OpId id;
   const char* name;
   int arity;  // -1: variadic
+  Family family;
   std::vector<AttrSpec> attrs;
+  // Properties, named once here (tinygrad's GroupOp sets):
+  // the result may be its input's bytes (reshape, expand_dims, squeeze always; getitem of a whole
+  // tensor and a cast to the same dtype when so): a memory plan keeps the input alive with it.
+  bool view = false;
+  // Elementwise, and its result at i reads only its inputs at i while it is computed: the result
+  // may be written over a same-sized input that dies there. (exp and sigmoid repair subnormal
+  // results from the input afterwards, so they are not.)
+  bool inPlace = false;
+  // A step of a fused elementwise loop (fuse-elementwise): one output, unary or binary.
+  bool fusible = false;
+  // Applied in place over a matmul's result as its epilogue (fuse-epilogues).
+  bool epilogue = false;
   // Reads or changes state outside its inputs and outputs (variables, the random stream, the
   // output stream): never folded, merged or removed, and run in program order.
   bool effect = false;
@@ -75,12 +111,19 @@ struct OpDef {
   // depend smoothly on their inputs (comparisons, argmax, creation); null only for the graph-only
   // ops, which a tape handles itself (interpreter/autodiff/tape.h). Filled by setVjpRules.
   VjpFn vjp = nullptr;
+  // C++ emission: the op's rule (codegen/emit/), or null with `notCompilable` saying why.
+  // Filled by setEmitRules.
+  const EmitRule* emit = nullptr;
+  const char* notCompilable = nullptr;
 };
 
 const OpDef& opDef(OpId op);
 // Fills the `vjp` column with rule(op) for every op: interpreter/autodiff, a layer above the op
 // table, registers its rules at startup (autodiff::registerVjpRules).
 void setVjpRules(VjpFn (*rule)(OpId op));
+// Fills the `emit` column the same way (codegen::registerEmitRules); `rule` gives null and a
+// reason for an op that does not compile.
+void setEmitRules(const EmitRule* (*rule)(OpId op, const char** whyNot));
 // The op named `name` ("add", "reduce_sum" is "sum"), or false.
 bool findOp(const std::string& name, OpId& out);
 

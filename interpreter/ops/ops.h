@@ -99,7 +99,7 @@ Tensor eye(int64_t n, int64_t m, DType dtype);
 Tensor arange(double start, double stop, double step, DType dtype);
 Tensor linspace(double start, double stop, int64_t num, DType dtype);
 
-// Random numbers from one global Philox stream: seed(s) sets the key and restarts the counter.
+// Random numbers from the execution context's Philox stream: seed(s) sets the key and restarts the counter.
 // Before any seed() call the seed is 0, so runs are reproducible by default.
 void seed(uint64_t s);
 struct RandomState {
@@ -108,8 +108,12 @@ struct RandomState {
 };
 RandomState randomState();
 void setRandomState(RandomState s);
-Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype);
-Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype);
+// `seed`: an op-level seed (TensorFlow's, Keras'): the op draws from the start of the stream of
+// that seed, the same numbers wherever the call is, and the context's stream stays as it was.
+Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<int64_t> seed = {});
+Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype, std::optional<int64_t> seed = {});
+// Keras' truncated normal: values beyond two standard deviations are drawn again.
+Tensor randomTruncatedNormal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<int64_t> seed = {});
 
 // Convolution and pooling, NHWC (Keras' layout). padding is "valid" or "same" (TensorFlow's:
 // output ceil(in / stride), the odd padding element at the bottom/right); strides, dilation and

@@ -1,5 +1,6 @@
-// Random ops on one global Philox stream. Each call takes the next blocks of the counter, so a
-// program's sequence of random calls (eager or traced-graph) gives the same numbers every run.
+// Random ops on the execution context's Philox stream. Each call takes the next blocks of the
+// counter, so a program's sequence of random calls (eager or traced-graph) gives the same numbers
+// every run.
 #include <cmath>
 
 #include "../../stdlib/runtime/random.h"
@@ -8,16 +9,20 @@
 
 namespace weft::ops::impl {
 namespace {
-RandomState gState;
-}  // namespace
-namespace {
 
-// Reserves the blocks for n values of T and returns the first counter.
-template <class T>
-uint64_t takeBlocks(int64_t n) {
-  uint64_t c = gState.counter;
-  gState.counter += uint64_t(rt::blocksFor<T>(n));
-  return c;
+// The stream an op draws from: its own seed's from the start (an op-level seed=, which leaves
+// the context's stream as it was), or the context's, whose next blocks it takes.
+struct Stream {
+  uint64_t key, counter;
+  bool own;
+};
+Stream streamOf(std::optional<int64_t> seed) {
+  if (seed) return {uint64_t(*seed), 0, true};
+  return {context().randomKey, context().randomCounter, false};
+}
+// The context's stream moves on to `counter` (nothing for an op-level seed).
+void advance(const Stream& s, uint64_t counter) {
+  if (!s.own) context().randomCounter = counter;
 }
 
 }  // namespace
@@ -26,9 +31,12 @@ uint64_t takeBlocks(int64_t n) {
 
 namespace weft::ops {
 
-void seed(uint64_t s) { impl::gState = RandomState{s, 0}; }
-RandomState randomState() { return impl::gState; }
-void setRandomState(RandomState s) { impl::gState = s; }
+void seed(uint64_t s) { setRandomState(RandomState{s, 0}); }
+RandomState randomState() { return {context().randomKey, context().randomCounter}; }
+void setRandomState(RandomState s) {
+  context().randomKey = s.key;
+  context().randomCounter = s.counter;
+}
 
 }  // namespace weft::ops
 
@@ -42,14 +50,44 @@ TensorType randomNormalType(const Shape& shape, double mean, double stddev, DTyp
   return {dtype, shape};
 }
 
-Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype) {
+Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<int64_t> seed) {
   Tensor out = Tensor::empty(dtype, randomNormalType(shape, mean, stddev, dtype).shape);
+  const Stream s = streamOf(seed);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>)
-      rt::normalKernel(out.data<T>(), out.numel(), gState.key, takeBlocks<T>(out.numel()), mean, stddev);
+    if constexpr (std::is_floating_point_v<T>) {
+      rt::normalKernel(out.data<T>(), out.numel(), s.key, s.counter, mean, stddev);
+      advance(s, s.counter + uint64_t(rt::blocksFor<T>(out.numel())));
+    }
   });
   return out;
+}
+
+TensorType randomTruncatedNormalType(const Shape& shape, double mean, double stddev, DType dtype) {
+  checkShape("random.truncated_normal", shape);
+  if (!rt::isFloat(dtype)) fail("random.truncated_normal makes float tensors, not " + dtypeStr(dtype));
+  if (!std::isfinite(mean) || !std::isfinite(stddev) || stddev < 0)
+    fail("random.truncated_normal: mean must be finite and stddev finite and non-negative");
+  return {dtype, shape};
+}
+
+Tensor randomTruncatedNormal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<int64_t> seed) {
+  Tensor out = Tensor::empty(dtype, randomTruncatedNormalType(shape, mean, stddev, dtype).shape);
+  const Stream s = streamOf(seed);
+  rt::dispatch(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      const int64_t n = out.numel();
+      double* z = std::is_same_v<T, double> ? reinterpret_cast<double*>(out.data<T>())
+                                            : static_cast<double*>(scratch(rt::truncatedNormalWorkspaceBytes(n, sizeof(T))));
+      advance(s, rt::truncatedNormalKernel(out.data<T>(), n, s.key, s.counter, mean, stddev, z));
+    }
+  });
+  return out;
+}
+
+int64_t randomTruncatedNormalWorkspace(const Shape& shape, DType dtype) {
+  return rt::truncatedNormalWorkspaceBytes(shape.numel(), int64_t(rt::dtypeSize(dtype)));
 }
 
 TensorType randomUniformType(const Shape& shape, double lo, double hi, DType dtype) {
@@ -61,12 +99,15 @@ TensorType randomUniformType(const Shape& shape, double lo, double hi, DType dty
   return {dtype, shape};
 }
 
-Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype) {
+Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype, std::optional<int64_t> seed) {
   Tensor out = Tensor::empty(dtype, randomUniformType(shape, lo, hi, dtype).shape);
+  const Stream s = streamOf(seed);
   rt::dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>)
-      rt::uniformKernel(out.data<T>(), out.numel(), gState.key, takeBlocks<T>(out.numel()), lo, hi);
+    if constexpr (!std::is_same_v<T, bool>) {
+      rt::uniformKernel(out.data<T>(), out.numel(), s.key, s.counter, lo, hi);
+      advance(s, s.counter + uint64_t(rt::blocksFor<T>(out.numel())));
+    }
   });
   return out;
 }

@@ -68,11 +68,24 @@ Tensor arange(double start, double stop, double step, DType dtype) {
 Tensor linspace(double start, double stop, int64_t num, DType dtype) {
   return one(OpId::Linspace, {}, {{"start", start}, {"stop", stop}, {"num", num}, {"dtype", dtype}});
 }
-Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype) {
-  return one(OpId::RandomNormal, {}, {{"shape", dimsOf(shape)}, {"mean", mean}, {"stddev", stddev}, {"dtype", dtype}});
+namespace {
+// The random ops' attributes, with an op-level seed when given.
+Attrs randomAttrs(Attrs a, std::optional<int64_t> seed) {
+  if (seed) a.set("seed", *seed);
+  return a;
 }
-Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype) {
-  return one(OpId::RandomUniform, {}, {{"shape", dimsOf(shape)}, {"minval", lo}, {"maxval", hi}, {"dtype", dtype}});
+}  // namespace
+Tensor randomNormal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<int64_t> seed) {
+  return one(OpId::RandomNormal, {},
+             randomAttrs({{"shape", dimsOf(shape)}, {"mean", mean}, {"stddev", stddev}, {"dtype", dtype}}, seed));
+}
+Tensor randomTruncatedNormal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<int64_t> seed) {
+  return one(OpId::RandomTruncatedNormal, {},
+             randomAttrs({{"shape", dimsOf(shape)}, {"mean", mean}, {"stddev", stddev}, {"dtype", dtype}}, seed));
+}
+Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype, std::optional<int64_t> seed) {
+  return one(OpId::RandomUniform, {},
+             randomAttrs({{"shape", dimsOf(shape)}, {"minval", lo}, {"maxval", hi}, {"dtype", dtype}}, seed));
 }
 Tensor conv2d(const Tensor& x, const Tensor& w, std::array<int64_t, 2> strides, const std::string& padding,
               std::array<int64_t, 2> dilation) {

@@ -104,6 +104,26 @@ void normalKernel(T* out, int64_t n, uint64_t key, uint64_t counter, double mean
   }
 }
 
+// Keras' truncated normal: n standard normals (in double, from `counter`); each beyond two
+// standard deviations is drawn again from the next block, one value per block, until it is
+// within; then mean + stddev * z. `z` holds n doubles (it may be `out` when T is double).
+// Returns the counter after the last block taken: how far the stream moved depends on the draws.
+template <class T>
+uint64_t truncatedNormalKernel(T* out, int64_t n, uint64_t key, uint64_t counter, double mean, double stddev, double* z) {
+  normalKernel(z, n, key, counter, 0.0, 1.0);
+  counter += uint64_t(blocksFor<double>(n));
+  for (int64_t i = 0; i < n; ++i)
+    while (std::abs(z[i]) > 2) {
+      normalKernel(z + i, 1, key, counter, 0.0, 1.0);
+      counter += uint64_t(blocksFor<double>(1));
+    }
+  for (int64_t i = 0; i < n; ++i) out[i] = T(mean + stddev * z[i]);
+  return counter;
+}
+
+// The scratch truncatedNormalKernel needs for n values of an element of `elementBytes`.
+inline int64_t truncatedNormalWorkspaceBytes(int64_t n, int64_t elementBytes) { return elementBytes == 8 ? 0 : n * 8; }
+
 }  // namespace weft::rt
 
 #endif  // WEFT_RT_RANDOM_H

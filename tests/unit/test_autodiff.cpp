@@ -164,7 +164,7 @@ const std::set<OpId> kNoGradient = {
     OpId::UnaryFloor, OpId::UnaryCeil, OpId::UnaryRound, OpId::UnarySign, OpId::UnaryNot, OpId::BinaryFloorDiv,
     OpId::BinaryEq, OpId::BinaryNe, OpId::BinaryLt, OpId::BinaryLe, OpId::BinaryGt, OpId::BinaryGe, OpId::BinaryAnd,
     OpId::BinaryOr, OpId::ReduceAny, OpId::ReduceAll, OpId::ArgMax, OpId::ArgMin, OpId::OneHot, OpId::Full, OpId::Eye,
-    OpId::Arange, OpId::Linspace, OpId::RandomNormal, OpId::RandomUniform, OpId::ShapeOf};
+    OpId::Arange, OpId::Linspace, OpId::RandomNormal, OpId::RandomUniform, OpId::RandomTruncatedNormal, OpId::ShapeOf};
 const std::set<OpId> kGraphOnly = {OpId::Constant, OpId::ReadVariable, OpId::AssignVariable,
                                    OpId::Print, OpId::Cond, OpId::While};
 

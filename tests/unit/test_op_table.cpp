@@ -33,8 +33,13 @@ std::multimap<OpId, Case> cases() {
     c.insert({op, Case{std::move(in), std::move(a), false}});
   };
   const Shape s23{2, 3}, s3{3};
-  for (int i = 0; i < int(OpId::BinaryAdd); ++i) {
-    const OpId op = OpId(i);
+  auto family = [](ops::Family f) {
+    std::vector<OpId> ids;
+    for (int i = 0; i < ops::kOpCount; ++i)
+      if (ops::opDef(OpId(i)).family == f) ids.push_back(OpId(i));
+    return ids;
+  };
+  for (const OpId op : family(ops::Family::Unary)) {
     if (op == OpId::UnaryNot) {
       ok(op, {ops::binary(ops::BinaryOp::Gt, t(s23), t(s3))});
       bad(op, {t(s23)});
@@ -47,8 +52,7 @@ std::multimap<OpId, Case> cases() {
                          std::string::npos;
     c.insert({op, Case{{t(s3, DType::I32)}, {}, numeric}});
   }
-  for (int i = int(OpId::BinaryAdd); i < int(OpId::ReduceSum); ++i) {
-    const OpId op = OpId(i);
+  for (const OpId op : family(ops::Family::Binary)) {
     const bool logical = op == OpId::BinaryAnd || op == OpId::BinaryOr;
     const DType dt = logical ? DType::Bool : DType::F32;
     ok(op, {ops::cast(positive(s23), dt), ops::cast(positive(s3), dt)});
@@ -57,8 +61,7 @@ std::multimap<OpId, Case> cases() {
     bad(op, {t(s23), t(s23, DType::F64)});                                       // dtypes differ
     if (!logical) ok(op, {t(s23, DType::I32), ops::cast(positive(s3), DType::I32)});
   }
-  for (int i = int(OpId::ReduceSum); i <= int(OpId::ReduceAll); ++i) {
-    const OpId op = OpId(i);
+  for (const OpId op : family(ops::Family::Reduce)) {
     const bool logical = op == OpId::ReduceAny || op == OpId::ReduceAll;
     const Tensor x = logical ? ops::binary(ops::BinaryOp::Gt, t(Shape{2, 3, 4}), t(Shape{4})) : positive(Shape{2, 3, 4});
     ok(op, {x}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", false}});
@@ -146,6 +149,11 @@ std::multimap<OpId, Case> cases() {
   bad(OpId::RandomNormal, {}, {{"shape", std::vector<int64_t>{3}}, {"mean", 0.0}, {"stddev", 1.0}, {"dtype", DType::I32}});
   ok(OpId::RandomUniform, {}, {{"shape", std::vector<int64_t>{4}}, {"minval", 0.0}, {"maxval", 9.0}, {"dtype", DType::I64}});
   bad(OpId::RandomUniform, {}, {{"shape", std::vector<int64_t>{4}}, {"minval", 2.0}, {"maxval", 1.0}, {"dtype", DType::F32}});
+  ok(OpId::RandomNormal, {}, {{"shape", std::vector<int64_t>{5}}, {"mean", 1.0}, {"stddev", 2.0}, {"dtype", DType::F64}, {"seed", int64_t(7)}});
+  ok(OpId::RandomTruncatedNormal, {}, {{"shape", std::vector<int64_t>{64, 3}}, {"mean", 0.0}, {"stddev", 0.5}, {"dtype", DType::F32}});
+  ok(OpId::RandomTruncatedNormal, {}, {{"shape", std::vector<int64_t>{9}}, {"mean", 1.0}, {"stddev", 1.0}, {"dtype", DType::F64}, {"seed", int64_t(3)}});
+  bad(OpId::RandomTruncatedNormal, {}, {{"shape", std::vector<int64_t>{2}}, {"mean", 0.0}, {"stddev", -1.0}, {"dtype", DType::F32}});
+  bad(OpId::RandomTruncatedNormal, {}, {{"shape", std::vector<int64_t>{2}}, {"mean", 0.0}, {"stddev", 1.0}, {"dtype", DType::I32}});
 
   auto pair = [](int64_t a, int64_t b) { return std::vector<int64_t>{a, b}; };
   auto convAttrs = [&](int64_t s, const char* pad) -> Attrs {

@@ -13,7 +13,7 @@ namespace {
 using ops::OpId;
 
 bool elementwise(const graph::Node& n) {
-  return int(n.op) < int(OpId::ReduceSum) && n.outputs.size() == 1 && !n.attrs.has("epilogue");
+  return ops::opDef(n.op).fusible && n.outputs.size() == 1 && !n.attrs.has("epilogue");
 }
 
 void fuse(graph::Block& b, const graph::Graph& g, int64_t& groups) {

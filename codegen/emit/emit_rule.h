@@ -1,0 +1,46 @@
+// The op table's emit column (ops::OpDef::emit): how each primitive becomes C++, written once per
+// op family. `rules.cpp` names the rule of every op; the driver (function_body.cpp) calls a rule's
+// three steps for each node, in three walks over the graph: sizes, memory, code.
+#pragma once
+#include <string>
+
+#include "interpreter/graph/graph.h"
+
+namespace weft::codegen {
+class Emitter;
+}
+
+namespace weft::ops {
+
+struct EmitRule {
+  const char* header;  // the weft_runtime/ header its code calls, or "" for none
+  // The results' sizes as C++ expressions (Emitter::setDims, dim, broadcast...) and the checks
+  // of the inputs' run-time sizes.
+  void (*sizes)(codegen::Emitter& e, const graph::Node& n);
+  // Which results own arena bytes and which alias others, and the workspace; null for the
+  // default, Emitter::ownResults.
+  void (*memory)(codegen::Emitter& e, const graph::Node& n);
+  // The statements, each line starting with `pad`.
+  void (*code)(codegen::Emitter& e, const graph::Node& n, const std::string& pad);
+};
+
+}  // namespace weft::ops
+
+namespace weft::codegen {
+
+// Fills the op table's emit column (once; weft compile and the tests call it).
+void registerEmitRules();
+
+// The rules of each family, defined in the file of that name.
+extern const ops::EmitRule kUnaryRule, kBinaryRule, kTernaryRule, kCastRule;                   // elementwise.cpp
+extern const ops::EmitRule kReduceRule, kArgReduceRule;                                       // reduce.cpp
+extern const ops::EmitRule kMatMulRule;                                                       // matmul.cpp
+extern const ops::EmitRule kConvRule, kPoolRule, kConvGradRule, kPoolGradRule;                // conv.cpp
+extern const ops::EmitRule kReshapeRule, kExpandDimsRule, kSqueezeRule, kTransposeRule, kBroadcastToRule, kConcatRule, kStackRule,
+    kSplitRule, kShapeOfRule;                                                                 // shape.cpp
+extern const ops::EmitRule kGetItemRule, kSetItemRule, kTakeRule, kOneHotRule;                // indexing.cpp
+extern const ops::EmitRule kCreationRule, kRandomRule;                                        // creation.cpp
+extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule, kPrintRule; // state.cpp
+extern const ops::EmitRule kCondRule, kWhileRule;                                             // control.cpp
+
+}  // namespace weft::codegen

@@ -1,0 +1,118 @@
+// What an export's emission shares with the op families' emit rules: each value's sizes as C++
+// expressions of the inputs' sizes, its pointer and its place in the memory plan, the run-time
+// checks and workspaces, and the code written so far. function_body.cpp is the driver; each
+// family's rules live in their own file (elementwise.cpp, reduce.cpp, matmul.cpp, conv.cpp,
+// shape.cpp, indexing.cpp, creation.cpp, state.cpp, control.cpp) and reach it through the op
+// table's emit column (emit_rule.h).
+#pragma once
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../unit.h"
+#include "function_emitter.h"
+#include "memory_plan.h"
+#include "op_emit.h"
+#include "variable_plan.h"
+
+namespace weft::codegen {
+
+using Dims = std::vector<std::string>;  // a value's sizes: literals, names or expressions
+
+class Emitter {
+ public:
+  Emitter(const CompileUnit& unit, const ExportGraph& e);
+  FunctionCode run();
+
+  // --- what rules read ---
+  const graph::TensorType& type(int v) const { return g_.values[size_t(v)]; }
+  std::string T(int v) const { return cppType(type(v).dtype); }  // the element type
+  std::string ptr(int v) const { return "v" + std::to_string(v); }
+  const Dims& dims(int v) const { return dims_[size_t(v)]; }
+  std::string numel(int v) const;
+  std::string bytes(int v) const;
+  std::string shape(int v) const;  // "Shape{...}" of its sizes
+  // "mlp.model:12": a node's line, as comments and run-time errors name it.
+  std::string where(const graph::Node& n) const;
+  [[noreturn]] void unsupported(const graph::Node& n, const std::string& why) const;
+  // `return fail("mlp.model:12: " + std::string(MESSAGE));` for a C++ expression MESSAGE.
+  std::string fail(const graph::Node& n, const std::string& message) const;
+
+  // --- sizes ---
+  void setDims(int v, Dims d) { dims_[size_t(v)] = std::move(d); }
+  // Dimension a of v: a literal when the graph knows it, else `expr` (declared once as a
+  // variable when it is more than a name).
+  std::string dim(int v, int a, const std::string& expr);
+  // `const int64_t name = expr;` before the code (once per name); returns what names the value.
+  std::string declare(const std::string& name, const std::string& expr);
+  void declareRaw(const std::string& statement);  // a statement before the code, once
+  // A condition the node's inputs must meet when the call runs, and the message when they do not.
+  void check(const graph::Node& n, const std::string& cond, const std::string& message);
+  void same(int v, int from) { dims_[size_t(v)] = dims_[size_t(from)]; }
+  void broadcast(const graph::Node& n, int v, const std::vector<int>& operands);  // NumPy's rule
+  void known(const graph::Node& n, int v);  // sizes the graph knows, all of them
+  void sizes(const graph::Block& b);
+
+  // --- memory ---
+  void own(int v);           // v needs arena bytes of its own
+  void alias(int v, int of); // v is `of`'s bytes
+  // Every result owns its bytes, or is computed into the variable it is assigned to, or (an
+  // `inPlace` op) takes the bytes of a same-sized input that dies there.
+  void ownResults(const graph::Node& n);
+  void point(int v, const std::string& expr);  // v's pointer is `expr` (a constant, the state)
+  void workspace(const std::string& bytesExpr) { workspaces_.push_back(bytesExpr); }
+  // Defines `name` at namespace scope holding t's elements; returns a pointer expression to it.
+  std::string constant(const Tensor& t, const std::string& name);
+  bool owns(int v) const { return in_.owned[size_t(v)]; }
+  bool aliased(int v) const { return in_.aliasOf[size_t(v)] >= 0; }
+  // A variable node's state member ("st.dense_kernel").
+  std::string variable(const graph::Node& n) const;
+  bool copiedRead(const graph::Node& n) const { return vars_.copiedReads.count(&n) > 0; }
+
+  // --- code ---
+  std::ostream& code() { return code_; }
+  void nodes(const graph::Block& b, const std::string& pad);  // a block's nodes, at this indent
+  void need(const std::string& header) { headers_.insert(header); }
+
+ private:
+  void markNode(const graph::Node& n);
+  void layout();
+  void fuseGroup(const std::vector<const graph::Node*>& group);
+  void node(const graph::Node& n, const std::string& pad);
+
+  const CompileUnit& unit_;
+  const ExportGraph& e_;
+  const graph::Graph& g_;
+  std::vector<Dims> dims_;
+  std::vector<std::string> ptr_;
+  std::vector<bool> constPtr_, declared_;
+  PlanInput in_;
+  VariablePlan vars_;
+  std::vector<int> uses_;  // per value: how many inputs and results name it
+  std::map<const graph::Node*, std::vector<std::pair<std::string, std::string>>> checks_;
+  std::vector<std::string> workspaces_;
+  std::map<int64_t, std::vector<const graph::Node*>> groups_;     // fuse-elementwise groups
+  std::map<const graph::Node*, std::vector<const graph::Node*>> fused_;  // by last node: one loop
+  std::set<const graph::Node*> skip_;                             // the other nodes of those groups
+  std::ostringstream pro_, layout_, code_, constants_;
+  std::set<std::string> headers_, declaredNames_;
+};
+
+// A fuse-elementwise group as one loop over chunks of its elements (elementwise.cpp): `chunked`
+// values live only in the loop's chunk buffers; `checks` are (condition, failing statement).
+void fusedLoop(Emitter& e, const std::vector<const graph::Node*>& group, const std::set<int>& chunked,
+               const std::vector<std::pair<std::string, std::string>>& checks, const std::string& pad);
+
+// --- text shared by the rules ---
+bool isLiteral(const std::string& d);
+std::string product(const Dims& dims);    // "(v0_d0 * 784)", "0", "12"
+std::string shapeList(const Dims& dims);  // "Shape{v0_d0, 784}"
+Dims slice(const Dims& d, size_t from, size_t to);
+const char* functorOf(ops::OpId op);      // the runtime functor of an elementwise or reduce op
+ops::BinaryRule binaryRule(ops::OpId op);
+std::string literal(const Tensor& t, int64_t i);  // a C++ literal of element i
+int64_t axisAttr(const graph::Node& n, const char* key, int rank);  // a non-negative axis
+
+}  // namespace weft::codegen

@@ -1,0 +1,93 @@
+// Emit rules of the reductions (sum, mean, max, ..., over axes) and argmax/argmin: calls of
+// stdlib/runtime's reduce.h and arg_reduce.h.
+#include "emit_rule.h"
+#include "emitter.h"
+
+namespace weft::codegen {
+namespace {
+
+using graph::Node;
+using ops::OpId;
+
+// Which axes a node reduces: argmax's one axis, or a reduction's axes (none given: all).
+std::vector<bool> reducedAxes(const Node& n, int rank) {
+  std::vector<bool> red(size_t(rank), false);
+  if (ops::opDef(n.op).family == ops::Family::ArgReduce) {
+    red[size_t(axisAttr(n, "axis", rank))] = true;
+    return red;
+  }
+  const auto& axes = n.attrs.ints("axes");
+  if (axes.empty()) red.assign(size_t(rank), true);
+  for (int64_t a : axes) red[size_t(a < 0 ? a + rank : a)] = true;
+  return red;
+}
+
+void reducedSizes(Emitter& e, const Node& n) {
+  const int out = n.outputs[0];
+  const Dims& d = e.dims(n.inputs[0]);
+  std::vector<bool> red = reducedAxes(n, int(d.size()));
+  const bool keep = n.attrs.b("keepdims");
+  Dims r;
+  for (size_t a = 0; a < d.size(); ++a)
+    if (!red[a]) r.push_back(e.dim(out, int(r.size()), d[a]));
+    else if (keep) r.push_back("1");
+  e.setDims(out, r);
+}
+
+// The scratch of reduceKernel and the cast before it (the op table's workspace column).
+void reduceMemory(Emitter& e, const Node& n) {
+  e.ownResults(n);
+  e.workspace("weft::rt::reduceWorkspaceBytes(" + e.numel(n.inputs[0]) + ", " +
+              std::to_string(rt::dtypeSize(e.type(n.outputs[0]).dtype)) + ")");
+}
+
+void reduceCode(Emitter& e, const Node& n, const std::string& p) {
+  std::ostream& code = e.code();
+  e.need("unary.h");  // castKernel
+  const int out = n.outputs[0], x = n.inputs[0];
+  const Dims& d = e.dims(x);
+  std::vector<bool> red = reducedAxes(n, int(d.size()));
+  Dims count;
+  for (size_t a = 0; a < d.size(); ++a)
+    if (red[a]) count.push_back(d[a]);
+  std::string src = e.ptr(x);
+  const std::string T = e.T(out);
+  code << p << "{\n"
+       << p << "  " << T << "* scratch = reinterpret_cast<" << T << "*>(static_cast<char*>(ws) + "
+       << "weft::rt::reduceCastBytes(" << e.numel(x) << ", sizeof(" << T << ")));\n";
+  if (e.type(out).dtype != e.type(x).dtype) {  // sum of bools, mean of integers: cast first, as eager code does
+    code << p << "  " << T << "* cast = reinterpret_cast<" << T << "*>(ws);\n"
+         << p << "  weft::rt::castKernel(" << src << ", cast, " << e.numel(x) << ");\n";
+    src = "cast";
+  }
+  if (n.op == OpId::ReduceMax || n.op == OpId::ReduceMin)
+    code << p << "  if (" << product(count) << " == 0 && " << e.numel(out) << " > 0) "
+         << e.fail(n, cppString(std::string(ops::opName(n.op)) + " of an empty tensor")) << "\n";
+  code << p << "  const bool reduced[] = {";
+  for (size_t a = 0; a < d.size(); ++a) code << (a ? ", " : "") << (red[a] ? "true" : "false");
+  if (d.empty()) code << "false";
+  code << "};\n"
+       << p << "  weft::rt::reduceKernel<weft::rt::" << functorOf(n.op) << ">(" << src << ", " << shapeList(d)
+       << ", reduced, " << e.ptr(out) << ", scratch);\n";
+  if (n.op == OpId::ReduceMean)
+    code << p << "  weft::rt::meanFromSum(" << e.ptr(out) << ", " << e.numel(out) << ", " << product(count) << ");\n";
+  code << p << "}\n";
+}
+
+void argReduceCode(Emitter& e, const Node& n, const std::string& p) {
+  const Dims& d = e.dims(n.inputs[0]);
+  const size_t axis = size_t(axisAttr(n, "axis", int(d.size())));
+  const std::string O = product(slice(d, 0, axis)), R = d[axis], I = product(slice(d, axis + 1, d.size()));
+  e.code() << p << "if (" << R << " == 0 && " << O << " * " << I << " > 0) "
+           << e.fail(n, cppString(std::string(ops::opName(n.op)) + " of an empty axis")) << "\n"
+           << p << "if (" << O << " * " << I << " > 0) weft::rt::argReduceKernel<"
+           << (n.op == OpId::ArgMax ? "true" : "false") << ">(" << e.ptr(n.inputs[0]) << ", " << e.ptr(n.outputs[0])
+           << ", " << O << ", " << R << ", " << I << ");\n";
+}
+
+}  // namespace
+
+const ops::EmitRule kReduceRule{"reduce.h", reducedSizes, reduceMemory, reduceCode};
+const ops::EmitRule kArgReduceRule{"arg_reduce.h", reducedSizes, nullptr, argReduceCode};
+
+}  // namespace weft::codegen
