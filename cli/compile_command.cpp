@@ -8,6 +8,7 @@
 #include "codegen/collect.h"
 #include "codegen/emit/files.h"
 #include "codegen/pipeline.h"
+#include "interpreter/graph/pipeline.h"
 #include "commands.h"
 #include "interpreter/eval/interpreter.h"
 #include "limit_options.h"
@@ -39,9 +40,7 @@ int compileCommand(const std::vector<std::string>& given) {
       options.force = true;
     } else if (a.rfind("--dump-after=", 0) == 0) {
       dumpAfter = a.substr(13);
-      bool known = false;
-      for (const auto& p : codegen::passNames()) known = known || p == dumpAfter;
-      if (!known) {
+      if (!graph::isPass(dumpAfter)) {
         std::cerr << "weft compile: unknown pass '" << dumpAfter << "'\n" << usage;
         return 2;
       }
@@ -58,7 +57,7 @@ int compileCommand(const std::vector<std::string>& given) {
     return 2;
   }
   auto emit = [&](codegen::CompileUnit unit) {
-    for (auto& e : unit.exports) e.graph = codegen::runPasses(e.graph, dumpAfter, std::cout);
+    codegen::lowerUnit(unit, dumpAfter, std::cout);
     codegen::writeUnit(unit, out, options);
   };
   std::error_code ec;

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/graph/dot.h"
+#include "interpreter/graph/pipeline.h"
 #include "interpreter/graph/text.h"
 #include "interpreter/saved/saved_model.h"
 #include "limit_options.h"
@@ -31,15 +32,22 @@ const graph::Graph& savedGraph(const saved::SavedModel& model, const std::string
 
 int graphCommand(const std::vector<std::string>& given) {
   const char* usage =
-      "usage: weft graph [LIMITS] FILE.model FN [-o OUT]\n"
-      "       weft graph SAVED_DIR SIGNATURE [-o OUT]\n"
+      "usage: weft graph [LIMITS] FILE.model FN [-o OUT] [--dump-after=PASS]\n"
+      "       weft graph SAVED_DIR SIGNATURE [-o OUT] [--dump-after=PASS]\n"
       "  FN: a function, a method (demo.addprint) or an export's name\n"
       "  SIGNATURE: a saved model's signature (serving_default) or function name\n"
-      "  OUT: .txt (the graph text), .dot, .svg or .png (through Graphviz); without -o the text is printed\n";
+      "  OUT: .txt (the graph text), .dot, .svg or .png (through Graphviz); without -o the text is printed\n"
+      "  PASS: show the graph after that pass of weft compile's pipeline instead (docs/compiled_code.md)\n";
   std::vector<std::string> args;
-  std::string out;
+  std::string out, dumpAfter;
   for (size_t i = 0; i < given.size(); ++i) {
-    if (given[i] != "-o") {
+    if (given[i].rfind("--dump-after=", 0) == 0) {
+      dumpAfter = given[i].substr(13);
+      if (!graph::isPass(dumpAfter)) {
+        std::cerr << "weft graph: unknown pass '" << dumpAfter << "'\n" << usage;
+        return 2;
+      }
+    } else if (given[i] != "-o") {
       args.push_back(given[i]);
     } else if (i + 1 < given.size() && out.empty()) {
       out = given[++i];
@@ -64,13 +72,17 @@ int graphCommand(const std::vector<std::string>& given) {
     std::cerr << e.format();
     return 2;
   }
+  // The graph as traced, or after the passes of weft compile's pipeline up to `dumpAfter`.
+  auto show = [&](const graph::Graph& traced) {
+    const graph::Graph g = dumpAfter.empty() ? traced : graph::runPipelineUntil(traced, graph::Target::Cpp, dumpAfter);
+    if (out.empty()) std::cout << graph::printText(g);
+    else graph::writeGraphFile(g, out);
+  };
   std::error_code ec;
   if (std::filesystem::is_directory(args[file], ec)) {  // a saved model
     try {
       saved::SavedModel model = saved::readSavedModel(args[file], saved::Read::WithoutVariables);
-      const graph::Graph& g = savedGraph(model, args[file], args[file + 1]);
-      if (out.empty()) std::cout << graph::printText(g);
-      else graph::writeGraphFile(g, out);
+      show(savedGraph(model, args[file], args[file + 1]));
     } catch (const WeftError& e) {
       std::cerr << e.format();
       return 1;
@@ -79,11 +91,7 @@ int graphCommand(const std::vector<std::string>& given) {
   }
   if (int status = interp.runFile(args[file]); status != 0) return status;
   try {
-    std::shared_ptr<const graph::Graph> g = interp.graphOf(args[file + 1]);
-    if (out.empty())
-      std::cout << graph::printText(*g);
-    else
-      graph::writeGraphFile(*g, out);
+    show(*interp.graphOf(args[file + 1]));
   } catch (const WeftError& e) {
     std::cerr << e.format();
     return 1;

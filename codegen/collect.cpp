@@ -10,30 +10,6 @@
 
 namespace weft::codegen {
 namespace fs = std::filesystem;
-namespace {
-
-// Constants past this many elements (a tensor the function captured, such as weights held in a
-// global) are stored as the state's weights files rather than as C++ source.
-constexpr int64_t kMaxSourceConstant = 4096;
-
-void moveLargeConstants(graph::Block& b, ExportGraph& e, CompileUnit& unit) {
-  for (auto& n : b.nodes) {
-    for (auto& inner : n.blocks) moveLargeConstants(inner, e, unit);
-    if (n.op != ops::OpId::Constant || n.attrs.tensor("value").numel() <= kMaxSourceConstant) continue;
-    const Tensor& t = n.attrs.tensor("value");
-    UnitVariable u;
-    u.ident = "constant_" + std::to_string(unit.variables.size());
-    u.name = u.path = u.ident;
-    u.value = t;
-    e.graph.variables.push_back({u.ident, {t.dtype(), t.shape()}});
-    e.variables.push_back(int(unit.variables.size()));
-    unit.variables.push_back(std::move(u));
-    n.op = ops::OpId::ReadVariable;
-    n.attrs = ops::Attrs{{"var", int64_t(e.graph.variables.size() - 1)}};
-  }
-}
-
-}  // namespace
 
 std::string identifier(const std::string& text) {
   std::string s;
@@ -76,7 +52,6 @@ CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
       }
       out.variables.push_back(it->second);
     }
-    moveLargeConstants(out.graph.body, out, unit);
     unit.exports.push_back(std::move(out));
   }
   return unit;
@@ -114,7 +89,6 @@ CompileUnit collectSavedUnit(const std::string& dir) {
     out.variables = f.variables;
     for (size_t k = 0; k < f.inputs.size(); ++k)
       out.inputNames.push_back(f.inputs[k].name.empty() ? "in" + std::to_string(k) : f.inputs[k].name);
-    moveLargeConstants(out.graph.body, out, unit);
     unit.exports.push_back(std::move(out));
   }
   return unit;

@@ -1,37 +1,22 @@
 #include "pipeline.h"
 
-#include <ostream>
-
-#include "interpreter/graph/text.h"
-#include "passes/passes.h"
+#include "interpreter/graph/pipeline.h"
 
 namespace weft::codegen {
 
-const std::vector<std::string>& passNames() {
-  static const std::vector<std::string> names{"fold-constants", "forward-variables", "common-subexpressions", "fold-transposes", "dead-code",
-                                              "fuse-epilogues", "fuse-elementwise"};
-  return names;
-}
-
-graph::Graph runPasses(const graph::Graph& input, const std::string& dumpAfter, std::ostream& dump) {
-  auto after = [&](const char* pass, const graph::Graph& g) {
-    if (dumpAfter == pass) dump << "// after " << pass << "\n" << graph::printText(g);
-  };
-  graph::Graph g = foldConstants(input);
-  after("fold-constants", g);
-  g = graph::forwardVariables(g);
-  after("forward-variables", g);
-  g = graph::mergeCommonSubexpressions(g);
-  after("common-subexpressions", g);
-  g = graph::foldTransposes(g);
-  after("fold-transposes", g);
-  g = graph::removeDeadCode(g);
-  after("dead-code", g);
-  g = fuseMatmulEpilogues(g);
-  after("fuse-epilogues", g);
-  g = graph::fuseElementwise(g);
-  after("fuse-elementwise", g);
-  return g;
+void lowerUnit(CompileUnit& unit, const std::string& dumpAfter, std::ostream& dump) {
+  for (auto& e : unit.exports) {
+    e.graph = graph::runPipeline(e.graph, graph::Target::Cpp, dumpAfter, &dump);
+    for (size_t slot = e.variables.size(); slot < e.graph.variables.size(); ++slot) {
+      UnitVariable u;
+      u.ident = "constant_" + std::to_string(unit.variables.size());
+      u.name = u.path = u.ident;
+      u.value = e.graph.variables[slot].initial;
+      e.graph.variables[slot].name = u.ident;
+      e.variables.push_back(int(unit.variables.size()));
+      unit.variables.push_back(std::move(u));
+    }
+  }
 }
 
 }  // namespace weft::codegen

@@ -1,16 +1,15 @@
-// The graph passes of weft compile, in order (SPEC §9, ARCHITECTURE.md rule 7).
+// The C++ target of the graph pipeline (interpreter/graph/pipeline.h) over a compile unit.
 #pragma once
 #include <iosfwd>
 #include <string>
-#include <vector>
 
-#include "interpreter/graph/graph.h"
+#include "unit.h"
 
 namespace weft::codegen {
 
-// The passes' names, for --dump-after.
-const std::vector<std::string>& passNames();
-// Runs every pass; after the one named `dumpAfter` (if any) prints the graph's text to `dump`.
-graph::Graph runPasses(const graph::Graph& g, const std::string& dumpAfter, std::ostream& dump);
+// Runs the pipeline's C++ passes on every export (printing the graph after `dumpAfter` to
+// `dump`), then gives each constant the lift-constants pass moved into a variable slot its place
+// in the unit's state.
+void lowerUnit(CompileUnit& unit, const std::string& dumpAfter, std::ostream& dump);
 
 }  // namespace weft::codegen

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "../autodiff/tape.h"
+#include "../graph/passes.h"
 #include "../graph/tracer.h"
 #include "../graph/verify.h"
 #include "../values/format.h"
@@ -134,7 +135,9 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, con
   Value result = readVariables(traceInto(fn, local, site));
   std::vector<Tensor> outs;
   flatten(result, outs);
-  e->graph = tracer.finish(outs);
+  // What tracing evaluated and left unused (a loop's condition probed before the loop, a variable
+  // read whose value nothing takes) is not part of the function.
+  e->graph = graph::renumberValues(graph::removeDeadCode(tracer.finish(outs)));
   // The tracer's own invariants (an error here is a bug in Weft); a shape-only trace (weft
   // check) has constants without data, which only a graph that runs needs.
   if (!ops::shapesOnly()) graph::verify(e->graph);

@@ -47,6 +47,9 @@ struct Block {
 struct VariableSlot {
   std::string name;  // the variable's path or name, for messages and pictures
   TensorType type;
+  // A constant the lift-constants pass moved out of the code, which no program variable holds
+  // (C++ target only; the text form does not print it).
+  Tensor initial;
 };
 
 struct Graph {

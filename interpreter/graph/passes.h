@@ -1,7 +1,6 @@
-// Graph-to-graph passes that preserve what a graph computes, one per file in passes/. The
-// executor runs a graph function's graph through `optimize` before its first call; `weft compile`
-// runs them in its pipeline (codegen/pipeline.cpp) beside its own (constant folding, matmul
-// epilogues).
+// Graph-to-graph passes that preserve what a graph computes, one per file in passes/. pipeline.cpp
+// lists them in order with the targets each runs for (the executor, before a graph function's
+// first call; weft compile).
 #pragma once
 #include <map>
 #include <vector>
@@ -24,9 +23,19 @@ Graph removeDeadCode(const Graph& g);
 // number), each run as one loop over chunks of its elements (fuse_elementwise.cpp).
 Graph fuseElementwise(const Graph& g);
 
-// What the executor runs: forward-variables, common subexpressions, fold-transposes, dead code,
-// elementwise fusion.
-Graph optimize(const Graph& g);
+// Nodes whose inputs are all constants run once, on the eager kernels, and become constants.
+Graph foldConstants(const Graph& g);
+// matmul, then a bias add, then an elementwise activation: one matmul node with a `bias` input
+// and an `epilogue` attribute, so that the emitter writes the bias before the product
+// accumulates and applies the activation in the same pass over the result.
+Graph fuseMatmulEpilogues(const Graph& g);
+// Constants too large for C++ source (a tensor a function captured) become variable slots that
+// hold them (VariableSlot::initial): the generated code's weights files.
+Graph liftConstants(const Graph& g);
+
+// The values numbered from %0 in the order they are defined, without the ones no node defines
+// (the text form's numbering; the passes leave such holes).
+Graph renumberValues(const Graph& g);
 
 // Shared by the passes: how many times each value is used (node inputs, block results).
 std::vector<int> useCounts(const Graph& g);

@@ -61,8 +61,8 @@ class Verifier {
       if (std::string p = typeProblem(g_.values[id]); !p.empty())
         fail(valueName(int(id)) + " has type " + typeText(g_.values[id]) + " with " + p);
     block(g_.body);
-    for (size_t id = 0; id < g_.values.size(); ++id)
-      if (!defined_[id]) fail(valueName(int(id)) + " is never defined");
+    // A value no node defines may stay in the table (the passes leave such holes) as long as
+    // nothing uses it: a use is checked where it is.
   }
 
  private:
@@ -112,7 +112,7 @@ class Verifier {
     for (int id : n.outputs)
       if (!inRange(id))
         bad(valueName(id) + " is not a value of the graph (it has " + std::to_string(g_.values.size()) + ")");
-    if (def.arity >= 0 && n.inputs.size() != size_t(def.arity))
+    if (def.arity >= 0 && n.inputs.size() != size_t(def.arity) && !fusedMatmul(n))
       bad("takes " + std::to_string(def.arity) + " input" + (def.arity == 1 ? "" : "s") + ", given " +
           std::to_string(n.inputs.size()));
     checkAttrs(n, def, bad);
@@ -133,10 +133,26 @@ class Verifier {
     for (int id : n.outputs) define(id, scope, &n, me);
   }
 
+  // The fused forms the passes write (graph/passes.h): a matmul with a bias input and an
+  // `epilogue` (fuse-epilogues), and elementwise nodes of a loop group, `fuse` (fuse-elementwise).
+  static bool fusedMatmul(const Node& n) { return n.op == OpId::MatMul && n.inputs.size() == 3; }
+  static bool fusionAttr(const Node& n, const ops::OpDef& def, const std::string& key, ops::AttrKind& kind) {
+    if (key == "fuse" && def.fusible) return kind = ops::AttrKind::Int, true;
+    if (key == "epilogue" && fusedMatmul(n)) return kind = ops::AttrKind::Str, true;
+    return false;
+  }
+
   template <class Bad>
   void checkAttrs(const Node& n, const ops::OpDef& def, Bad& bad) const {
     const auto& items = n.attrs.items();
     for (size_t i = 0; i < items.size(); ++i) {
+      ops::AttrKind fusion;
+      if (fusionAttr(n, def, items[i].key, fusion)) {
+        if (ops::kindOf(items[i].value) != fusion)
+          bad("attribute '" + items[i].key + "' is " + ops::attrKindName(ops::kindOf(items[i].value)) + ", expected " +
+              ops::attrKindName(fusion));
+        continue;
+      }
       bool known = false;
       for (const auto& spec : def.attrs) known = known || items[i].key == spec.key;
       if (!known) bad(std::string("has no attribute '") + items[i].key + "'");
@@ -165,6 +181,17 @@ class Verifier {
   void infer(const Node& n, const ops::OpDef& def, Bad& bad) const {
     std::vector<TensorType> in;
     for (int id : n.inputs) in.push_back(type(id));
+    if (fusedMatmul(n)) {  // the product's inference; the bias is one row of its width
+      const TensorType bias = in.back();
+      in.pop_back();
+      if (n.outputs.size() == 1 && (bias.shape.rank() == 0 || type(n.outputs[0]).shape.rank() == 0 ||
+                                    bias.shape.back() != type(n.outputs[0]).shape.back()))
+        bad("its bias " + typeText(bias) + " is not a row of the result's width");
+      const std::string& act = n.attrs.has("epilogue") ? n.attrs.s("epilogue") : "";
+      ops::OpId id;
+      if (!act.empty() && !(ops::findOp(act, id) && ops::opDef(id).epilogue))
+        bad("its epilogue '" + act + "' is not an activation a matmul applies in place");
+    }
     std::vector<TensorType> out;
     try {
       out = def.infer(in, n.attrs);

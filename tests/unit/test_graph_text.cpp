@@ -12,6 +12,7 @@
 
 #include "grammar/diagnostics.h"
 #include "interpreter/graph/dot.h"
+#include "interpreter/graph/passes.h"
 #include "interpreter/graph/text.h"
 #include "interpreter/graph/verify.h"
 
@@ -486,9 +487,10 @@ TEST_CASE("graph verifier: graphs built by hand name the node by its number") {
   Graph negative = g;
   negative.values[0].shape = {-2};
   CHECK(errorOf([&] { verify(negative); }) == "error: graph 'addprint': %0 has type f32[-2] with a negative dimension");
-  Graph unused = g;
+  Graph unused = g;  // a hole a pass left: nothing defines %3, nothing uses it
   unused.addValue(kF32);
-  CHECK(errorOf([&] { verify(unused); }) == "error: graph 'addprint': %3 is never defined");
+  CHECK(errorOf([&] { verify(unused); }).empty());
+  CHECK(printText(renumberValues(unused)) == printText(g));
   Graph result = g;
   result.body.results = {5};
   CHECK(errorOf([&] { verify(result); }) == "error: graph 'addprint': %5 is not a value of the graph (it has 3)");

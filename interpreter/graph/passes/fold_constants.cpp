@@ -1,10 +1,10 @@
 // Constant folding by running the eager kernels: the folded value is the one eager code computes.
 #include <map>
 
-#include "grammar/diagnostics.h"
-#include "passes.h"
+#include "../../../grammar/diagnostics.h"
+#include "../passes.h"
 
-namespace weft::codegen {
+namespace weft::graph {
 namespace {
 
 constexpr int64_t kMaxFoldedElements = 1 << 16;  // larger results stay computed: no huge sources
@@ -57,4 +57,4 @@ graph::Graph foldConstants(const graph::Graph& g) {
   return out;
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph

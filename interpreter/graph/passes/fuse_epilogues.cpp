@@ -2,25 +2,15 @@
 // optionally one elementwise activation, become one matmul node with `b` as a third input and
 // the activation's name in its `epilogue` attribute. The emitter then writes the bias rows into
 // the result, lets the product accumulate onto them, and runs the activation in one pass.
-#include "passes.h"
+#include "../passes.h"
 
-namespace weft::codegen {
+namespace weft::graph {
 namespace {
 
 using ops::OpId;
 
-// Activations the emitter applies in place, after the product (unaryKernel's in-place-safe ones).
-bool isEpilogue(OpId op) {
-  switch (op) {
-    case OpId::UnaryRelu:
-    case OpId::UnaryTanh:
-    case OpId::UnaryErf:
-    case OpId::UnaryNeg:
-    case OpId::UnaryAbs:
-    case OpId::UnarySquare: return true;
-    default: return false;
-  }
-}
+// Activations the emitter applies in place, after the product (the op table's epilogue set).
+bool isEpilogue(OpId op) { return ops::opDef(op).epilogue; }
 
 void fuse(graph::Block& b, const graph::Graph& g, const std::vector<int>& uses) {
   for (auto& n : b.nodes)
@@ -83,4 +73,4 @@ graph::Graph fuseMatmulEpilogues(const graph::Graph& g) {
   return out;
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph

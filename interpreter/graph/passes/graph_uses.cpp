@@ -40,11 +40,3 @@ bool hasEffect(const graph::Node& n) {
 }
 
 }  // namespace weft::graph
-
-namespace weft::graph {
-
-Graph optimize(const Graph& g) {
-  return fuseElementwise(removeDeadCode(foldTransposes(mergeCommonSubexpressions(forwardVariables(g)))));
-}
-
-}  // namespace weft::graph
