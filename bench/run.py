@@ -32,6 +32,7 @@ TARGETS = {
     "seq_mlp": (1.25, "× Eigen"),
     "conv": (1.5, "× torch"),
     "graph_perop": (0.05, "µs/op"),
+    "graph_loop": (0.05, "µs/op"),
     "graph_mlp": (1.10, "× Eigen"),
     "trace_gpt": (1000.0, "ms"),
 }
@@ -40,6 +41,7 @@ TARGETS = {
 # that a burst of load on the shared machine hits all of them, and samples pool over rounds.
 ROUNDS = 3
 PEROP_OPS, PEROP_CALLS, PEROP_REPS = 1000, 20, 5
+LOOP_ITERS = 20_000  # iterations of a graph loop whose body is one f32[4] add
 STARTUP_RUNS, STARTUP_TORCH_RUNS = 15, 5
 CHECK_LINES, CHECK_RUNS = 10_000, 11
 MLP_BATCH, MLP_ITERS, MLP_REPS = 32, 100, 5
@@ -139,6 +141,20 @@ def perop_model(ops, calls, reps, graph=False):
             f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
             f"  for i in range({calls}) {{ y = chain(x, a) }}\n"
             f"  print((perf_counter() - t0) / {calls * ops} * 1000000.0)\n}}\n"
+            "print(y.dtype, y[0])\n")
+
+
+def loop_model(form, iters, calls, reps):
+    """A graph function whose loop body is one f32[4] add: a `while` (a compare, the add and the
+    count's add per iteration) or a `for` over range (the same three ops in its graph)."""
+    loop = ("  i = 0\n  while i < n {\n    x = x + a\n    i = i + 1\n  }\n" if form == "while"
+            else "  for i in range(n) { x = x + a }\n")
+    return (f"# a graph {form} loop of {iters} iterations; prints µs per op (3 per iteration) per repetition.\n"
+            f"@function\nfn run(x: f32[4], a: f32[4], n: int) {{\n{loop}  return x\n}}\n"
+            f"x = zeros([4])\na = ones([4])\ny = run(x, a, {iters})\n"
+            f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
+            f"  for i in range({calls}) {{ y = run(x, a, {iters}) }}\n"
+            f"  print((perf_counter() - t0) / {calls * iters * 3} * 1000000.0)\n}}\n"
             "print(y.dtype, y[0])\n")
 
 
@@ -278,6 +294,15 @@ def bench_graph_perop(weft, work):
     eager.write_text(perop_model(PEROP_OPS, PEROP_CALLS, PEROP_REPS))
     return contend({"graph": lambda: run_figures([weft, "run", model])[0],
                     "eager": lambda: run_figures([weft, "run", eager])[0]})
+
+
+def bench_graph_loop(weft, work):
+    """Graph while and for-range loops against the straight-line chain of the same adds."""
+    progs = {}
+    for form in ("while", "for"):
+        progs[form] = work / f"graph_loop_{form}.model"
+        progs[form].write_text(loop_model(form, LOOP_ITERS, 5, PEROP_REPS))
+    return contend({form: (lambda p=p: run_figures([weft, "run", p])[0]) for form, p in progs.items()})
 
 
 def bench_graph_mlp(weft, eigen, work, batch):
@@ -448,6 +473,7 @@ def main():
     if weft:
         log("graph functions: per-op overhead, MLP at batch 1/32/256, tracing the transformer ...")
         graph["perop"] = bench_graph_perop(weft, work)
+        graph["loop"] = bench_graph_loop(weft, work)
         for b in GRAPH_MLP_BATCHES:
             graph[f"mlp{b}"] = bench_graph_mlp(weft, eigen, work, b)
         graph["gpt"] = bench_trace_gpt(weft, work)
@@ -492,6 +518,11 @@ def main():
         rows.append(("graph fn per-op overhead (µs/op, 1000 adds)", wcol(g.get("graph"), med(g.get("graph"))),
                      f"eager {fmt(med(g.get('eager')))}, torch {fmt(t_perop)}",
                      fmt(ratio(med(g.get("graph")), t_perop)), "graph_perop", med(g.get("graph"))))
+        g = graph["loop"]
+        for form in ("while", "for"):
+            rows.append((f"graph {form} loop per-op overhead (µs/op, f32[4] add body)",
+                         wcol(g.get(form), med(g.get(form))), f"straight-line graph {fmt(med(graph['perop'].get('graph')))}",
+                         fmt(ratio(med(g.get(form)), med(graph["perop"].get("graph")))), "graph_loop", med(g.get(form))))
         for b in GRAPH_MLP_BATCHES:
             g = graph[f"mlp{b}"]
             r = ratio(med(g.get("graph")), med(g.get("eigen")))

@@ -1,11 +1,13 @@
 #include "executor.h"
 
+#include <algorithm>
 #include <ostream>
 
 #include "../../grammar/diagnostics.h"
 #include "../../stdlib/runtime/strided.h"
 #include "../values/format.h"
 #include "passes.h"
+#include "pipeline.h"
 
 namespace weft::graph {
 
@@ -34,8 +36,6 @@ std::string formatPrint(const std::string& format, std::span<const Tensor> args)
 Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
                    std::function<void()> onLoop)
     : g_(g), vars_(std::move(variables)), out_(out), onLoop_(std::move(onLoop)), slots_(g.values.size()) {
-  for (const auto& n : g.body.nodes)  // constants are set once
-    if (n.op == ops::OpId::Constant) slots_[size_t(n.outputs[0])] = n.attrs.tensor("value");
   reuse_.assign(g.values.size(), 0);
   auto known = [&](int v) {
     for (int64_t d : g.values[size_t(v)].shape)
@@ -57,7 +57,7 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
     }
   };
   plan(g.body);
-  optimized_ = optimize(g);
+  optimized_ = runPipeline(g, Target::Executor);
   const std::vector<int> uses = useCounts(optimized_);
   std::map<int64_t, std::vector<const Node*>> groups;
   std::function<void(const Block&)> collect = [&](const Block& b) {
@@ -68,9 +68,34 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
   };
   collect(optimized_.body);
   for (auto& [id, members] : groups) {
-    for (size_t k = 0; k + 1 < members.size(); ++k) fused_.insert(members[k]);
     const Node* last = members.back();
     loops_.emplace(last, FusedLoop(optimized_, std::move(members), uses));
+  }
+  prepare(g_.body, false);  // what a recording tape runs: the graph's own nodes
+  prepare(optimized_.body, true);
+}
+
+void Executor::prepare(const Block& b, bool fuse) {
+  std::vector<Step>& steps = steps_[&b];
+  for (const auto& n : b.nodes) {
+    for (const auto& inner : n.blocks) prepare(inner, fuse);
+    if (n.op == ops::OpId::While) {
+      const Block& body = n.blocks[1];
+      std::vector<char>& swap = swaps_[&n];
+      for (int r : body.results) {
+        bool computed = false;
+        for (const auto& m : body.nodes)
+          for (int o : m.outputs) computed = computed || o == r;
+        swap.push_back(computed && std::count(body.results.begin(), body.results.end(), r) == 1);
+      }
+    }
+    if (!fuse) {
+      steps.push_back({&n, nullptr});
+      continue;
+    }
+    if (n.attrs.has("fuse") && !loops_.count(&n)) continue;  // run by its group's loop, at the group's last node
+    auto loop = loops_.find(&n);
+    steps.push_back({&n, loop == loops_.end() ? nullptr : &loop->second});
   }
 }
 
@@ -95,13 +120,13 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
   return out;
 }
 
-void Executor::runBlock(const Block& b) {
-  for (const auto& n : b.nodes) {
+void Executor::runSteps(const std::vector<Step>& steps) {
+  for (const Step& s : steps) {
+    const Node& n = *s.node;
     try {
-      if (fused_.count(&n)) continue;  // run by its group's loop, at the group's last node
-      if (auto loop = loops_.find(&n); loop != loops_.end()) {
-        if (!loop->second.run(slots_))
-          for (const Node* m : loop->second.members()) runNode(*m);  // sizes differ: node by node
+      if (s.loop) {
+        if (!s.loop->run(slots_))
+          for (const Node* m : s.loop->members()) runNode(*m);  // sizes differ: node by node
         continue;
       }
       runNode(n);
@@ -117,7 +142,9 @@ void Executor::runBlock(const Block& b) {
 void Executor::runNode(const Node& n) {
   using ops::OpId;
   switch (n.op) {
-    case OpId::Constant: return;  // set in the constructor
+    case OpId::Constant:  // the graph's own or a folded one; the slot shares the node's tensor
+      slots_[size_t(n.outputs[0])] = n.attrs.tensor("value");
+      return;
     case OpId::ReadVariable: {
       VariableObj& v = *vars_[size_t(n.attrs.i("var"))];
       Tensor& slot = slots_[size_t(n.outputs[0])];
@@ -140,22 +167,7 @@ void Executor::runNode(const Node& n) {
       for (size_t i = 0; i < n.outputs.size(); ++i) slots_[size_t(n.outputs[i])] = slots_[size_t(taken.results[i])];
       return;
     }
-    case OpId::While: {
-      const Block &cond = n.blocks[0], &body = n.blocks[1];
-      std::vector<Tensor> loop;
-      for (int i : n.inputs) loop.push_back(slots_[size_t(i)]);
-      for (;;) {
-        for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(cond.params[i])] = loop[i];
-        runBlock(cond);
-        if (slots_[size_t(cond.results[0])].asDouble() == 0) break;
-        if (onLoop_) onLoop_();
-        for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(body.params[i])] = loop[i];
-        runBlock(body);
-        for (size_t i = 0; i < loop.size(); ++i) loop[i] = slots_[size_t(body.results[i])];
-      }
-      for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(n.outputs[i])] = loop[i];
-      return;
-    }
+    case OpId::While: return runLoop(n);
     default: break;
   }
   const ops::OpDef& def = ops::opDef(n.op);
@@ -191,6 +203,40 @@ void Executor::runNode(const Node& n) {
   for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
   std::vector<Tensor> out = def.run(in_, n.attrs);
   for (size_t i = 0; i < n.outputs.size(); ++i) slots_[size_t(n.outputs[i])] = std::move(out[i]);
+}
+
+// The loop values live in `loop`; each turn binds them to the blocks' parameters. A value the
+// body computes trades places with the one it replaces, so that the old buffer, held by nothing
+// else once the parameters let go of it, is what the body's kernel writes into next turn: a
+// loop of static shapes allocates nothing after its first turns.
+void Executor::runLoop(const Node& n) {
+  const Block &cond = n.blocks[0], &body = n.blocks[1];
+  const std::vector<Step>&condSteps = steps_.at(&cond), &bodySteps = steps_.at(&body);
+  const std::vector<char>& swap = swaps_.at(&n);
+  std::vector<Tensor> loop;
+  loop.reserve(n.inputs.size());
+  for (int i : n.inputs) loop.push_back(slots_[size_t(i)]);
+  for (;;) {
+    for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(cond.params[i])] = loop[i];
+    runSteps(condSteps);
+    if (slots_[size_t(cond.results[0])].asDouble() == 0) break;
+    if (onLoop_) onLoop_();
+    for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(body.params[i])] = loop[i];
+    runSteps(bodySteps);
+    for (size_t i = 0; i < loop.size(); ++i) {
+      Tensor& next = slots_[size_t(body.results[i])];
+      if (swap[i]) std::swap(loop[i], next);
+      else loop[i] = next;
+    }
+    for (size_t i = 0; i < loop.size(); ++i) {
+      slots_[size_t(cond.params[i])] = Tensor();
+      slots_[size_t(body.params[i])] = Tensor();
+    }
+  }
+  for (size_t i = 0; i < loop.size(); ++i) {
+    slots_[size_t(cond.params[i])] = Tensor();
+    slots_[size_t(n.outputs[i])] = std::move(loop[i]);
+  }
 }
 
 }  // namespace weft::graph

@@ -1,13 +1,14 @@
 // Runs a graph on the same kernels as eager code (each node's OpDef::run), with the graph-only
-// nodes (constants, variables, print, cond, while) handled here. It runs the graph as `optimize`
-// (passes.h) leaves it — variables read once and assigned once, transposes read in place by the
-// products, runs of elementwise nodes as fused loops — except while a gradient tape records the
-// call (a loaded model trained further), which sees the graph's own nodes.
+// nodes (constants, variables, print, cond, while) handled here. It runs the graph as the
+// pipeline's executor passes leave it (pipeline.h) — constants folded, variables read once and
+// assigned once, transposes read in place by the products, runs of elementwise nodes as fused
+// loops — except while a gradient tape records the call (a loaded model trained further), which
+// sees the graph's own nodes. Each block is prepared once as a list of steps.
 #pragma once
 #include <functional>
 #include <iosfwd>
 #include <map>
-#include <set>
+#include <unordered_map>
 
 #include "../values/objects.h"
 #include "fused_loop.h"
@@ -24,12 +25,23 @@ class Executor {
   std::vector<Tensor> run(std::span<const Tensor> inputs);
 
  private:
-  void runBlock(const Block& b);
+  // A block prepared once: each step a node, or a fused group run as one loop at its last node.
+  struct Step {
+    const Node* node;
+    FusedLoop* loop;  // null: the node alone
+  };
+  void prepare(const Block& b, bool fuse);
+  void runBlock(const Block& b) { runSteps(steps_.at(&b)); }
+  void runSteps(const std::vector<Step>& steps);
   void runNode(const Node& n);
+  void runLoop(const Node& n);
   const Graph& g_;
   Graph optimized_;
   std::map<const Node*, FusedLoop> loops_;  // by the group's last node
-  std::set<const Node*> fused_;             // the other nodes of the groups
+  std::unordered_map<const Block*, std::vector<Step>> steps_;  // every block of both graphs
+  // Per while node: for each loop value, whether the body computes its next value itself (once),
+  // so that it and the value it replaces trade buffers instead of the body allocating each turn.
+  std::unordered_map<const Node*, std::vector<char>> swaps_;
   std::vector<std::shared_ptr<VariableObj>> vars_;
   std::ostream& out_;
   std::function<void()> onLoop_;
