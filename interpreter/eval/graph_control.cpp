@@ -131,7 +131,9 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
                                 "function; use a while loop whose condition says when to stop");
     return p;
   };
+  const graph::Loc loc = tracer.loc;  // the if statement's: its branches' statements move it
   Path a = trace(thenPart), b = trace(elsePart);
+  tracer.loc = loc;
   if ((a.flow == Flow::Return) != (b.flow == Flow::Return))
     throw WeftError(at.range, "only one branch of this if on graph values returns: in a graph function, both "
                               "branches return, or neither does");
@@ -269,6 +271,7 @@ std::vector<Tensor> nextValues(const LoopState& st, const std::vector<Symbol>& a
 
 Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared_ptr<Env>& env) {
   graph::Tracer& tracer = *graph::Tracer::active();
+  const graph::Loc at = tracer.loc;  // the while statement's: its body's statements move it
   std::vector<Symbol> assigned;
   assignedNames(w.body, assigned);
   LoopState st = loopState(assigned, env);
@@ -296,6 +299,7 @@ Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared
   blocks.push_back(tracer.endBlock(next));
   std::vector<Tensor> init;
   for (const auto& v : st.init) init.push_back(v.tensor());
+  tracer.loc = at;
   std::vector<Tensor> outs = taped.emit(tracer, init, std::move(blocks), next);
   for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(outs[i], st.init[i].weak()));
   return Flow::Normal;
@@ -304,6 +308,7 @@ Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared
 Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& range, const std::shared_ptr<Env>& env) {
   graph::Tracer& tracer = *graph::Tracer::active();
   if (range.size() == 0) return Flow::Normal;
+  const graph::Loc at = tracer.loc;  // the for statement's: its body's statements move it
   Symbol target = static_cast<const ast::Name&>(*f.target).name;
   std::vector<Symbol> assigned;
   assignedNames(f.body, assigned);
@@ -335,6 +340,7 @@ Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& 
   blocks.push_back(tracer.endBlock(next));
   std::vector<Tensor> init{scalar(range.start)};
   for (const auto& v : st.init) init.push_back(v.tensor());
+  tracer.loc = at;
   std::vector<Tensor> outs = taped.emit(tracer, init, std::move(blocks), next);
   // After the loop its target holds the last value, as in Python.
   env->set(target, Value(ops::binary(ops::BinaryOp::Sub, outs[0], scalar(range.step)), true));
