@@ -51,13 +51,8 @@ class Interpreter {
   // The interpreter's execution context (values/context.h), current on its thread while it
   // lives; declared first, so that everything below is made and freed under it. A new
   // interpreter takes the memory limits of the context it is made in.
-  ExecutionContext context_ = withLimitsOf(weft::context());
+  ExecutionContext context_{weft::context().limits};
   ContextScope contextScope_{context_};
-  static ExecutionContext withLimitsOf(const ExecutionContext& outer) {
-    ExecutionContext c;
-    c.limits = outer.limits;
-    return c;
-  }
 
  public:
   explicit Interpreter(std::ostream& out, std::ostream& err);

@@ -1,7 +1,21 @@
 #include "context.h"
 
+#include <mutex>
+#include <vector>
+
 namespace weft {
 namespace {
+
+// Counters no context holds and no storage counts in; they never go back to the heap.
+struct CounterPool {
+  std::mutex lock;
+  std::vector<LiveBytes*> free;
+  std::vector<LiveBytes*> retired;  // let go of by a context while storages still counted in them
+};
+CounterPool& pool() {
+  static CounterPool* p = new CounterPool;  // outlives every thread's context
+  return *p;
+}
 
 ExecutionContext* current() {
   thread_local ExecutionContext own;
@@ -10,6 +24,28 @@ ExecutionContext* current() {
 thread_local ExecutionContext* tCurrent = nullptr;
 
 }  // namespace
+
+ExecutionContext::ExecutionContext(const MemoryLimits& l) : limits(l) {
+  CounterPool& p = pool();
+  std::lock_guard<std::mutex> held(p.lock);
+  for (size_t i = 0; i < p.retired.size(); ++i)  // storages that outlived their context have gone
+    if (p.retired[i]->bytes == 0) {
+      p.free.push_back(p.retired[i]);
+      p.retired.erase(p.retired.begin() + long(i--));
+    }
+  if (p.free.empty()) {
+    liveBytes = new LiveBytes;
+  } else {
+    liveBytes = p.free.back();
+    p.free.pop_back();
+  }
+}
+
+ExecutionContext::~ExecutionContext() {
+  CounterPool& p = pool();
+  std::lock_guard<std::mutex> held(p.lock);
+  (liveBytes->bytes == 0 ? p.free : p.retired).push_back(liveBytes);
+}
 
 ExecutionContext& context() { return tCurrent ? *tCurrent : *current(); }
 

@@ -4,9 +4,7 @@
 // lives (interpreters on one thread nest), so two interpreters on two threads share nothing
 // mutable. ops::apply and every layer above read their state from here, never from globals.
 #pragma once
-#include <atomic>
 #include <cstdint>
-#include <memory>
 
 namespace weft {
 
@@ -29,10 +27,22 @@ struct MemoryLimits {
   int64_t maxLiveBytes = int64_t(16) << 30;   // all live tensors together
 };
 
+// The bytes of the tensors allocated under one context. Each storage keeps a pointer to it, and
+// may outlive the context: a counter is reused by a later context only once it is back at zero,
+// so that pointer stays valid. Plain integers: a tensor is freed on the thread of the context it
+// was allocated in (an interpreter's values do not cross threads).
+struct LiveBytes {
+  int64_t bytes = 0;
+};
+
 struct ExecutionContext {
-  // values/: the bytes of the tensors allocated under this context (shared with each storage,
-  // which may outlive the context), the limits, the hooks that route variable reads and writes.
-  std::shared_ptr<std::atomic<int64_t>> liveBytes = std::make_shared<std::atomic<int64_t>>(0);
+  explicit ExecutionContext(const MemoryLimits& limits = {});
+  ~ExecutionContext();
+  ExecutionContext(const ExecutionContext&) = delete;
+  ExecutionContext& operator=(const ExecutionContext&) = delete;
+
+  // values/: the live bytes, the limits, the hooks that route variable reads and writes.
+  LiveBytes* liveBytes;
   MemoryLimits limits;
   VariableAccess* variableAccess = nullptr;      // the graph being traced
   VariableReadHook* variableReadHook = nullptr;  // the innermost gradient tape

@@ -9,7 +9,7 @@
 namespace weft {
 MemoryLimits& memoryLimits() { return context().limits; }
 
-int64_t liveTensorBytes() { return *context().liveBytes; }
+int64_t liveTensorBytes() { return context().liveBytes->bytes; }
 
 void checkValueBytes(int64_t bytes, const char* what) {
   if (bytes > memoryLimits().maxTensorBytes)
@@ -20,7 +20,7 @@ void checkValueBytes(int64_t bytes, const char* what) {
 Storage::Storage(int64_t bytes) : bytes_(bytes) {
   ExecutionContext& c = context();
   const MemoryLimits& lim = c.limits;
-  const int64_t live = *c.liveBytes;
+  const int64_t live = c.liveBytes->bytes;
   if (bytes < 0 || bytes > lim.maxTensorBytes)
     throw WeftError("tensor of " + humanBytes(bytes) + " is larger than the limit of " +
                     humanBytes(lim.maxTensorBytes) + " for one tensor");
@@ -32,11 +32,11 @@ Storage::Storage(int64_t bytes) : bytes_(bytes) {
   data_ = std::aligned_alloc(64, rounded ? rounded : 64);
   if (!data_) throw WeftError("out of memory allocating a tensor of " + humanBytes(bytes));
   live_ = c.liveBytes;
-  *live_ += bytes;
+  live_->bytes += bytes;
 }
 
 Storage::~Storage() {
-  *live_ -= bytes_;
+  live_->bytes -= bytes_;
   std::free(data_);
 }
 

@@ -38,7 +38,7 @@ class Storage {
  private:
   void* data_;
   int64_t bytes_;
-  std::shared_ptr<std::atomic<int64_t>> live_;
+  LiveBytes* live_;
 };
 
 class Tensor {
