@@ -145,15 +145,17 @@ def perop_model(ops, calls, reps, graph=False):
 
 
 def loop_model(form, iters, calls, reps):
-    """A graph function whose loop body is one f32[4] add: a `while` (a compare, the add and the
-    count's add per iteration) or a `for` over range (the same three ops in its graph)."""
-    loop = ("  i = 0\n  while i < n {\n    x = x + a\n    i = i + 1\n  }\n" if form == "while"
-            else "  for i in range(n) { x = x + a }\n")
+    """A graph function whose loop body is one f32[4] add: a `while` on a tensor count (a compare,
+    the add and the count's add per iteration) or a `for` over range (the same three ops)."""
+    if form == "while":
+        head, loop, n = "n: i32[]", "  i = 0\n  while i < n {\n    x = x + a\n    i = i + 1\n  }\n", f"tensor({iters})"
+    else:
+        head, loop, n = "n: int", "  for i in range(n) { x = x + a }\n", str(iters)
     return (f"# a graph {form} loop of {iters} iterations; prints µs per op (3 per iteration) per repetition.\n"
-            f"@function\nfn run(x: f32[4], a: f32[4], n: int) {{\n{loop}  return x\n}}\n"
-            f"x = zeros([4])\na = ones([4])\ny = run(x, a, {iters})\n"
+            f"@function\nfn run(x: f32[4], a: f32[4], {head}) {{\n{loop}  return x\n}}\n"
+            f"x = zeros([4])\na = ones([4])\nn = {n}\ny = run(x, a, n)\n"
             f"for r in range({reps}) {{\n  t0 = perf_counter()\n"
-            f"  for i in range({calls}) {{ y = run(x, a, {iters}) }}\n"
+            f"  for i in range({calls}) {{ y = run(x, a, n) }}\n"
             f"  print((perf_counter() - t0) / {calls * iters * 3} * 1000000.0)\n}}\n"
             "print(y.dtype, y[0])\n")
 

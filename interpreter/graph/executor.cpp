@@ -205,38 +205,43 @@ void Executor::runNode(const Node& n) {
   for (size_t i = 0; i < n.outputs.size(); ++i) slots_[size_t(n.outputs[i])] = std::move(out[i]);
 }
 
-// The loop values live in `loop`; each turn binds them to the blocks' parameters. A value the
-// body computes trades places with the one it replaces, so that the old buffer, held by nothing
-// else once the parameters let go of it, is what the body's kernel writes into next turn: a
-// loop of static shapes allocates nothing after its first turns.
+// The loop values live in `loop` and move (never copy) into the blocks' parameters each turn. A
+// value the body computes moves out of its result's slot, and the value it replaces moves in, so
+// that the body's kernel writes into that buffer next turn: a loop of static shapes allocates
+// nothing after its first turns, and touches no reference count.
 void Executor::runLoop(const Node& n) {
   const Block &cond = n.blocks[0], &body = n.blocks[1];
   const std::vector<Step>&condSteps = steps_.at(&cond), &bodySteps = steps_.at(&body);
   const std::vector<char>& swap = swaps_.at(&n);
+  const size_t count = n.inputs.size();
   std::vector<Tensor> loop;
-  loop.reserve(n.inputs.size());
+  loop.reserve(count);
   for (int i : n.inputs) loop.push_back(slots_[size_t(i)]);
   for (;;) {
-    for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(cond.params[i])] = loop[i];
+    for (size_t i = 0; i < count; ++i) slots_[size_t(cond.params[i])] = std::move(loop[i]);
     runSteps(condSteps);
-    if (slots_[size_t(cond.results[0])].asDouble() == 0) break;
+    const bool more = slots_[size_t(cond.results[0])].asDouble() != 0;
+    for (size_t i = 0; i < count; ++i) loop[i] = std::move(slots_[size_t(cond.params[i])]);
+    if (!more) break;
     if (onLoop_) onLoop_();
-    for (size_t i = 0; i < loop.size(); ++i) slots_[size_t(body.params[i])] = loop[i];
+    for (size_t i = 0; i < count; ++i) slots_[size_t(body.params[i])] = std::move(loop[i]);
     runSteps(bodySteps);
-    for (size_t i = 0; i < loop.size(); ++i) {
+    // Values the body passes on (a parameter, a value from outside) are shared, before any
+    // parameter moves.
+    for (size_t i = 0; i < count; ++i)
+      if (!swap[i]) loop[i] = slots_[size_t(body.results[i])];
+    for (size_t i = 0; i < count; ++i) {
+      Tensor& param = slots_[size_t(body.params[i])];
+      if (!swap[i]) {
+        param = Tensor();
+        continue;
+      }
       Tensor& next = slots_[size_t(body.results[i])];
-      if (swap[i]) std::swap(loop[i], next);
-      else loop[i] = next;
-    }
-    for (size_t i = 0; i < loop.size(); ++i) {
-      slots_[size_t(cond.params[i])] = Tensor();
-      slots_[size_t(body.params[i])] = Tensor();
+      loop[i] = std::move(next);
+      next = std::move(param);
     }
   }
-  for (size_t i = 0; i < loop.size(); ++i) {
-    slots_[size_t(cond.params[i])] = Tensor();
-    slots_[size_t(n.outputs[i])] = std::move(loop[i]);
-  }
+  for (size_t i = 0; i < count; ++i) slots_[size_t(n.outputs[i])] = std::move(loop[i]);
 }
 
 }  // namespace weft::graph
