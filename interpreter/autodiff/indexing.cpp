@@ -8,8 +8,6 @@ namespace {
 using ops::BinaryOp;
 using V = ops::VjpResult;
 
-Tensor mul(const Tensor& a, const Tensor& b) { return ops::binary(BinaryOp::Mul, a, b); }
-
 std::vector<ops::Subscript> subsOf(const ops::VjpArgs& a) { return ops::decodeSubscripts(a.attrs.ints("subs")); }
 
 }  // namespace

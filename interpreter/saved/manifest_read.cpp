@@ -248,7 +248,7 @@ Manifest Reader::read(const std::string& text) {
         if (!used.insert(n).second) fail(d, "the layout of " + what + " uses mesh dimension '" + n + "' twice");
         l.dims.push_back(n);
       }
-      if (l.dims.size() != e.type.shape.size())
+      if (l.dims.size() != size_t(e.type.shape.size()))
         fail(layout, "the layout of " + what + " has " + std::to_string(l.dims.size()) + " dimensions, its shape " +
                          std::to_string(e.type.shape.size()));
       e.layout = std::move(l);

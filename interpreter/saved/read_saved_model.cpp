@@ -15,8 +15,6 @@ namespace {
 constexpr size_t kMaxManifestBytes = size_t(16) << 20;
 constexpr size_t kMaxGraphBytes = size_t(64) << 20;
 
-std::string join(const std::string& dir, const std::string& rel) { return (std::filesystem::path(dir) / rel).string(); }
-
 // A WeftError located in a file the loader read is reported at the user's call instead, with
 // the file, line and column in its message.
 [[noreturn]] void relocate(const WeftError& e, const std::string& file) {
