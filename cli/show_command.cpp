@@ -1,4 +1,4 @@
-// `weft show DIR [--all]` (SPEC §9, docs/saved_models.md): a saved model's signatures, in the
+// `weft show DIR [--all]` or `weft show --dir DIR` (SPEC §9, docs/saved_models.md): a saved model's signatures, in the
 // spirit of `saved_model_cli show`; with --all also its graph methods, modules, variables and
 // meshes. The model is read and checked as `load` reads it, without its variables' data.
 #include <iostream>
@@ -99,11 +99,13 @@ void show(std::ostream& out, const std::string& dir, const saved::SavedModel& mo
 }  // namespace
 
 int showCommand(const std::vector<std::string>& given) {
-  const char* usage = "usage: weft show SAVED_DIR [--all]\n";
+  const char* usage = "usage: weft show SAVED_DIR [--all]   (or saved_model_cli's spelling: --dir SAVED_DIR)\n";
   bool all = false;
   std::vector<std::string> args;
   for (size_t i = 1; i < given.size(); ++i) {
     if (given[i] == "--all") all = true;
+    else if (given[i] == "--dir" && i + 1 < given.size()) args.push_back(given[++i]);
+    else if (given[i].rfind("--dir=", 0) == 0) args.push_back(given[i].substr(6));
     else args.push_back(given[i]);
   }
   if (args.size() != 1 || args[0].rfind("-", 0) == 0) {

@@ -150,8 +150,8 @@ WITH : 'with' ;
 AS : 'as' ;
 IMPORT : 'import' ;
 FROM : 'from' ;
-TRUE : 'true' ;
-FALSE : 'false' ;
+TRUE : 'true' | 'True' ;  // Python's spellings too, as `None`
+FALSE : 'false' | 'False' ;
 NONE : 'none' | 'None' ;  // `None` is how type annotations and Python users spell it
 AND : 'and' ;
 OR : 'or' ;

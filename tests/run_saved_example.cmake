@@ -26,6 +26,7 @@ step(save run save.model)
 step(load run load.model)
 step(show_demo show saved_demo --all)
 step(show_mlp show saved_mlp --all)
+step(show_seed show --dir data/demo/1 --all)  # saved_model_cli's spelling
 if(problems)
   message(FATAL_ERROR "${problems}")
 endif()

@@ -23,6 +23,7 @@ void registerBuiltins(Env& env) {
   registerTensorMath(env);
   registerTensorShaping(env);
   registerKeras(env);
+  registerClasses(env);
   registerNnOps(env);
   registerExports(env);
   registerAutodiff(env);

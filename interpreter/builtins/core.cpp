@@ -128,7 +128,9 @@ Value variable(Interpreter& in, Args& a) {
   var->value = tensorFromValue(r.get(0), dt, "Variable()");
   var->trainable = var->ownTrainable = r.flag(2, true);
   var->named = r.has(3);
+  var->scope = in.variableScope();  // `with name_scope("block")`: "block/NAME"
   var->name = r.has(3) ? r.str(3) : "Variable";
+  if (!var->scope.empty()) var->name = var->scope + "/" + var->name;
   if (in.insideGraphFunction())
     throw WeftError(a.site, "cannot create a Variable inside a graph function (@function), as in TensorFlow; "
                             "create it outside, in the module body, or in build()");

@@ -7,6 +7,7 @@
 #include "../mesh/scope.h"
 #include "../values/format.h"
 #include "../eval/args.h"
+#include "../eval/name_scope.h"
 #include "builtins.h"
 
 namespace weft {
@@ -244,6 +245,20 @@ void registerKeras(Env& env) {
   def(env, "Module", [](Interpreter& in, Args& a) {
     ArgReader r(a, "Module", {"name?"});
     return Value(newModule(in, "Module", r.has(0) ? r.str(0) : in.uniqueModuleName("Module")));
+  });
+  // tf.keras.layers.Layer, made bare the same way (a Layer is a Module: builtins/classes.cpp).
+  def(env, "Layer", [](Interpreter& in, Args& a) {
+    ArgReader r(a, "Layer", {"name?"});
+    return Value(newModule(in, "Layer", r.has(0) ? r.str(0) : in.uniqueModuleName("Layer")));
+  });
+  // tf.name_scope: `with name_scope("block") { ... }` (eval/name_scope.h).
+  def(env, "name_scope", [](Interpreter&, Args& a) {
+    ArgReader r(a, "name_scope", {"name"});
+    std::string name = r.str(0);
+    if (name.empty()) r.fail(0, "must not be empty");
+    for (char c : name)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) r.fail(0, "must not hold control characters");
+    return Value(std::make_shared<NameScopeObj>(Interpreter::NameScope{name, nullptr, true}));
   });
   def(env, "Input", input);
   def(env, "Model", model);

@@ -6,6 +6,8 @@
 namespace weft {
 
 void registerKeras(Env& env);
+// isinstance, issubclass, clear_session (interpreter/builtins/classes.cpp).
+void registerClasses(Env& env);
 // The Keras summary table of a module (SPEC §5).
 // Keras' training methods (compile, fit, evaluate, predict) on a Sequential or functional model:
 // each calls its Weft half in stdlib/training.model (interpreter/builtins/training.cpp).

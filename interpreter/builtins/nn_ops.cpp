@@ -47,7 +47,10 @@ void registerNnOps(Env& env) {
   def(env, "save_npy", [](Interpreter&, Args& a) {
     ArgReader r(a, "save_npy", {"path", "x"});
     // A plan (`weft check`, `with plan()`) has no side effects: it writes no file.
-    if (!ops::shapesOnly()) saved::writeNpy(r.str(0), r.tensor(1));
+    if (!ops::shapesOnly()) {
+      saved::makeParentFolders(r.str(0));
+      saved::writeNpy(r.str(0), r.tensor(1));
+    }
     return Value();
   });
 }

@@ -5,6 +5,7 @@
 #include "../values/format.h"
 #include "hooks.h"
 #include "interpreter.h"
+#include "name_scope.h"
 #include "operators.h"
 #include "suggest.h"
 
@@ -38,7 +39,57 @@ constexpr std::pair<const char*, const char*> kTensorMethods[] = {
     {"prod", "prod"},       {"astype", "cast"},
 };
 
+// Element i of t as a scalar of its dtype, weak as a Python number is: `x.item() * y` takes y's dtype.
+Value elementNumber(const Tensor& t, int64_t i) {
+  Tensor s = Tensor::empty(t.dtype(), Shape{});
+  size_t size = rt::dtypeSize(t.dtype());
+  std::memcpy(s.raw(), static_cast<const char*>(t.raw()) + i * int64_t(size), size);
+  return Value(std::move(s), true);
+}
+
+Value nestedList(const Tensor& t, int axis, int64_t& next) {
+  if (axis == t.rank()) return elementNumber(t, next++);
+  std::vector<Value> items;
+  for (int64_t k = 0; k < t.shape()[axis]; ++k) items.push_back(nestedList(t, axis + 1, next));
+  return makeList(std::move(items));
+}
+
+const Tensor& concrete(const Value& self, const std::string& method) {
+  const Tensor& t = self.tensor();
+  if (t.isAbstract())
+    throw WeftError("." + method + "() needs a tensor's values, and a graph function's tensors have none while it is traced; return the tensor and call ." + method + "() outside");
+  return t;
+}
+
+// NumPy's conversions: a tensor is its own array, so .numpy() returns it; .item() the one element
+// of a size-1 tensor as a number; .tolist() nested lists of numbers.
+std::optional<Value> conversionMethod(const Value& self, const std::string& n) {
+  if (n == "numpy")
+    return makeBuiltin(n, [](Interpreter&, Args& a) {
+      if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "numpy() takes no arguments");
+      return a.self;
+    }, self);
+  if (n == "item")
+    return makeBuiltin(n, [](Interpreter&, Args& a) {
+      if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "item() takes no arguments");
+      const Tensor& t = concrete(a.self, "item");
+      if (t.numel() != 1)
+        throw WeftError(a.site, "item() needs a tensor of one element, got " + typeNameOf(a.self));
+      return elementNumber(t, 0);
+    }, self);
+  if (n == "tolist")
+    return makeBuiltin(n, [](Interpreter&, Args& a) {
+      if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "tolist() takes no arguments");
+      const Tensor& t = concrete(a.self, "tolist");
+      checkValueBytes(t.numel() * int64_t(sizeof(Value)), "a list");
+      int64_t next = 0;
+      return nestedList(t, 0, next);
+    }, self);
+  return std::nullopt;
+}
+
 std::optional<Value> tensorMethod(Interpreter& in, const Value& self, const std::string& n) {
+  if (auto c = conversionMethod(self, n)) return c;
   for (auto [method, function] : kTensorMethods) {
     if (n != method) continue;
     Value fn = in.native(function);
@@ -117,6 +168,7 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
   if (n == "built") return Value(Tensor::scalar<bool>(m.built));
   if (n == "layers") return makeList(in.childModules(&m));
   if (n == "input_shape") return m.inputShape;
+  if (n == "name_scope") return Value(std::make_shared<NameScopeObj>(Interpreter::NameScope{m.name, &m, true}));
   if (n == "summary")
     return makeBuiltin("summary", [](Interpreter& in, Args& a) {
       if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "summary() takes no arguments");
@@ -124,7 +176,7 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
       return Value();
     }, self);
   std::vector<std::string> known = {"name", "variables", "trainable_variables", "non_trainable_variables",
-                                    "submodules", "trainable", "layers", "summary", "input_shape"};
+                                    "submodules", "trainable", "layers", "summary", "input_shape", "name_scope"};
   for (const auto& [k, v] : m.attrs->entries()) known.push_back(symbolName(k));
   std::string msg = "module '" + m.name + "' (" + m.typeName + ") has no attribute '" + n + "'";
   if (!m.built && m.attrs->findLocal(intern("build")))  // its weights come with its first call
@@ -189,6 +241,7 @@ Value dictAttr(const Value& self, const std::string& n) {
 std::vector<std::string> tensorAttributeNames() {
   std::vector<std::string> names = {"shape", "dtype", "ndim", "size", "T"};
   for (auto [method, function] : kTensorMethods) names.push_back(method);
+  for (const char* m : {"numpy", "item", "tolist"}) names.push_back(m);
   return names;
 }
 

@@ -1,4 +1,6 @@
 // Calling functions, builtins and modules: argument binding and annotation checks.
+#include <optional>
+
 #include "args.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
@@ -104,6 +106,7 @@ Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
     int& d;
     ~Depth() { --d; }
   } depth{++callDepth_};
+  std::optional<ScopeGuard> scope = methodScope(fn);
   try {
     Value result;
     if (fn.graph && !functionsEagerly_ && !ops::shapesOnly()) {  // a plan runs bodies on shapes

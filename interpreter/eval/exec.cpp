@@ -203,15 +203,22 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
     case K::Fn: {
       auto& f = static_cast<const ast::FnDecl&>(s);
       bool graph = false;
+      const ast::Call* withArgs = nullptr;  // @function(input_signature=[...])
       for (const auto& d : f.decorators) {
-        if (d.expr->kind == ast::ExprKind::Name &&
-            symbolName(static_cast<const ast::Name&>(*d.expr).name) == "function")
+        auto isFunction = [](const ast::Expr& e) {
+          return e.kind == ast::ExprKind::Name && symbolName(static_cast<const ast::Name&>(e).name) == "function";
+        };
+        if (isFunction(*d.expr))
           graph = true;
+        else if (d.expr->kind == ast::ExprKind::Call && isFunction(*static_cast<const ast::Call&>(*d.expr).callee))
+          graph = true, withArgs = static_cast<const ast::Call*>(d.expr.get());
         else
           throw WeftError(d.range, "unknown decorator; Weft has @function");
       }
-      env->set(f.name, makeFunction(symbolName(f.name), f.params, &f.body, nullptr, f.returnType.get(), graph,
-                                    f.nameRange, env));
+      Value fn = makeFunction(symbolName(f.name), f.params, &f.body, nullptr, f.returnType.get(), graph,
+                              f.nameRange, env);
+      if (withArgs) applyInputSignature(*fn.as<FunctionObj>(), *withArgs, env);
+      env->set(f.name, std::move(fn));
       return Flow::Normal;
     }
     case K::Module: {

@@ -11,6 +11,8 @@
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
+#include "exports.h"
+#include "types.h"
 
 namespace weft {
 namespace {
@@ -34,6 +36,53 @@ std::optional<graph::TensorType> annotatedSignature(const ast::TypeExpr& t) {
   graph::TensorType type{*dtype, {}};
   for (const auto& d : t.dims) type.shape.push_back(d ? *d : rt::kUnknownDim);
   return type;
+}
+
+void Interpreter::applyInputSignature(FunctionObj& fn, const ast::Call& decorator, const std::shared_ptr<Env>& env) {
+  const ast::Expr* sigExpr = nullptr;
+  for (const auto& a : decorator.args) {
+    if (!a.keyword || symbolName(*a.keyword) != "input_signature")
+      throw WeftError(a.range, "@function takes input_signature=[TensorSpec(...), ...] only");
+    sigExpr = a.value.get();
+  }
+  if (!sigExpr) throw WeftError(decorator.range, "@function() needs input_signature=[TensorSpec(...), ...]");
+  Value sig = eval(*sigExpr, env);
+  const std::vector<Value>* specs = sig.is(Kind::List)    ? &sig.as<ListObj>()->items
+                                    : sig.is(Kind::Tuple) ? &sig.as<TupleObj>()->items
+                                                          : nullptr;
+  if (!specs) throw WeftError(sigExpr->range, "input_signature must be a list of TensorSpecs, got " + typeNameOf(sig));
+  const auto& params = *fn.params;
+  if (specs->size() != params.size())
+    throw WeftError(sigExpr->range, "input_signature gives " + std::to_string(specs->size()) + " TensorSpec" +
+                                        (specs->size() == 1 ? "" : "s") + " for the " + std::to_string(params.size()) +
+                                        " parameter" + (params.size() == 1 ? "" : "s") + " of " + fn.name + "()");
+  auto own = std::make_shared<std::vector<ast::Param>>();
+  for (size_t i = 0; i < params.size(); ++i) {
+    // By type name, not dynamic_cast: TensorSpecObj's type information lives in builtins/.
+    const Value& item = (*specs)[i];
+    auto* spec = item.is(Kind::Opaque) && item.as<OpaqueObj>()->typeName() == "TensorSpec"
+                     ? static_cast<const TensorSpecObj*>(item.as<OpaqueObj>())
+                     : nullptr;
+    if (!spec)
+      throw WeftError(sigExpr->range, "input_signature[" + std::to_string(i) + "] must be a TensorSpec, got " +
+                                          typeNameOf((*specs)[i]));
+    auto type = std::make_unique<ast::TypeExpr>();
+    type->range = params[i].range;
+    type->base = rt::dtypeName(spec->type.dtype);
+    type->hasDims = true;
+    for (int64_t d : spec->type.shape) type->dims.push_back(d == rt::kUnknownDim ? std::nullopt : std::optional(d));
+    if (params[i].type && annotatedSignature(*params[i].type) != std::optional(spec->type))
+      throw WeftError(params[i].type->range, "parameter '" + symbolName(params[i].name) + "' is annotated " +
+                                                 typeText(*params[i].type) + " but input_signature gives it " +
+                                                 typeText(*type));
+    ast::Param p;
+    p.name = params[i].name;
+    p.range = params[i].range;
+    p.type = std::move(type);
+    own->push_back(std::move(p));
+  }
+  fn.signedParams = own;
+  fn.params = own.get();
 }
 
 namespace {
@@ -124,8 +173,10 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, con
                                                             const std::vector<std::optional<graph::TensorType>>& inputs,
                                                             const SourceRange& site) {
   auto e = std::make_unique<GraphTraces::Entry>();
+  std::optional<ScopeGuard> scope = methodScope(fn);  // also when traced alone (weft graph, save)
   graph::Tracer tracer(fn.name);
   tracer.loc = {fn.range.valid() ? fn.range.file->path : "", int(fn.range.begin.line)};
+  tracer.scope = graphScope();
   const auto& params = *fn.params;
   for (size_t i = 0; i < params.size(); ++i)
     if (inputs[i]) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -136,6 +137,35 @@ class Interpreter {
 
   // Module machinery (modules.cpp), used by builtins.
   std::string uniqueModuleName(const std::string& typeName);
+  // Keras' clear_session(): the automatic names start again (`dense`, `dense_1`, ...).
+  void clearModuleNames();
+  // Name scopes (name_scope.cpp): TF's `with name_scope("block")` and a module's own
+  // `with self.name_scope` (explicit), and the module whose code runs, pushed by each call of
+  // a module or one of its methods. Variables made inside explicit scopes take their path in
+  // their name; graph nodes take the whole path, which `weft graph` pictures group by.
+  struct NameScope {
+    std::string name;
+    const ModuleObj* module = nullptr;  // a module's own scope
+    bool explicitScope = false;
+  };
+  class ScopeGuard {
+   public:
+    ScopeGuard(Interpreter& in, NameScope s);
+    ~ScopeGuard();
+    ScopeGuard(ScopeGuard&& o) noexcept : in_(o.in_) { o.in_ = nullptr; }
+    ScopeGuard(const ScopeGuard&) = delete;
+    ScopeGuard& operator=(const ScopeGuard&) = delete;
+
+   private:
+    Interpreter* in_;
+  };
+  // The scope of fn's module when fn is a method (or defined inside one), pushed until the
+  // guard ends; none when that module's scope is already the innermost.
+  std::optional<ScopeGuard> methodScope(const FunctionObj& fn);
+  void pushScope(NameScope s);
+  void popScope();
+  std::string variableScope() const;  // the explicit scopes: "block/inner"
+  std::string graphScope() const;     // all of them, a module's twice once: "mlp/hidden/block"
   void adopt(ModuleObj* owner, const std::string& key, const Value& v);
   std::vector<Value> collectVariables(ModuleObj* root);
   std::vector<Value> collectSubmodules(ModuleObj* root);
@@ -200,6 +230,8 @@ class Interpreter {
   Value evalFString(const ast::FString& f, const std::shared_ptr<Env>& env);
 
   // Declarations and calls (call.cpp)
+  // @function(input_signature=[TensorSpec(...), ...]): the specs become fn's annotations.
+  void applyInputSignature(FunctionObj& fn, const ast::Call& decorator, const std::shared_ptr<Env>& env);
   Value makeFunction(const std::string& name, const std::vector<ast::Param>& params, const ast::Block* body,
                      const ast::Expr* lambdaBody, const ast::TypeExpr* ret, bool graph, SourceRange range,
                      const std::shared_ptr<Env>& env);
@@ -262,6 +294,7 @@ class Interpreter {
   std::filesystem::path mainDir_;
   std::vector<std::filesystem::path> fileDirs_;  // directory of the file being executed
   std::map<std::string, int> nameCounters_;
+  std::vector<NameScope> scopes_;
   CycleRoots<Env> capturedEnvs_;
   CycleRoots<Object> containers_;
   // 10,000. The environment variable WEFT_CYCLE_INTERVAL=N (N >= 1) makes it a fixed N, so that

@@ -1,5 +1,6 @@
 // Modules (SPEC §5): construction, names, lazy build, calling, and walking their variables.
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -32,6 +33,8 @@ std::string snakeCase(const std::string& s) {
 }
 
 }  // namespace
+
+void Interpreter::clearModuleNames() { nameCounters_.clear(); }
 
 std::string Interpreter::uniqueModuleName(const std::string& typeName) {
   std::string base = snakeCase(typeName);
@@ -67,7 +70,7 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
         var->owner = owner;
         var->keyInOwner = pathOf(at);
         if (!owner->trainable) var->trainable = false;  // created under a frozen layer, as in Keras
-        if (!var->named) var->name = owner->name + "/" + var->keyInOwner;
+        if (!var->named) var->name = (var->scope.empty() ? owner->name : var->scope) + "/" + var->keyInOwner;
         evalHooks().variableAdopted(*this, *var);  // a lazily built weight may now find its layout
         break;
       }
@@ -124,10 +127,13 @@ Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
     }
   }
   if (!nameArg.isNone() && !nameArg.is(Kind::Str)) throw WeftError(args.site, type.name + "(): name must be a string");
-  m->name = nameArg.isNone() ? uniqueModuleName(type.name) : nameArg.as<StrObj>()->text;
   m->inputShape = inputShapeArg;
   std::shared_ptr<Env> params =
       bindParams(type.name, type.decl->params, type.defaults, type.hasDefault, args, type.closure);
+  // Keras' `def __init__(self, name=None): super().__init__(name=name)`: a declared `name`
+  // parameter holding a string names the module too.
+  if (Value* declared = params->findLocal(intern("name")); declared && declared->is(Kind::Str)) nameArg = *declared;
+  m->name = nameArg.isNone() ? uniqueModuleName(type.name) : nameArg.as<StrObj>()->text;
   params->set(intern("self"), Value(m));
   m->attrs = std::make_shared<Env>(params);
   trackEnv(params);
@@ -184,6 +190,8 @@ Value Interpreter::callModule(ModuleObj& m, Args& args) {
   Value* found = m.attrs->findLocal(intern("call"));
   if (!found) throw WeftError(args.site, "module '" + m.name + "' (" + m.typeName + ") is not callable: it has no fn call");
   Value callFn = *found;
+  std::optional<ScopeGuard> scope;  // its nodes go in its box of a graph's picture
+  if (scopes_.empty() || scopes_.back().module != &m) scope.emplace(*this, NameScope{m.name, &m, false});
   try {
     if (!m.built) {
       if (args.pos.empty()) throw WeftError(args.site, "module '" + m.name + "' needs an input to build from");

@@ -1,6 +1,7 @@
 #include "dot.h"
 
 #include <map>
+#include <set>
 
 #include "text.h"
 
@@ -49,6 +50,20 @@ std::string constantPreview(const Tensor& t) {
   return s + (t.rank() ? "]" : "");
 }
 
+// The parts of a scope path: "mlp/hidden" is {"mlp", "hidden"}.
+std::vector<std::string> scopeParts(const std::string& scope) {
+  std::vector<std::string> parts;
+  size_t b = 0;
+  for (size_t i = 0; i <= scope.size(); ++i)
+    if (i == scope.size() || scope[i] == '/') {
+      if (i > b) parts.push_back(scope.substr(b, i - b));
+      b = i + 1;
+    }
+  return parts;
+}
+
+// Nodes are numbered as the text numbers them; every value's producer is known before anything
+// is drawn, so that nodes can be drawn in their module's cluster in any order.
 class DotWriter {
  public:
   explicit DotWriter(const Graph& g) : g_(g) {}
@@ -58,16 +73,16 @@ class DotWriter {
     out_ +=
         "  compound=true;\n  node [fontname=\"Helvetica\", fontsize=10];\n"
         "  edge [fontname=\"Helvetica\", fontsize=9];\n";
+    for (int id : g_.body.params) producer_[id] = "v" + std::to_string(id);
     number(g_.body);
     modules();
     for (size_t i = 0; i < g_.body.params.size(); ++i) {
       int id = g_.body.params[i];
-      producer_[id] = "v" + std::to_string(id);
       out_ += "  v" + std::to_string(id) + " [label=" + q("input " + std::to_string(i) + "\n" + type(id)) +
               ", shape=invhouse, style=filled, fillcolor=\"#dbeafe\"];\n";
     }
-    index_ = -1;
-    nodes(g_.body.nodes, "  ");
+    for (const Node& n : g_.body.nodes)
+      if (!placed_.count(&n)) node(n, "  ");
     for (size_t i = 0; i < g_.body.results.size(); ++i) {
       std::string name = "out" + std::to_string(i);
       out_ += "  " + name + " [label=" + q("output " + std::to_string(i)) +
@@ -78,20 +93,31 @@ class DotWriter {
   }
 
  private:
+  struct Group {
+    std::map<std::string, Group> children;
+    std::vector<size_t> vars;
+    std::vector<const Node*> nodes;  // top-level nodes made by this module's code
+  };
+
   std::string type(int id) const {
     return id >= 0 && size_t(id) < g_.values.size() ? typeText(g_.values[size_t(id)]) : "?";
   }
 
-  // Numbers nodes as the text does, and finds the top-level variable reads and writes, which are
-  // drawn inside their variable's module cluster.
+  // Numbers nodes as the text does, records who produces each value, and finds the top-level
+  // variable reads and writes, which are drawn beside their variable.
   void number(const Block& b) {
     for (const Node& n : b.nodes) {
-      ++index_;
+      int me = ++index_;
+      index_of_[&n] = me;
+      for (int id : n.outputs) producer_[id] = "n" + std::to_string(me);
       if (&b == &g_.body && (n.op == OpId::ReadVariable || n.op == OpId::AssignVariable)) {
         int64_t k = varOf(n);
-        if (k >= 0) varNodes_[k].push_back({index_, &n});
+        if (k >= 0) varNodes_[k].push_back(&n);
       }
-      for (const Block& inner : n.blocks) number(inner);
+      for (const Block& inner : n.blocks) {
+        for (int id : inner.params) producer_[id] = "v" + std::to_string(id);
+        number(inner);
+      }
     }
   }
   int64_t varOf(const Node& n) const {
@@ -101,25 +127,34 @@ class DotWriter {
     return k >= 0 && size_t(k) < g_.variables.size() ? k : -1;
   }
 
-  // Variables in nested clusters, one per module path prefix.
+  // Nested clusters, one per module path: a variable goes in the module of its first use (or,
+  // in a graph read back from text, of its own path), a top-level node in its scope's.
   void modules() {
-    struct Group {
-      std::map<std::string, Group> children;
-      std::vector<size_t> vars;
-    } root;
+    Group root;
+    auto at = [&](const std::vector<std::string>& parts) {
+      Group* g = &root;
+      for (const auto& part : parts) g = &g->children[part];
+      return g;
+    };
     for (size_t k = 0; k < g_.variables.size(); ++k) {
-      Group* at = &root;
-      for (const auto& part : splitPath(g_.variables[k].name).first) at = &at->children[part];
-      at->vars.push_back(k);
+      const VariableSlot& v = g_.variables[k];
+      at(v.scope.empty() ? splitPath(v.name).first : scopeParts(v.scope))->vars.push_back(k);
+      for (const Node* n : varNodes_[int64_t(k)]) placed_.insert(n);
     }
+    for (const Node& n : g_.body.nodes)
+      if (!placed_.count(&n) && !n.scope.empty()) {
+        at(scopeParts(n.scope))->nodes.push_back(&n);
+        placed_.insert(&n);
+      }
     int clusters = 0;
     auto emit = [&](auto& self, const Group& grp, const std::string& pad) -> void {
       for (size_t k : grp.vars) {
         out_ += pad + "var" + std::to_string(k) +
                 " [label=" + q(splitPath(g_.variables[k].name).second + "\n" + typeText(g_.variables[k].type)) +
                 ", tooltip=" + q(g_.variables[k].name) + ", shape=cylinder, style=filled, fillcolor=\"#fef3c7\"];\n";
-        for (const auto& [index, n] : varNodes_[k]) out_ += pad + nodeDecl(*n, index) + "\n";
+        for (const Node* n : varNodes_[int64_t(k)]) node(*n, pad);
       }
+      for (const Node* n : grp.nodes) node(*n, pad);
       for (const auto& [name, child] : grp.children) {
         out_ += pad + "subgraph cluster_m" + std::to_string(clusters++) + " {\n" + pad + "  label=" + q(name) +
                 "; style=rounded; color=\"#9ca3af\";\n";
@@ -155,12 +190,8 @@ class DotWriter {
     edges_ += "  " + it->second + " -> " + to + " [label=" + q(type(from)) + "];\n";
   }
 
-  void nodes(const std::vector<Node>& list, const std::string& pad) {
-    for (const Node& n : list) node(n, pad);
-  }
-
   void node(const Node& n, const std::string& pad) {
-    int me = ++index_;
+    int me = index_of_.at(&n);
     std::string name = "n" + std::to_string(me);
     bool control = !n.blocks.empty();
     std::string inner = pad;
@@ -171,10 +202,7 @@ class DotWriter {
               "; style=filled; fillcolor=\"#f3f4f6\"; color=\"#6b7280\";\n";
       inner = pad + "  ";
     }
-    bool declared = false;
-    if (int64_t k = varOf(n); k >= 0 && (n.op == OpId::ReadVariable || n.op == OpId::AssignVariable))
-      for (const auto& [index, v] : varNodes_[k]) declared = declared || index == me;
-    if (!declared) out_ += inner + nodeDecl(n, me) + "\n";
+    out_ += inner + nodeDecl(n, me) + "\n";
     for (int id : n.inputs) edge(id, name);
     if (int64_t k = varOf(n); k >= 0) {
       std::string var = "var" + std::to_string(k);
@@ -190,12 +218,11 @@ class DotWriter {
               "; style=filled; fillcolor=\"#ffffff\";\n";
       std::string bpad = inner + "  ";
       for (int id : blk.params) {
-        producer_[id] = "v" + std::to_string(id);
         out_ += bpad + "v" + std::to_string(id) + " [label=" + q("%" + std::to_string(id) + "\n" + type(id)) +
                 ", shape=ellipse];\n";
         edges_ += "  " + name + " -> v" + std::to_string(id) + " [style=dotted];\n";
       }
-      nodes(blk.nodes, bpad);
+      for (const Node& inside : blk.nodes) node(inside, bpad);
       std::string yield = bname + "_yield";
       out_ += bpad + yield + " [label=\"yield\", shape=plaintext];\n";
       for (int id : blk.results) edge(id, yield);
@@ -203,7 +230,6 @@ class DotWriter {
       out_ += inner + "}\n";
     }
     if (control) out_ += pad + "}\n";
-    for (int id : n.outputs) producer_[id] = name;
   }
 
   const Graph& g_;
@@ -211,7 +237,9 @@ class DotWriter {
   // Edges follow every node: an edge written inside a cluster would pull its ends into it.
   std::string edges_;
   int index_ = -1;
-  std::map<int64_t, std::vector<std::pair<int, const Node*>>> varNodes_;
+  std::map<const Node*, int> index_of_;
+  std::map<int64_t, std::vector<const Node*>> varNodes_;
+  std::set<const Node*> placed_;  // top-level nodes drawn inside a module's cluster
   std::map<int, std::string> producer_;
 };
 

@@ -36,6 +36,9 @@ struct Node {
   // loop values as params, cond yielding one bool scalar and body the next loop values.
   std::vector<Block> blocks;
   Loc loc;
+  // The module (and name scope) path whose code made the node, "mlp/hidden": pictures group by
+  // it as TensorBoard groups by name scope. Not part of the text form.
+  std::string scope;
 };
 
 struct Block {
@@ -47,6 +50,7 @@ struct Block {
 struct VariableSlot {
   std::string name;  // the variable's path or name, for messages and pictures
   TensorType type;
+  std::string scope;  // the scope of its first read or write (Node::scope), for pictures
   // A constant the lift-constants pass moved out of the code, which no program variable holds
   // (C++ target only; the text form does not print it).
   Tensor initial;

@@ -66,6 +66,7 @@ int Tracer::valueOf(const Tensor& t) {
   n.attrs.set("value", t);
   n.outputs = {id};
   n.loc = loc;
+  n.scope = scope;
   graph_.body.nodes.push_back(std::move(n));
   if (t.isAbstract()) return id;
   constants_[t.raw()] = id;
@@ -81,6 +82,7 @@ std::vector<Tensor> Tracer::emit(ops::OpId op, std::vector<int> inputs, ops::Att
   n.attrs = std::move(attrs);
   n.blocks = std::move(blocks);
   n.loc = loc;
+  n.scope = scope;
   std::vector<Tensor> out;
   for (const auto& t : outputs) {
     int id = graph_.addValue(t);
@@ -110,7 +112,7 @@ int Tracer::slotOf(VariableObj& v) {
   for (size_t i = 0; i < vars_.size(); ++i)
     if (vars_[i].get() == &v) return int(i);
   vars_.push_back(std::static_pointer_cast<VariableObj>(v.shared_from_this()));
-  graph_.variables.push_back({v.path().empty() ? v.name : v.path(), typeOf(v.value)});
+  graph_.variables.push_back({v.path().empty() ? v.name : v.path(), typeOf(v.value), scope});
   return int(vars_.size()) - 1;
 }
 

@@ -57,6 +57,7 @@ class Tracer : public ops::TraceHook, public VariableAccess {
   // The variables behind the graph's slots, in slot order.
   const std::vector<std::shared_ptr<VariableObj>>& variables() const { return vars_; }
   Loc loc;  // where the statement being traced is
+  std::string scope;  // the module and name scope path of the code being traced (Node::scope)
 
  private:
   int slotOf(VariableObj& v);

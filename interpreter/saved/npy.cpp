@@ -85,4 +85,15 @@ void writeNpy(const std::string& path, const Tensor& t) {
   if (::close(fd) != 0) fail(std::string("write failed (") + std::strerror(errno) + ")");
 }
 
+void makeParentFolders(const std::string& path) {
+  std::filesystem::path parent = std::filesystem::path(path).lexically_normal().parent_path();
+  if (parent.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::is_directory(parent, ec)) return;
+  std::filesystem::create_directories(parent, ec);
+  if (ec || !std::filesystem::is_directory(parent, ec))
+    throw WeftError("cannot save '" + path + "': cannot create its parent folder '" + parent.string() + "'" +
+                    (ec ? ": " + ec.message() : ""));
+}
+
 }  // namespace weft::saved

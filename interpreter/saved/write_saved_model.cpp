@@ -61,9 +61,7 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
     throw WeftError("cannot save to '" + dirText + "': name a folder to create");
   std::error_code ec;
   if (!dir.has_parent_path()) dir = fs::path(".") / dir;
-  if (!fs::is_directory(dir.parent_path(), ec))
-    throw WeftError("cannot save to '" + dirText + "': its parent folder '" + dir.parent_path().string() +
-                    "' does not exist");
+  makeParentFolders(dir.string());  // the model's own folder still appears in one rename
   checkReplaceable(dir);
 
   fs::path tmp = besideName(dir, "tmp");

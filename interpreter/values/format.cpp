@@ -122,8 +122,8 @@ std::string toRepr(const Value& v) {
                         var->value.shape().str() + " dtype=" + rt::dtypeName(var->value.dtype());
       if (!var->trainable) out += " trainable=false";
       if (var->placement && placementHook()) out += placementHook()->layoutRepr(*var);  // from a layout map
-      // Small values are shown in full, as tf.Variable does; large ones would drown the listing.
-      if (!var->value.isAbstract() && var->value.numel() <= 10) out += " value=" + formatTensor(var->value);
+      // The value, as tf.Variable's repr shows it (`numpy=`), summarized past 1000 elements as NumPy does.
+      if (!var->value.isAbstract()) out += " numpy=" + formatTensor(var->value);
       return out + ">";
     }
     case Kind::Namespace: return "<namespace " + v.as<NamespaceObj>()->name + ">";

@@ -84,6 +84,9 @@ struct FunctionObj : Object {
   FunctionObj() : Object(Kind::Function) {}
   std::string name;  // "add", "DemoModule.addprint", "<lambda>"
   const std::vector<ast::Param>* params = nullptr;
+  // The parameters with the annotations `@function(input_signature=[...])` gives, which params
+  // then points at (their defaults are already in `defaults`).
+  std::shared_ptr<const std::vector<ast::Param>> signedParams;
   std::vector<Value> defaults;  // evaluated at definition, one per param (none where absent)
   std::vector<bool> hasDefault;
   const ast::Block* body = nullptr;        // a `fn`
@@ -135,6 +138,7 @@ struct VariableObj : Object {
   ModuleObj* owner = nullptr;  // the module whose attribute it became first
   std::string keyInOwner;      // "x", "kernels.0"
   bool named = false;          // an explicit name= was given
+  std::string scope;           // the name scope it was made in ("block"), which prefixes its name
   std::string path() const;    // object path from the outermost owner
   // Set when it was created in a layout_map_scope or adopted by a module constructed in one.
   std::shared_ptr<mesh::Placement> placement;

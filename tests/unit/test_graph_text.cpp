@@ -545,6 +545,26 @@ TEST_CASE("graph DOT: ops, typed edges, variables by module, inputs, outputs and
   CHECK(nested.find("  var2 [label=\"step\\ni32[]\"") != std::string::npos);
 }
 
+TEST_CASE("graph DOT: each top-level node in the cluster of the module whose code made it") {
+  Graph g = parse(kAddPrint);
+  for (Node& n : g.body.nodes) n.scope = "mlp/hidden";
+  g.body.nodes[3].scope = "mlp";  // the print, made by the outer module's own code
+  g.variables[0].scope = "mlp/hidden";
+  std::string dot = dotText(g);
+  size_t mlp = dot.find("label=\"mlp\""), hidden = dot.find("label=\"hidden\"");
+  REQUIRE(mlp != std::string::npos);
+  REQUIRE(hidden != std::string::npos);
+  CHECK(mlp < hidden);
+  // Two clusters deep the add and the variable with its read; one deep the print.
+  CHECK(dot.find("\n      n1 [label=\"add\"") != std::string::npos);
+  CHECK(dot.find("\n      var0 [label=\"x\\nf32[]\"") != std::string::npos);
+  CHECK(dot.find("\n      n0 [label=\"read_variable\"") != std::string::npos);
+  CHECK(dot.find("\n    n3 [label=\"print") != std::string::npos);
+  // Edges do not depend on the order nodes are drawn in.
+  CHECK(dot.find("n0 -> n1 [label=\"f32[]\"];") != std::string::npos);
+  CHECK(dot.find("n1 -> n3 [label=\"f32[]\"];") != std::string::npos);
+}
+
 TEST_CASE("graph files: the extension picks the form") {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("weft_graph_test_" + std::to_string(::getpid()));

@@ -13,7 +13,7 @@ void lift(Block& b, Graph& g) {
     for (auto& inner : n.blocks) lift(inner, g);
     if (n.op != ops::OpId::Constant || n.attrs.tensor("value").numel() <= kMaxSourceConstant) continue;
     const Tensor t = n.attrs.tensor("value");
-    g.variables.push_back({"constant_" + std::to_string(g.variables.size()), {t.dtype(), t.shape()}, t});
+    g.variables.push_back({"constant_" + std::to_string(g.variables.size()), {t.dtype(), t.shape()}, "", t});
     n.op = ops::OpId::ReadVariable;
     n.attrs = ops::Attrs{{"var", int64_t(g.variables.size() - 1)}};
   }
