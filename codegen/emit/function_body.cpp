@@ -417,6 +417,30 @@ class Body {
         dims_[size_t(out)] = r;
         return;
       }
+      case OpId::Attention:
+      case OpId::AttentionGrad: {
+        // The leading (batch) axes of q, k and v may be open and must agree; the lengths, depths
+        // and the mask are static. The gradient's results have the shapes of q, k and v.
+        for (int i = 0; i < int(n.inputs.size()); ++i) {
+          const auto& d = inDims(i);
+          const bool batched = i < 3 || (n.op == OpId::AttentionGrad && i < 5);
+          for (size_t a = batched ? d.size() - 2 : 0; a < d.size(); ++a)
+            if (!isLiteral(d[a])) unsupported(n, "only its batch axes may have sizes known only at run time");
+          if (batched)
+            for (size_t a = 0; a + 2 < d.size(); ++a)
+              if (d[a] != inDims(0)[a])
+                check(n, d[a] + " == " + inDims(0)[a], "\"" + std::string(ops::opName(n.op)) + ": the batch axes differ\"");
+        }
+        if (n.op == OpId::AttentionGrad) {
+          for (int i = 0; i < 3; ++i) same(n.outputs[size_t(i)], n.inputs[size_t(i)]);
+          return;
+        }
+        std::vector<std::string> r = inDims(0);
+        r.back() = inDims(2).back();
+        for (size_t a = 0; a < r.size(); ++a) r[a] = dim(out, int(a), r[a]);
+        dims_[size_t(out)] = r;
+        return;
+      }
       case OpId::OneHot: {
         std::vector<std::string> r;
         for (size_t a = 0; a < inDims(0).size(); ++a) r.push_back(dim(out, int(a), inDims(0)[a]));
@@ -1029,6 +1053,28 @@ class Body {
       case OpId::AvgPool2DGrad:  // (dy) -> dx
         code_ << p << "weft::rt::avgPool2dGrad(" << in(0) << ", " << ptr(out) << ", " << geometry(n) << ");\n";
         return;
+      case OpId::Attention:  // (q, k, v[, mask]) -> out
+      case OpId::AttentionGrad: {  // (q, k, v, out, dout[, mask]) -> dq, dk, dv
+        headers_.insert("attention.h");
+        const bool grad = n.op == OpId::AttentionGrad;
+        const size_t maskAt = grad ? 5 : 3;
+        const bool masked = n.inputs.size() > maskAt;
+        const double scale = ops::impl::attentionScale(n.attrs, type(n.inputs[0]).shape.back());
+        code_ << p << "{\n"
+              << p << "  const Shape maskShape = " << (masked ? sh(n.inputs[maskAt]) : "Shape{}") << ";\n"
+              << p << "  const weft::rt::Attention g = weft::rt::attentionGeometry(" << sh(n.inputs[0]) << ", "
+              << sh(n.inputs[1]) << ", " << sh(n.inputs[2]) << ", " << (masked ? "&maskShape" : "nullptr") << ", "
+              << (n.attrs.b("causal") ? "true" : "false") << ", " << graph::floatText(scale) << ");\n"
+              << p << "  weft::rt::" << (grad ? "attentionBackward(" : "attentionForward(") << in(0) << ", " << in(1)
+              << ", " << in(2) << ", " << (masked ? in(int(maskAt)) : std::string("static_cast<const bool*>(nullptr)"));
+        if (grad)
+          code_ << ", " << in(3) << ", " << in(4) << ", " << ptr(n.outputs[0]) << ", " << ptr(n.outputs[1]) << ", "
+                << ptr(n.outputs[2]);
+        else
+          code_ << ", " << ptr(out);
+        code_ << ", g);\n" << p << "}\n";
+        return;
+      }
       case OpId::Print: return print(n, depth);
       case OpId::Cond: {
         code_ << p << "if (" << in(0) << "[0]) {\n";

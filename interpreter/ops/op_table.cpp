@@ -342,6 +342,12 @@ OpDef row(OpId id) {
         return {impl::maxPool2dGradGrad(in[0], in[1], p.pool, p.strides, p.padding)};
       };
       break;
+    case OpId::Attention:
+    case OpId::AttentionGrad:
+      d.attrs = {{"causal", K::Bool}, {"scale", K::Float, true}};
+      d.infer = id == OpId::Attention ? impl::attentionTypes : impl::attentionGradTypes;
+      d.run = id == OpId::Attention ? impl::attention : impl::attentionGrad;
+      break;
     case OpId::ShapeOf:
       d.infer = [](Ty in, const Attrs&) -> Types { return {impl::shapeOfType(in[0])}; };
       d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; };
