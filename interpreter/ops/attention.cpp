@@ -17,14 +17,10 @@ constexpr const char* kOp = "scaled_dot_product_attention";
 bool sameDim(int64_t a, int64_t b) { return a == b || a == rt::kUnknownDim || b == rt::kUnknownDim; }
 int64_t knownOf(int64_t a, int64_t b) { return a == rt::kUnknownDim ? b : a; }
 
-struct Checked {
-  TensorType out;  // [lead..., tq, dv]
-  bool masked = false;
-};
-
 // q [..., tq, d], k [..., tk, d], v [..., tk, dv] with the same leading axes; a mask that
 // broadcasts to the scores [..., tq, tk], bool or of q's dtype.
-Checked check(const std::string& op, std::span<const TensorType> qkv, const TensorType* mask) {
+// Returns the result's type [lead..., tq, dv].
+TensorType check(const std::string& op, std::span<const TensorType> qkv, const TensorType* mask) {
   const TensorType &q = qkv[0], &k = qkv[1], &v = qkv[2];
   const std::string shapes = "(q " + q.shape.str() + ", k " + k.shape.str() + ", v " + v.shape.str() + ")";
   if (q.shape.rank() < 2)
@@ -46,7 +42,6 @@ Checked check(const std::string& op, std::span<const TensorType> qkv, const Tens
   if (!sameDim(k.shape[r - 2], v.shape[r - 2]))
     fail(op + ": k and v must have the same number of keys (second-to-last axis) " + shapes);
   out[r - 1] = v.shape[r - 1];
-  Checked c{{q.dtype, out}, mask != nullptr};
   if (mask) {
     Shape scores = out;
     scores[r - 1] = knownOf(k.shape[r - 2], v.shape[r - 2]);
@@ -63,11 +58,7 @@ Checked check(const std::string& op, std::span<const TensorType> qkv, const Tens
       fail(op + ": the mask must be bool (true: attend) or " + dtypeStr(q.dtype) + " (added to the scores), got " +
            dtypeStr(mask->dtype));
   }
-  return c;
-}
-
-double scaleOf(const Attrs& a, int64_t depth) {
-  return a.has("scale") ? a.f("scale") : 1.0 / std::sqrt(double(std::max<int64_t>(depth, 1)));
+  return {q.dtype, out};
 }
 
 // The inputs' count, or a failure naming what the op takes.
@@ -91,9 +82,13 @@ void withTypes(DType t, const Tensor* mask, F f) {
 
 }  // namespace
 
+double attentionScale(const Attrs& a, int64_t depth) {
+  return a.has("scale") ? a.f("scale") : 1.0 / std::sqrt(double(std::max<int64_t>(depth, 1)));
+}
+
 std::vector<TensorType> attentionTypes(std::span<const TensorType> in, const Attrs&) {
   checkCount(kOp, in.size(), 3);
-  return {check(kOp, in.first(3), in.size() == 4 ? &in[3] : nullptr).out};
+  return {check(kOp, in.first(3), in.size() == 4 ? &in[3] : nullptr)};
 }
 
 std::vector<Tensor> attention(std::span<const Tensor> in, const Attrs& a) {
@@ -103,7 +98,7 @@ std::vector<Tensor> attention(std::span<const Tensor> in, const Attrs& a) {
   const Tensor* mask = in.size() == 4 ? &in[3] : nullptr;
   const Shape maskShape = mask ? mask->shape() : Shape{};
   const rt::Attention g = rt::attentionGeometry(in[0].shape(), in[1].shape(), in[2].shape(), mask ? &maskShape : nullptr,
-                                                a.b("causal"), scaleOf(a, in[0].shape().back()));
+                                                a.b("causal"), attentionScale(a, in[0].shape().back()));
   Tensor y = Tensor::empty(out.dtype, out.shape);
   withTypes(out.dtype, mask, [&](auto tag, const auto* m) {
     using T = decltype(tag);
@@ -115,12 +110,12 @@ std::vector<Tensor> attention(std::span<const Tensor> in, const Attrs& a) {
 std::vector<TensorType> attentionGradTypes(std::span<const TensorType> in, const Attrs&) {
   const std::string op = std::string(kOp) + "_grad";
   checkCount(op, in.size(), 5);
-  const Checked c = check(op, in.first(3), in.size() == 6 ? &in[5] : nullptr);
+  const TensorType out = check(op, in.first(3), in.size() == 6 ? &in[5] : nullptr);
   for (int i : {3, 4})
-    if (in[size_t(i)] != c.out)
+    if (in[size_t(i)] != out)
       fail(op + ": " + (i == 3 ? "the output" : "the output's gradient") + " has type " + dtypeStr(in[size_t(i)].dtype) +
-           in[size_t(i)].shape.str() + ", but attention of these q, k, v gives " + dtypeStr(c.out.dtype) +
-           c.out.shape.str());
+           in[size_t(i)].shape.str() + ", but attention of these q, k, v gives " + dtypeStr(out.dtype) +
+           out.shape.str());
   return {in[0], in[1], in[2]};
 }
 
@@ -131,7 +126,7 @@ std::vector<Tensor> attentionGrad(std::span<const Tensor> in, const Attrs& a) {
   const Tensor* mask = in.size() == 6 ? &in[5] : nullptr;
   const Shape maskShape = mask ? mask->shape() : Shape{};
   const rt::Attention g = rt::attentionGeometry(in[0].shape(), in[1].shape(), in[2].shape(), mask ? &maskShape : nullptr,
-                                                a.b("causal"), scaleOf(a, in[0].shape().back()));
+                                                a.b("causal"), attentionScale(a, in[0].shape().back()));
   std::vector<Tensor> d;
   for (int i = 0; i < 3; ++i) d.push_back(Tensor::empty(in[size_t(i)].dtype(), in[size_t(i)].shape()));
   withTypes(in[0].dtype(), mask, [&](auto tag, const auto* m) {
@@ -141,7 +136,5 @@ std::vector<Tensor> attentionGrad(std::span<const Tensor> in, const Attrs& a) {
   });
   return d;
 }
-
-double attentionScale(const Attrs& a, int64_t depth) { return scaleOf(a, depth); }
 
 }  // namespace weft::ops::impl
