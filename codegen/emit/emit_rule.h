@@ -42,5 +42,6 @@ extern const ops::EmitRule kGetItemRule, kSetItemRule, kTakeRule, kOneHotRule;  
 extern const ops::EmitRule kCreationRule, kRandomRule;                                        // creation.cpp
 extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule, kPrintRule; // state.cpp
 extern const ops::EmitRule kCondRule, kWhileRule;                                             // control.cpp
+extern const ops::EmitRule kAttentionRule;                                                    // attention.cpp
 
 }  // namespace weft::codegen

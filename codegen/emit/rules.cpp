@@ -58,6 +58,8 @@ const ops::EmitRule* emitRule(OpId op, const char** whyNot) {
     case OpId::MaxPool2DGrad:
     case OpId::AvgPool2DGrad:
     case OpId::MaxPool2DGradGrad: return &kPoolGradRule;
+    case OpId::Attention:
+    case OpId::AttentionGrad: return &kAttentionRule;
     case OpId::ShapeOf: return &kShapeOfRule;
     case OpId::Constant: return &kConstantRule;
     case OpId::ReadVariable: return &kReadVariableRule;

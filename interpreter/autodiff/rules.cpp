@@ -58,6 +58,8 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::MaxPool2DGrad: return maxPool2dGradVjp;
     case OpId::AvgPool2DGrad: return avgPool2dGradVjp;
     case OpId::MaxPool2DGradGrad: return maxPool2dGradGradVjp;
+    case OpId::Attention: return attentionVjp;
+    case OpId::AttentionGrad: return attentionGradVjp;
     // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables and print
     // carry no gradient through an op.
     case OpId::Constant:

@@ -43,6 +43,8 @@ ops::VjpResult conv2dBackpropFilterVjp(const ops::VjpArgs& a);
 ops::VjpResult maxPool2dGradVjp(const ops::VjpArgs& a);
 ops::VjpResult avgPool2dGradVjp(const ops::VjpArgs& a);
 ops::VjpResult maxPool2dGradGradVjp(const ops::VjpArgs& a);
+ops::VjpResult attentionVjp(const ops::VjpArgs& a);  // attention.cpp
+ops::VjpResult attentionGradVjp(const ops::VjpArgs& a);
 
 // Helpers shared by the rules (helpers.cpp).
 Tensor scalarOf(double v, DType dtype);

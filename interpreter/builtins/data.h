@@ -25,11 +25,15 @@ struct CsvOptions {
 // A text file of numbers, one row per line: a [rows, columns] tensor. Blank lines are skipped;
 // rows must all have the same number of values.
 Tensor readCsv(const std::string& path, const CsvOptions& options);
+// A file's bytes as an i32 tensor [n] of values 0..255 (data_text.cpp).
+Tensor readBytes(const std::string& path);
+// The text of a tensor of byte values, printable: other bytes as \xNN escapes (data_text.cpp).
+std::string decodeBytes(const Tensor& t);
 
 }  // namespace weft::data
 
 namespace weft {
-void registerDataFiles(Env& env);    // load_csv, load_idx (data_csv.cpp, data_idx.cpp)
+void registerDataFiles(Env& env);    // load_csv, load_idx, load_bytes (data_csv.cpp, data_idx.cpp, data_text.cpp)
 void registerBatches(Env& env);      // batches (data_batches.cpp)
 void registerFashionMnist(Env& env); // fashion_mnist (data_fashion_mnist.cpp)
 }  // namespace weft

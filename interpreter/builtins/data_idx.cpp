@@ -134,6 +134,14 @@ void registerDataFiles(Env& env) {
             return Value(data::readIdx(r.str(0)));
           }));
   env.set(intern("load_csv"), makeBuiltin("load_csv", [](Interpreter&, Args& a) { return Value(loadCsvBuiltin(a)); }));
+  env.set(intern("load_bytes"), makeBuiltin("load_bytes", [](Interpreter&, Args& a) {
+            ArgReader r(a, "load_bytes", {"path"});
+            return Value(data::readBytes(r.str(0)));
+          }));
+  env.set(intern("decode_bytes"), makeBuiltin("decode_bytes", [](Interpreter&, Args& a) {
+            ArgReader r(a, "decode_bytes", {"t"});
+            return makeStr(data::decodeBytes(r.tensor(0)));
+          }));
 }
 
 }  // namespace weft

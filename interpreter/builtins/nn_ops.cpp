@@ -1,4 +1,5 @@
-// conv2d, max_pool2d, avg_pool2d (Keras' argument conventions) and load_npy / save_npy.
+// conv2d, max_pool2d, avg_pool2d (Keras' argument conventions), scaled_dot_product_attention
+// (PyTorch's) and load_npy / save_npy.
 // Paths are relative to the working directory, as in NumPy.
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
@@ -40,6 +41,14 @@ void registerNnOps(Env& env) {
   });
   def(env, "max_pool2d", pooling("max_pool2d", true));
   def(env, "avg_pool2d", pooling("avg_pool2d", false));
+  def(env, "scaled_dot_product_attention", [](Interpreter&, Args& a) {
+    ArgReader r(a, "scaled_dot_product_attention", {"q", "k", "v", "mask?", "causal?", "scale?"});
+    Tensor mask = r.has(3) ? r.tensor(3) : Tensor();
+    std::optional<double> scale;
+    if (r.has(5)) scale = r.number(5);
+    return Value(ops::scaledDotProductAttention(r.tensor(0), r.tensor(1), r.tensor(2), r.has(3) ? &mask : nullptr,
+                                                r.flag(4), scale));
+  });
   def(env, "load_npy", [](Interpreter&, Args& a) {
     ArgReader r(a, "load_npy", {"path"});
     return Value(saved::readNpy(r.str(0)));

@@ -116,6 +116,15 @@ TensorType maxPool2dGradGradType(const TensorType& x, const TensorType& gx, Pair
                                  const std::string& padding);
 Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, Pair pool, Pair strides, const std::string& padding);
 
+// scaled_dot_product_attention and its gradient (attention.cpp), with the op table's signatures:
+// inputs (q, k, v[, mask]) -> out and (q, k, v, out, dout[, mask]) -> (dq, dk, dv).
+std::vector<TensorType> attentionTypes(std::span<const TensorType> in, const Attrs& a);
+std::vector<Tensor> attention(std::span<const Tensor> in, const Attrs& a);
+std::vector<TensorType> attentionGradTypes(std::span<const TensorType> in, const Attrs& a);
+std::vector<Tensor> attentionGrad(std::span<const Tensor> in, const Attrs& a);
+// The scale the kernels run with: the attribute, or 1/sqrt(depth) without it.
+double attentionScale(const Attrs& a, int64_t depth);
+
 // What the code generator needs of the rules above, to emit the same kernel calls.
 // The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its
 // first element and the step per result axis (0 for new axes); `whole` when it is all of x in

@@ -81,7 +81,8 @@ enum class BinaryRule {
 // The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id. The four after the
 // pools are their gradients (TensorFlow's Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad),
 // the ops the VJP rules of conv2d and the pools are built from; the next is max_pool2d_grad's
-// gradient (MaxPoolGradGrad), which theirs need in turn. `shape` gives a tensor's shape as
+// gradient (MaxPoolGradGrad), which theirs need in turn. Then attention (PyTorch's
+// F.scaled_dot_product_attention, fused) and its gradient (dq, dk, dv). `shape` gives a tensor's shape as
 // an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The last six
 // exist only in graphs: a constant, reading and writing a variable, print, and the control flow
 // nodes whose bodies are blocks of nodes (interpreter/graph/).
@@ -119,6 +120,8 @@ enum class BinaryRule {
   X(, MaxPool2DGrad, "max_pool2d_grad", 2)               \
   X(, AvgPool2DGrad, "avg_pool2d_grad", 1)               \
   X(, MaxPool2DGradGrad, "max_pool2d_grad_grad", 2)      \
+  X(, Attention, "scaled_dot_product_attention", -1)     \
+  X(, AttentionGrad, "scaled_dot_product_attention_grad", -1) \
   X(, ShapeOf, "shape", 1)                           \
   X(, Constant, "constant", 0)                       \
   X(, ReadVariable, "read_variable", 0)              \
@@ -145,7 +148,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 84, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 86, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

@@ -134,6 +134,8 @@ Family familyOf(OpId id) {
     case OpId::MaxPool2DGrad:
     case OpId::AvgPool2DGrad:
     case OpId::MaxPool2DGradGrad: return Family::Conv;
+    case OpId::Attention:
+    case OpId::AttentionGrad: return Family::Attention;
     case OpId::Constant:
     case OpId::ReadVariable:
     case OpId::AssignVariable: return Family::State;
@@ -421,6 +423,12 @@ OpDef row(OpId id) {
         const PoolAttrs p = poolAttrs(OpId::MaxPool2DGradGrad, a);
         return {impl::maxPool2dGradGrad(in[0], in[1], p.pool, p.strides, p.padding)};
       };
+      break;
+    case OpId::Attention:
+    case OpId::AttentionGrad:
+      d.attrs = {{"causal", K::Bool}, {"scale", K::Float, true}};
+      d.infer = id == OpId::Attention ? impl::attentionTypes : impl::attentionGradTypes;
+      d.run = id == OpId::Attention ? impl::attention : impl::attentionGrad;
       break;
     case OpId::ShapeOf:
       d.infer = [](Ty in, const Attrs&) -> Types { return {impl::shapeOfType(in[0])}; };

@@ -72,6 +72,7 @@ enum class Family {
   Creation,   // no inputs, no effect (full, eye, arange, linspace)
   Random,     // no inputs, advances the random stream
   Conv,       // conv2d, the pools and their gradients (NHWC windows)
+  Attention,  // scaled_dot_product_attention and its gradient (fused, blocked)
   State,      // constants and variables
   Output,     // print
   Control,    // cond, while: nodes whose bodies are blocks

@@ -141,4 +141,15 @@ Tensor avgPool2dGrad(const Tensor& dy, std::array<int64_t, 2> inputSize, std::ar
 Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, std::array<int64_t, 2> pool, std::array<int64_t, 2> strides,
                          const std::string& padding);
 
+// softmax(scale * q k^T + mask) v over the last two axes (PyTorch's F.scaled_dot_product_attention),
+// fused: q [..., tq, d], k [..., tk, d], v [..., tk, dv] -> [..., tq, dv]. The mask broadcasts to
+// [..., tq, tk], bool (true: attend) or float (added); `causal` keeps key j for query i <= j;
+// `scale` defaults to 1/sqrt(d). The gradient op gives (dq, dk, dv) from the result and its
+// gradient; the mask has none.
+Tensor scaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
+                                 std::optional<double> scale);
+std::vector<Tensor> scaledDotProductAttentionGrad(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                                                  const Tensor& dout, const Tensor* mask, bool causal,
+                                                  std::optional<double> scale);
+
 }  // namespace weft::ops

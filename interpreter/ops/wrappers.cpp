@@ -120,4 +120,25 @@ Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, std::array<int64_t, 
   return one(OpId::MaxPool2DGradGrad, {x, gx}, {{"pool", pair(pool)}, {"strides", pair(strides)}, {"padding", padding}});
 }
 
+namespace {
+Attrs attentionAttrs(bool causal, std::optional<double> scale) {
+  Attrs a{{"causal", causal}};
+  if (scale) a.set("scale", *scale);
+  return a;
+}
+}  // namespace
+Tensor scaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, bool causal,
+                                 std::optional<double> scale) {
+  std::vector<Tensor> in{q, k, v};
+  if (mask) in.push_back(*mask);
+  return apply1(OpId::Attention, in, attentionAttrs(causal, scale));
+}
+std::vector<Tensor> scaledDotProductAttentionGrad(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                                                  const Tensor& dout, const Tensor* mask, bool causal,
+                                                  std::optional<double> scale) {
+  std::vector<Tensor> in{q, k, v, out, dout};
+  if (mask) in.push_back(*mask);
+  return apply(OpId::AttentionGrad, in, attentionAttrs(causal, scale));
+}
+
 }  // namespace weft::ops

@@ -156,6 +156,27 @@ std::multimap<OpId, Case> cases() {
   pool(Shape{1, 5, 5, 2}, {3, 3}, {2, 2}, "same", 72);
   pool(Shape{1, 5, 4, 2}, {2, 2}, {1, 1}, "same", 73);
   pool(Shape{1, 5, 7, 2}, {2, 3}, {1, 2}, "valid", 74);
+  // Attention: plain, causal, a given scale, bool masks that broadcast (a float mask has no gradient: test_attention.cpp), more queries
+  // than keys, and lengths past one block of the kernel (64) so that the online softmax rescales.
+  auto attention = [&](Shape qs, int64_t tk, int64_t dv, std::optional<Tensor> mask, bool causal, uint32_t seed,
+                       std::optional<double> scale = std::nullopt) {
+    Shape ks = qs, vs = qs;
+    ks[qs.rank() - 2] = tk, vs[qs.rank() - 2] = tk, vs[qs.rank() - 1] = dv;
+    std::vector<Tensor> in{spread(qs, -1, 1, seed), spread(ks, -1, 1, seed + 1), spread(vs, -1, 1, seed + 2)};
+    if (mask) in.push_back(*mask);
+    ops::Attrs attrs{{"causal", causal}};
+    if (scale) attrs.set("scale", *scale);
+    add(OpId::Attention, in, attrs);
+  };
+  attention(Shape{2, 5, 3}, 5, 4, std::nullopt, false, 80);
+  attention(Shape{2, 5, 3}, 5, 4, std::nullopt, true, 81);
+  attention(Shape{1, 4, 3}, 6, 2, std::nullopt, false, 82, 0.7);
+  Tensor keep = ops::binary(ops::BinaryOp::Ne, ops::reshape(ops::arange(0, 12, 1, DType::I32), {1, 3, 4}),
+                            ops::full(Shape{}, 5, DType::I32));  // [1, 3, 4]: one key of one query masked
+  attention(Shape{2, 2, 3, 3}, 4, 2, ops::reshape(keep, {1, 1, 3, 4}), false, 83);
+  attention(Shape{2, 3, 4}, 4, 2, keep, true, 85);
+  attention(Shape{1, 70, 2}, 130, 2, std::nullopt, false, 86);
+  attention(Shape{1, 70, 2}, 70, 3, std::nullopt, true, 87);
   return c;
 }
 
@@ -165,6 +186,8 @@ const std::set<OpId> kNoGradient = {
     OpId::BinaryEq, OpId::BinaryNe, OpId::BinaryLt, OpId::BinaryLe, OpId::BinaryGt, OpId::BinaryGe, OpId::BinaryAnd,
     OpId::BinaryOr, OpId::ReduceAny, OpId::ReduceAll, OpId::ArgMax, OpId::ArgMin, OpId::OneHot, OpId::Full, OpId::Eye,
     OpId::Arange, OpId::Linspace, OpId::RandomNormal, OpId::RandomUniform, OpId::RandomTruncatedNormal, OpId::ShapeOf};
+// Ops whose rule is an error naming what is missing (attention's gradient: no second order yet).
+const std::set<OpId> kNoRuleYet = {OpId::AttentionGrad};
 const std::set<OpId> kGraphOnly = {OpId::Constant, OpId::ReadVariable, OpId::AssignVariable,
                                    OpId::Print, OpId::Cond, OpId::While};
 
@@ -228,6 +251,11 @@ TEST_CASE("autodiff: every op's VJP rule matches central finite differences (f64
     }
     if (kNoGradient.count(op)) {
       CHECK((d.vjp == autodiff::noGradient));
+      continue;
+    }
+    if (kNoRuleYet.count(op)) {
+      std::vector<bool> need(6, true);
+      CHECK(testutil::errorOf([&] { d.vjp({{}, {}, {}, {}, need}); }).find("has no gradient yet") != std::string::npos);
       continue;
     }
     // A differentiable op: it has a rule and at least one case.

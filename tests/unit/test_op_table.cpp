@@ -190,6 +190,20 @@ std::multimap<OpId, Case> cases() {
   avg.set("input_size", pair(6, 6));
   ok(OpId::AvgPool2DGrad, {t(Shape{2, 3, 3, 3})}, avg);
   bad(OpId::AvgPool2DGrad, {t(Shape{2, 3, 3, 3}, DType::I32)}, avg);
+  // Attention (q, k, v[, mask]) and its gradient (q, k, v, out, dout[, mask]).
+  const Attrs plain{{"causal", false}}, causal{{"causal", true}, {"scale", 0.5}};
+  const Tensor q = t(Shape{2, 3, 5, 4}), k = t(Shape{2, 3, 7, 4}), v = t(Shape{2, 3, 7, 6}), o = t(Shape{2, 3, 5, 6});
+  const Tensor keep = ops::binary(ops::BinaryOp::Gt, t(Shape{2, 1, 5, 7}), t(Shape{7}));
+  ok(OpId::Attention, {q, k, v}, plain);
+  ok(OpId::Attention, {q, k, v, keep}, causal);
+  ok(OpId::Attention, {q, k, v, t(Shape{5, 7})}, plain);
+  bad(OpId::Attention, {q, k, v, t(Shape{5, 6})}, plain);            // the mask does not broadcast
+  bad(OpId::Attention, {q, t(Shape{2, 3, 7, 5}), v}, plain);         // depths differ
+  bad(OpId::Attention, {q, k}, plain);                               // too few inputs
+  bad(OpId::Attention, {t(Shape{5, 4}, DType::I32), t(Shape{7, 4}, DType::I32), t(Shape{7, 6}, DType::I32)}, plain);
+  ok(OpId::AttentionGrad, {q, k, v, o, o}, plain);
+  ok(OpId::AttentionGrad, {q, k, v, o, o, keep}, causal);
+  bad(OpId::AttentionGrad, {q, k, v, o, q}, plain);                  // dout is not the output's shape
   ok(OpId::ShapeOf, {t(Shape{2, 0, 3})});
   return c;
 }

@@ -1,0 +1,223 @@
+// Scaled dot-product attention, softmax(scale * q k^T + mask) v, for f32 and f64, fused in the
+// manner of FlashAttention: queries are taken in blocks of kRows, keys in blocks of kCols, and
+// each query row keeps a running maximum and sum of its exponentials (the online softmax), so the
+// [Tq, Tk] score matrix never exists beyond one block — memory is O(T), not O(T^2). The backward
+// pass recomputes each block's scores from q and k rather than storing them. Block products are
+// Eigen's on the buffers; the per-block scratch lives on the stack, so no workspace is needed.
+//
+// Layout: q [B, Tq, d], k [B, Tk, d], v [B, Tk, dv], out [B, Tq, dv] row-major, B the product of
+// the leading axes. The mask (optional) broadcasts to [lead..., Tq, Tk]: a bool mask keeps the
+// scores where it is true (PyTorch's attn_mask, Keras' attention_mask), a float mask is added to
+// them. `causal` keeps key j for query i when j <= i (top-left aligned, as PyTorch's is_causal).
+// A query row with every key masked gives zeros (and zero gradients), not NaN.
+#ifndef WEFT_RT_ATTENTION_H
+#define WEFT_RT_ATTENTION_H
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "shape.h"
+#include "strided.h"
+
+namespace weft::rt {
+
+struct Attention {
+  int64_t batch = 1, tq = 0, tk = 0, d = 0, dv = 0;
+  double scale = 1;
+  bool causal = false;
+  // The mask's element for (batch b, query i, key j) is at maskOffset(b) + i * maskRow + j * maskCol.
+  int lead = 0;  // the number of leading axes
+  int64_t leadDims[kMaxRank] = {}, maskLead[kMaxRank] = {};
+  int64_t maskRow = 0, maskCol = 0;
+
+  int64_t maskOffset(int64_t b) const {
+    int64_t o = 0;
+    for (int a = lead - 1; a >= 0; --a) {
+      o += (b % leadDims[a]) * maskLead[a];
+      b /= leadDims[a];
+    }
+    return o;
+  }
+};
+
+// The geometry of q, k and v's shapes (the checks are the caller's); `mask` may be null.
+inline Attention attentionGeometry(const Shape& q, const Shape& k, const Shape& v, const Shape* mask, bool causal,
+                                   double scale) {
+  Attention g;
+  const int r = q.rank();
+  g.lead = r - 2;
+  for (int a = 0; a < g.lead; ++a) g.leadDims[a] = q[a], g.batch *= q[a];
+  g.tq = q[r - 2], g.d = q[r - 1], g.tk = k[r - 2], g.dv = v[r - 1];
+  g.scale = scale, g.causal = causal;
+  if (mask) {
+    Shape scores = q;
+    scores[r - 1] = g.tk;
+    int64_t st[kMaxRank] = {};
+    broadcastStrides(*mask, scores, st);
+    for (int a = 0; a < g.lead; ++a) g.maskLead[a] = st[a];
+    g.maskRow = st[r - 2], g.maskCol = st[r - 1];
+  }
+  return g;
+}
+
+namespace attention_detail {
+inline constexpr int64_t kRows = 64, kCols = 64;
+
+template <class T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using In = Eigen::Map<const Mat<T>>;
+template <class T>
+using Out = Eigen::Map<Mat<T>>;
+
+// The keys a block of queries [i0, i0 + br) sees: all of them, or up to the last query's under causal.
+inline int64_t keyEnd(const Attention& g, int64_t i0, int64_t br) { return g.causal ? std::min(g.tk, i0 + br) : g.tk; }
+
+// s[br, bc] = scale * q[i0:i0+br] k[j0:j0+bc]^T with the mask applied (-inf where masked off).
+template <class T, class M>
+void scores(const T* q, const T* k, const M* mask, const Attention& g, int64_t i0, int64_t br, int64_t j0, int64_t bc,
+            T* s) {
+  Out<T> S(s, br, bc);
+  S.noalias() = T(g.scale) * (In<T>(q + i0 * g.d, br, g.d) * In<T>(k + j0 * g.d, bc, g.d).transpose());
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  if (mask)
+    for (int64_t i = 0; i < br; ++i) {
+      const M* m = mask + (i0 + i) * g.maskRow + j0 * g.maskCol;
+      T* row = s + i * bc;
+      for (int64_t j = 0; j < bc; ++j) {
+        if constexpr (std::is_same_v<M, bool>) {
+          if (!m[j * g.maskCol]) row[j] = kNegInf;
+        } else {
+          row[j] += m[j * g.maskCol];
+        }
+      }
+    }
+  if (g.causal)
+    for (int64_t i = 0; i < br; ++i)
+      for (int64_t j = std::max<int64_t>(0, i0 + i + 1 - j0); j < bc; ++j) s[i * bc + j] = kNegInf;
+}
+
+// Each query row's log-sum-exp of its scores (-inf when every key is masked off), one pass over
+// the key blocks with a running maximum.
+template <class T, class M>
+void logSumExp(const T* q, const T* k, const M* mask, const Attention& g, int64_t i0, int64_t br, T* lse) {
+  alignas(64) T s[kRows * kCols];
+  T m[kRows], l[kRows];
+  std::fill(m, m + br, -std::numeric_limits<T>::infinity());
+  std::fill(l, l + br, T(0));
+  const int64_t end = keyEnd(g, i0, br);
+  for (int64_t j0 = 0; j0 < end; j0 += kCols) {
+    const int64_t bc = std::min(kCols, end - j0);
+    scores(q, k, mask, g, i0, br, j0, bc, s);
+    for (int64_t i = 0; i < br; ++i) {
+      const T* row = s + i * bc;
+      const T mx = std::max(m[i], *std::max_element(row, row + bc));
+      if (mx == -std::numeric_limits<T>::infinity()) continue;
+      T sum = 0;
+      for (int64_t j = 0; j < bc; ++j) sum += std::exp(row[j] - mx);
+      l[i] = l[i] * std::exp(m[i] - mx) + sum;
+      m[i] = mx;
+    }
+  }
+  for (int64_t i = 0; i < br; ++i) lse[i] = l[i] > 0 ? m[i] + std::log(l[i]) : -std::numeric_limits<T>::infinity();
+}
+}  // namespace attention_detail
+
+// out = softmax(scores) v, each query block's rows accumulated in place in `out`.
+template <class T, class M = bool>
+void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out, const Attention& g) {
+  using namespace attention_detail;
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  alignas(64) T s[kRows * kCols];
+  T m[kRows], l[kRows];
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const T *qb = q + b * g.tq * g.d, *kb = k + b * g.tk * g.d, *vb = v + b * g.tk * g.dv;
+    const M* mb = mask ? mask + g.maskOffset(b) : nullptr;
+    for (int64_t i0 = 0; i0 < g.tq; i0 += kRows) {
+      const int64_t br = std::min(kRows, g.tq - i0);
+      T* o = out + (b * g.tq + i0) * g.dv;
+      std::fill(o, o + br * g.dv, T(0));
+      std::fill(m, m + br, kNegInf);
+      std::fill(l, l + br, T(0));
+      const int64_t end = keyEnd(g, i0, br);
+      for (int64_t j0 = 0; j0 < end; j0 += kCols) {
+        const int64_t bc = std::min(kCols, end - j0);
+        scores(qb, kb, mb, g, i0, br, j0, bc, s);
+        for (int64_t i = 0; i < br; ++i) {
+          T* row = s + i * bc;
+          const T mx = std::max(m[i], *std::max_element(row, row + bc));
+          if (mx == kNegInf) {  // nothing seen yet: this block adds nothing
+            std::fill(row, row + bc, T(0));
+            continue;
+          }
+          T sum = 0;
+          for (int64_t j = 0; j < bc; ++j) sum += (row[j] = std::exp(row[j] - mx));
+          const T alpha = std::exp(m[i] - mx);
+          l[i] = l[i] * alpha + sum;
+          m[i] = mx;
+          if (alpha != T(1))
+            for (int64_t c = 0; c < g.dv; ++c) o[i * g.dv + c] *= alpha;
+        }
+        Out<T>(o, br, g.dv).noalias() += In<T>(s, br, bc) * In<T>(vb + j0 * g.dv, bc, g.dv);
+      }
+      for (int64_t i = 0; i < br; ++i) {
+        const T inv = l[i] > 0 ? T(1) / l[i] : T(0);
+        for (int64_t c = 0; c < g.dv; ++c) o[i * g.dv + c] *= inv;
+      }
+    }
+  }
+}
+
+// The gradients dq, dk, dv of attentionForward given out (its result) and dout (out's gradient),
+// FlashAttention-2's backward: per query block, the row statistics recomputed, then per key block
+// P = exp(s - lse), dv += P^T dout, dS = P * (dout v^T - rowsum(dout * out)), dq += scale dS k,
+// dk += scale dS^T q.
+template <class T, class M = bool>
+void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const T* out, const T* dout, T* dq, T* dk,
+                       T* dv, const Attention& g) {
+  using namespace attention_detail;
+  alignas(64) T p[kRows * kCols], dp[kRows * kCols];
+  T lse[kRows], rowDot[kRows];
+  std::fill(dk, dk + g.batch * g.tk * g.d, T(0));
+  std::fill(dv, dv + g.batch * g.tk * g.dv, T(0));
+  for (int64_t b = 0; b < g.batch; ++b) {
+    const T *qb = q + b * g.tq * g.d, *kb = k + b * g.tk * g.d, *vb = v + b * g.tk * g.dv;
+    T *dkb = dk + b * g.tk * g.d, *dvb = dv + b * g.tk * g.dv;
+    const M* mb = mask ? mask + g.maskOffset(b) : nullptr;
+    for (int64_t i0 = 0; i0 < g.tq; i0 += kRows) {
+      const int64_t br = std::min(kRows, g.tq - i0);
+      const T *o = out + (b * g.tq + i0) * g.dv, *dO = dout + (b * g.tq + i0) * g.dv;
+      T* dQ = dq + (b * g.tq + i0) * g.d;
+      std::fill(dQ, dQ + br * g.d, T(0));
+      logSumExp(qb, kb, mb, g, i0, br, lse);
+      for (int64_t i = 0; i < br; ++i) {
+        T acc = 0;
+        for (int64_t c = 0; c < g.dv; ++c) acc += o[i * g.dv + c] * dO[i * g.dv + c];
+        rowDot[i] = acc;
+      }
+      const int64_t end = keyEnd(g, i0, br);
+      for (int64_t j0 = 0; j0 < end; j0 += kCols) {
+        const int64_t bc = std::min(kCols, end - j0);
+        scores(qb, kb, mb, g, i0, br, j0, bc, p);
+        for (int64_t i = 0; i < br; ++i)
+          for (int64_t j = 0; j < bc; ++j)
+            p[i * bc + j] = lse[i] == -std::numeric_limits<T>::infinity() ? T(0) : std::exp(p[i * bc + j] - lse[i]);
+        In<T> P(p, br, bc), dOut(dO, br, g.dv);
+        Out<T>(dvb + j0 * g.dv, bc, g.dv).noalias() += P.transpose() * dOut;
+        Out<T>(dp, br, bc).noalias() = dOut * In<T>(vb + j0 * g.dv, bc, g.dv).transpose();
+        for (int64_t i = 0; i < br; ++i)
+          for (int64_t j = 0; j < bc; ++j) dp[i * bc + j] = T(g.scale) * p[i * bc + j] * (dp[i * bc + j] - rowDot[i]);
+        In<T> dS(dp, br, bc);
+        Out<T>(dQ, br, g.d).noalias() += dS * In<T>(kb + j0 * g.d, bc, g.d);
+        Out<T>(dkb + j0 * g.d, bc, g.d).noalias() += dS.transpose() * In<T>(qb + i0 * g.d, br, g.d);
+      }
+    }
+  }
+}
+
+}  // namespace weft::rt
+
+#endif  // WEFT_RT_ATTENTION_H
