@@ -1,6 +1,7 @@
 // print, len, range, containers, conversions and Variable.
 #include <chrono>
 
+#include "../../grammar/shown_text.h"
 #include "../graph/tracer.h"
 #include "../eval/interpreter.h"
 #include "../eval/operators.h"
@@ -129,6 +130,8 @@ Value variable(Interpreter& in, Args& a) {
   var->trainable = var->ownTrainable = r.flag(2, true);
   var->named = r.has(3);
   var->name = r.has(3) ? r.str(3) : "Variable";
+  // A name reaches saved models, generated code and terminals: no control characters.
+  if (std::optional<size_t> at = firstControl(var->name)) r.fail(3, controlCharacterReason(var->name, *at));
   if (in.insideGraphFunction())
     throw WeftError(a.site, "cannot create a Variable inside a graph function (@function), as in TensorFlow; "
                             "create it outside, in the module body, or in build()");

@@ -3,6 +3,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "../../grammar/shown_text.h"
 #include "../graph/tracer.h"
 #include "../values/format.h"
 #include "hooks.h"
@@ -125,6 +126,8 @@ Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
   }
   if (!nameArg.isNone() && !nameArg.is(Kind::Str)) throw WeftError(args.site, type.name + "(): name must be a string");
   m->name = nameArg.isNone() ? uniqueModuleName(type.name) : nameArg.as<StrObj>()->text;
+  if (std::optional<size_t> at = firstControl(m->name))
+    throw WeftError(args.site, type.name + "(): name " + controlCharacterReason(m->name, *at));
   m->inputShape = inputShapeArg;
   std::shared_ptr<Env> params =
       bindParams(type.name, type.decl->params, type.defaults, type.hasDefault, args, type.closure);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "../../grammar/diagnostics.h"
+#include "../../grammar/shown_text.h"
 #include "../mesh/mesh.h"
 #include "manifest.h"
 #include "path_safety.h"
@@ -44,6 +45,8 @@ class Reader {
   std::string str(const YAML::Node& v, const std::string& what) const {
     if (v.IsNull()) return "";
     if (!v.IsScalar()) fail(v, what + " must be a string");
+    if (std::optional<size_t> at = firstControl(v.Scalar()))
+      fail(v, what + " '" + shownText(v.Scalar()) + "' " + controlCharacterReason(v.Scalar(), *at));
     return v.Scalar();
   }
   std::string str(const YAML::Node& map, const char* key, const std::string& what) const {

@@ -65,6 +65,8 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
     throw WeftError("cannot save to '" + dirText + "': its parent folder '" + dir.parent_path().string() +
                     "' does not exist");
   checkReplaceable(dir);
+  if (std::string why = controlTextIn(model.manifest); !why.empty())
+    throw WeftError("cannot save to '" + dirText + "': " + why);
 
   fs::path tmp = besideName(dir, "tmp");
   if (!fs::create_directory(tmp, ec)) throw WeftError("cannot save to '" + dirText + "': " + ec.message());
