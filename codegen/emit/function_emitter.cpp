@@ -43,7 +43,7 @@ std::string className(const std::string& name) {
     out += up ? char(std::toupper(static_cast<unsigned char>(c))) : c;
     up = false;
   }
-  if (out.empty()) out = "Export";
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "Export" + out;  // "_5" -> "Export5"
   return reservedName(out) ? out + "_" : out;
 }
 

@@ -39,6 +39,8 @@ TEST_CASE("names clashing with C, C++, CMake or the generated code get an unders
   CHECK(className("shape") == "Shape_");
   CHECK(className("NULL") == "NULL_");
   CHECK(className("predict_step") == "PredictStep");
+  CHECK(className("_5") == "Export5");
+  CHECK(className("__") == "Export");
 }
 
 TEST_CASE("a program's namespace is readable for any file or folder name") {
