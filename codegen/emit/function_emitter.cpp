@@ -77,6 +77,11 @@ std::string sizesPhrase(int rank) {
 EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
   const graph::Graph& g = e.graph;
   const std::string cls = className(e.name), ns = unit.program;
+  // What a saved model may hold but C++ cannot: no output, or outputs no op computes.
+  if (g.body.results.empty())
+    throw WeftError("export '" + e.name + "' returns no tensor: compiled code returns tensors");
+  if (g.body.nodes.empty())
+    throw WeftError("export '" + e.name + "' returns its inputs unchanged: compiled code computes at least one op");
   FunctionCode code = emitFunctionBody(unit, e);
 
   // The call's parameters: each input's data and shape; each output's buffer, capacity and shape.

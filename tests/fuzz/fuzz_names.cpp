@@ -5,6 +5,7 @@
 // name may be refused; when it is not, the generated files hold no control byte but newlines,
 // and their tokens (comments and literals aside) are the twin's but for identifiers that no
 // header, keyword or generated name takes: no name can add, remove or end a piece of code.
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
