@@ -8,10 +8,11 @@ import re
 import subprocess
 import sys
 
-HEADERS = ["Eigen/Core", "unsupported/Eigen/SpecialFunctions", "algorithm", "array", "cctype", "charconv",
-           "chrono", "climits", "cmath", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "filesystem",
-           "fstream", "functional", "initializer_list", "limits", "map", "memory", "optional", "set", "sstream",
-           "string", "string_view", "type_traits", "vector"]
+# Every header the runtime (stdlib/runtime/) and the emitted files include.
+HEADERS = ["Eigen/Core", "unsupported/Eigen/SpecialFunctions", "algorithm", "array", "cctype", "cerrno", "charconv",
+           "chrono", "climits", "cmath", "cstddef", "cstdint", "cstdio", "cstdlib", "cstring", "fcntl.h", "filesystem",
+           "fstream", "functional", "initializer_list", "limits", "map", "memory", "new", "optional", "set",
+           "sstream", "string", "string_view", "sys/stat.h", "type_traits", "unistd.h", "vector"]
 cxx = sys.argv[1] if len(sys.argv) > 1 else "g++"
 source = "".join(f"#include <{h}>\n" for h in HEADERS)
 flags = [cxx, "-std=gnu++17", "-I/usr/include/eigen3", "-x", "c++", "-"]

@@ -109,6 +109,22 @@ foreach(driver new/shape_main new/NULL__main new/main__main saved/int__main save
 endforeach()
 run(${WORK}/build/evil/f_main ${WORK}/out/in0.npy ${WORK}/out/evil.npy)
 run(${WORK}/build/log/exp2__main ${WORK}/out/in0.npy ${WORK}/out/log.npy)
+# Generated drivers: an output whose element count overflows int64 is an error and writes no
+# file; a FIFO as input is refused rather than waited on.
+foreach(case wide tall)
+  execute_process(COMMAND ${WORK}/build/new/mm_main ${WORK}/out/${case}_a.npy ${WORK}/out/${case}_b.npy
+                          ${WORK}/out/${case}_c.npy RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "output 0" OR EXISTS ${WORK}/out/${case}_c.npy)
+    message(FATAL_ERROR "mm_main on ${case} inputs did not fail cleanly (${rc}): ${err}")
+  endif()
+endforeach()
+run(mkfifo ${WORK}/out/fifo.npy)
+execute_process(COMMAND ${WORK}/build/new/mm_main ${WORK}/out/fifo.npy ${WORK}/out/tall_b.npy ${WORK}/out/fifo_c.npy
+                RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "fifo.npy': not a regular file")
+  message(FATAL_ERROR "mm_main did not refuse a FIFO (${rc}): ${err}")
+endif()
+
 file(GLOB_RECURSE pwned ${WORK}/PWNED)
 if(pwned)
   message(FATAL_ERROR "a name ran as code: ${pwned}")
