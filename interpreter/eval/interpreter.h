@@ -47,6 +47,9 @@ void assignedNames(const ast::Block& block, std::vector<Symbol>& names);
 // The attributes and methods of a tensor (attributes.cpp).
 std::vector<std::string> tensorAttributeNames();
 
+// The error of an expression that would overflow the stack (limits.cpp).
+extern const char* const kExpressionTooDeep;
+
 class Interpreter {
  public:
   explicit Interpreter(std::ostream& out, std::ostream& err);
@@ -270,8 +273,9 @@ class Interpreter {
   int callDepth_ = 0;
   // Step and time limits (limits.cpp): checkLimits runs when steps_ reaches nextLimitCheck_.
   void checkLimits(const SourceRange& at);
-  // Calls also stop when this thread's stack is nearly full, whatever --max-call-depth allows.
-  static bool stackNearlyFull();
+  // Calls also stop when this thread's stack is nearly full, whatever --max-call-depth allows;
+  // evaluation `below` bytes further down (so that a recursion stops at its calls).
+  static bool stackNearlyFull(size_t below = 0);
   [[noreturn]] void recursionTooDeep(const SourceRange& at, const std::string& function);
   int64_t steps_ = 0;
   int64_t nextLimitCheck_ = 0;
