@@ -21,6 +21,8 @@ macros = subprocess.run(flags[:-1] + ["-E", "-dM", "-"], input=source, capture_o
                         check=True).stdout
 
 names, headers, current = set(), set(), None
+in_enum = False
+braces = []  # per open brace: whether it is a scope of declarations (extern "C") or a body
 for line in pre.splitlines():
     mark = re.match(r'# \d+ "([^"]+)"', line)
     if mark:
@@ -28,9 +30,21 @@ for line in pre.splitlines():
         if current.startswith("/usr/") and current.endswith(".h"):
             headers.add(os.path.basename(current)[:-2])
         continue
-    # C headers declare in the global namespace; C++ and Eigen headers in std and Eigen.
-    if current and current.startswith("/usr/") and "/c++/" not in current and "eigen" not in current:
-        names.update(re.findall(r"\b[A-Za-z][A-Za-z0-9_]*\b", line))
+    # C headers declare in the global namespace; C++ and Eigen headers in std and Eigen. Names
+    # inside braces (struct members, enumerators of a scoped body) are not global; extern "C" is.
+    c_header = current and current.startswith("/usr/") and "/c++/" not in current and "eigen" not in current
+    for token in re.findall(r'extern "C(?:\+\+)?"\s*\{|[{};]|\b[A-Za-z][A-Za-z0-9_]*\b', line):
+        if token == "}":
+            if braces:
+                braces.pop()
+        elif token == ";":
+            in_enum = False
+        elif token.endswith("{"):
+            braces.append(token != "{" or in_enum)  # an enum's constants are global too
+            in_enum = False
+        elif c_header and all(braces):
+            in_enum = in_enum or token == "enum"
+            names.add(token)
 for line in macros.splitlines():
     names.add(re.match(r"#define (\w+)", line).group(1))
 names.update(h for h in headers if re.fullmatch(r"[A-Za-z]\w*", h))
