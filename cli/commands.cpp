@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/mesh/plan.h"
 #include "limit_options.h"
@@ -91,7 +92,7 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "graph") return graphCommand(args);
   if (args[0] == "compile") return compileCommand(args);
   if (args[0] == "show") return showCommand(args);
-  std::cerr << "weft: unknown command '" << args[0] << "'\n" << kUsage;
+  std::cerr << "weft: unknown command '" << shownText(args[0]) << "'\n" << kUsage;
   return 2;
 }
 

@@ -10,6 +10,7 @@
 #include "codegen/pipeline.h"
 #include "interpreter/graph/pipeline.h"
 #include "commands.h"
+#include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
 #include "limit_options.h"
 
@@ -67,7 +68,7 @@ int compileCommand(const std::vector<std::string>& given) {
   }
   if (int status = interp.runFile(args[file]); status != 0) return status;
   if (interp.exports().empty()) {
-    std::cerr << args[file] << ": error: the program exports nothing: call export(fn) for each entry point, "
+    std::cerr << shownText(args[file]) << ": error: the program exports nothing: call export(fn) for each entry point, "
               << "as in export(predict, signature=[TensorSpec([None, 784], f32)])\n";
     return 1;
   }

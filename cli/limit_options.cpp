@@ -7,6 +7,7 @@
 #include <iostream>
 #include <optional>
 
+#include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/values/tensor.h"
 
@@ -70,11 +71,11 @@ int applyLimitOptions(const std::vector<std::string>& args, size_t first, Interp
     } else if (name == "--max-memory" && (ok = size.has_value())) {
       memoryLimits().maxLiveBytes = *size ? *size : INT64_MAX;
     } else if (ok) {
-      std::cerr << "weft: unknown option '" << name << "'\n" << kLimitOptionsHelp;
+      std::cerr << "weft: unknown option '" << shownText(name) << "'\n" << kLimitOptionsHelp;
       return -1;
     }
     if (!ok) {
-      std::cerr << "weft: invalid value '" << value << "' for " << name << "\n" << kLimitOptionsHelp;
+      std::cerr << "weft: invalid value '" << shownText(value) << "' for " << shownText(name) << "\n" << kLimitOptionsHelp;
       return -1;
     }
   }

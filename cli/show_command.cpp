@@ -2,9 +2,11 @@
 // spirit of `saved_model_cli show`; with --all also its graph methods, modules, variables and
 // meshes. The model is read and checked as `load` reads it, without its variables' data.
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
 #include "grammar/diagnostics.h"
+#include "grammar/shown_text.h"
 #include "interpreter/graph/graph.h"
 #include "interpreter/mesh/report_table.h"
 #include "interpreter/saved/saved_model.h"
@@ -114,7 +116,10 @@ int showCommand(const std::vector<std::string>& given) {
   }
   try {
     saved::SavedModel model = saved::readSavedModel(args[0], saved::Read::WithoutVariables);
-    show(std::cout, args[0], model, all);
+    // Names are checked when the manifest is read; the folder's is not: control bytes are escaped.
+    std::ostringstream text;
+    show(text, args[0], model, all);
+    std::cout << shownText(text.str(), true);
   } catch (const WeftError& e) {
     std::cerr << e.format();
     return 1;

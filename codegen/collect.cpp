@@ -10,18 +10,42 @@
 
 namespace weft::codegen {
 namespace fs = std::filesystem;
+namespace {
 
-std::string identifier(const std::string& text) {
-  std::string s;
-  for (char c : text) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
-  return s;
+// Source files of the graph's nodes land in comments and in error messages' string literals.
+void escapeLocations(graph::Block& b) {
+  for (auto& n : b.nodes) {
+    for (auto& inner : n.blocks) escapeLocations(inner);
+    n.loc.file = literalText(n.loc.file);
+  }
 }
+
+// The inputs' C++ parameter names: each, and each with _shape (its sizes' parameter), unique.
+std::vector<std::string> inputIdents(const std::vector<std::string>& names) {
+  std::set<std::string> used;
+  std::vector<std::string> out;
+  for (const std::string& n : names) {
+    std::string base = cppName(n), id = base;
+    for (int k = 1; used.count(id) || used.count(id + "_shape"); ++k) id = base + "_" + std::to_string(k);
+    used.insert(id);
+    used.insert(id + "_shape");
+    out.push_back(id);
+  }
+  return out;
+}
+
+// An export ready to join the unit: its inputs' names and source files as C++ holds them.
+void finishExport(ExportGraph& out) {
+  out.inputNames = inputIdents(out.inputNames);
+  escapeLocations(out.graph.body);
+}
+
+}  // namespace
 
 CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
   CompileUnit unit;
   unit.sourceFile = sourceFile;
-  unit.program = identifier(std::filesystem::path(sourceFile).stem().string());
+  unit.program = namespaceName(std::filesystem::path(sourceFile).stem().string());
   ops::RandomState random = ops::randomState();
   unit.randomKey = random.key;
   unit.randomCounter = random.counter;
@@ -30,7 +54,7 @@ CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
   for (const Export& e : interp.exports()) {
     std::unique_ptr<GraphTraces::Entry> traced = interp.traceExport(e);
     ExportGraph out;
-    out.name = e.name;
+    out.name = cppName(e.name);
     out.inputNames = e.inputNames;
     out.source = std::filesystem::path(e.site.file ? e.site.file->path : sourceFile).filename().string() + ":" +
                  std::to_string(e.site.begin.line);
@@ -44,14 +68,13 @@ CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
         u.name = v->name;
         u.path = v->path();
         if (u.path.empty()) u.path = v->name;
-        std::string base = identifier(u.path), id = base;
-        for (int k = 1; !idents.insert(id).second; ++k) id = base + "_" + std::to_string(k);
-        u.ident = id;
+        u.ident = uniqueIdent(u.path, idents);
         u.value = readVariable(*v);
         unit.variables.push_back(std::move(u));
       }
       out.variables.push_back(it->second);
     }
+    finishExport(out);
     unit.exports.push_back(std::move(out));
   }
   return unit;
@@ -63,16 +86,14 @@ CompileUnit collectSavedUnit(const std::string& dir) {
   fs::path folder = fs::path(dir).lexically_normal();
   if (folder.filename().empty()) folder = folder.parent_path();
   unit.sourceFile = folder.filename().string();
-  unit.program = identifier(unit.sourceFile);
+  unit.program = namespaceName(unit.sourceFile);
   std::set<std::string> idents;
   for (size_t i = 0; i < model.manifest.variables.size(); ++i) {
     const auto& v = model.manifest.variables[i];
     UnitVariable u;
     u.name = v.name;
     u.path = v.path.empty() ? v.name : v.path;
-    std::string base = identifier(u.path), id = base;
-    for (int k = 1; !idents.insert(id).second; ++k) id = base + "_" + std::to_string(k);
-    u.ident = id;
+    u.ident = uniqueIdent(u.path, idents);
     u.value = model.variables[i];
     unit.variables.push_back(std::move(u));
   }
@@ -82,13 +103,14 @@ CompileUnit collectSavedUnit(const std::string& dir) {
   for (const auto& [name, index] : entries) {
     const saved::FunctionEntry& f = model.manifest.functions[size_t(index)];
     ExportGraph out;
-    out.name = identifier(name);
+    out.name = cppName(name);
     out.source = unit.sourceFile + "/" + f.file;
     out.graph = model.graphs[size_t(index)];
     out.graph.name = out.name;
     out.variables = f.variables;
     for (size_t k = 0; k < f.inputs.size(); ++k)
       out.inputNames.push_back(f.inputs[k].name.empty() ? "in" + std::to_string(k) : f.inputs[k].name);
+    finishExport(out);
     unit.exports.push_back(std::move(out));
   }
   return unit;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "grammar/source.h"
+#include "names.h"
 #include "interpreter/graph/graph.h"
 #include "interpreter/values/tensor.h"
 
@@ -35,8 +36,5 @@ struct CompileUnit {
   std::vector<UnitVariable> variables;
   std::vector<ExportGraph> exports;
 };
-
-// A C++ identifier from any text: other characters become '_', a leading digit gets one too.
-std::string identifier(const std::string& text);
 
 }  // namespace weft::codegen

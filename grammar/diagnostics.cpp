@@ -1,7 +1,8 @@
 #include "diagnostics.h"
 
-#include <cstdio>
 #include <sstream>
+
+#include "shown_text.h"
 
 namespace weft {
 namespace {
@@ -28,29 +29,15 @@ size_t byteOfColumn(std::string_view line, uint32_t col) {
 // A code point of a source line as an error shows it: control characters, which could drive the
 // terminal (an imported binary with `\x1b[2J`), and stray bytes as escapes; a tab as a space, so
 // that the caret lines up.
-std::string shownCodePoint(std::string_view cp) {
-  const auto c = static_cast<unsigned char>(cp[0]);
-  char buf[8];
-  if (c == '\t') return " ";
-  if (cp.size() == 1 && (c < 0x20 || c >= 0x7F)) {
-    std::snprintf(buf, sizeof buf, "\\x%02x", c);
-    return buf;
-  }
-  const auto c1 = cp.size() == 2 ? static_cast<unsigned char>(cp[1]) : 0;
-  if (c == 0xC2 && c1 >= 0x80 && c1 < 0xA0) {  // C1 controls: U+009B is a terminal's CSI
-    std::snprintf(buf, sizeof buf, "\\u%04x", c1);
-    return buf;
-  }
-  return std::string(cp);
-}
+std::string shownCodePoint(std::string_view cp) { return cp == "\t" ? " " : shownText(cp); }
 
 }  // namespace
 
 std::string formatDiagnostic(const Diagnostic& d) {
   std::ostringstream out;
   if (d.at.valid())
-    out << d.at.file->path << ':' << d.at.begin.line << ':' << d.at.begin.col << ": ";
-  out << severityName(d.severity) << ": " << d.message << '\n';
+    out << shownText(d.at.file->path) << ':' << d.at.begin.line << ':' << d.at.begin.col << ": ";
+  out << severityName(d.severity) << ": " << shownText(d.message, true) << '\n';
   if (!d.at.valid()) return out.str();
   std::string_view line = d.at.file->line(d.at.begin.line);
   constexpr uint32_t kMaxShown = 200;  // long lines are cut so the caret stays readable
@@ -100,8 +87,9 @@ std::string WeftError::format() const {
     auto line = [](const TraceFrame& f) {
       std::string l = "  ";
       if (f.at.valid())
-        l += f.at.file->path + ":" + std::to_string(f.at.begin.line) + ":" + std::to_string(f.at.begin.col) + ": ";
-      return l + "in " + f.function + '\n';
+        l += shownText(f.at.file->path) + ":" + std::to_string(f.at.begin.line) + ":" + std::to_string(f.at.begin.col) +
+             ": ";
+      return l + "in " + shownText(f.function) + '\n';
     };
     // Runaway recursion repeats one frame many times: print it once with a count, as Python does.
     std::string previous;

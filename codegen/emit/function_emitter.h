@@ -18,6 +18,8 @@ struct EmittedExport {
 // Throws WeftError naming the op and its line when the graph holds what C++ cannot yet express.
 EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e);
 
+// The class of an export: its name in CamelCase ("predict_step" -> "PredictStep"), never reserved.
+std::string className(const std::string& name);
 // The C++ element type of a dtype: "float", "int32_t", ...
 const char* cppType(DType t);
 // A C++ string literal of any text (quotes, backslashes and control bytes escaped).

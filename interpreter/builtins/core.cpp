@@ -1,6 +1,7 @@
 // print, len, range, containers, conversions and Variable.
 #include <chrono>
 
+#include "../../grammar/shown_text.h"
 #include "../graph/tracer.h"
 #include "../eval/interpreter.h"
 #include "../eval/operators.h"
@@ -131,6 +132,8 @@ Value variable(Interpreter& in, Args& a) {
   var->scope = in.variableScope();  // `with name_scope("block")`: "block/NAME"
   var->name = r.has(3) ? r.str(3) : "Variable";
   if (!var->scope.empty()) var->name = var->scope + "/" + var->name;
+  // A name reaches saved models, generated code and terminals: no control characters.
+  if (std::optional<size_t> at = firstControl(var->name)) r.fail(3, controlCharacterReason(var->name, *at));
   if (in.insideGraphFunction())
     throw WeftError(a.site, "cannot create a Variable inside a graph function (@function), as in TensorFlow; "
                             "create it outside, in the module body, or in build()");

@@ -1,6 +1,7 @@
 // export() and TensorSpec (SPEC §9): the program's entry points for `weft compile`.
 #include "../eval/exports.h"
 
+#include "../../grammar/shown_text.h"
 #include "../eval/interpreter.h"
 #include "../graph/graph.h"
 #include "../values/format.h"
@@ -60,6 +61,7 @@ Value tensorSpec(Interpreter&, Args& a) {
     spec->type.shape.push_back(n);
   }
   if (r.has(2)) spec->name = r.str(2);
+  if (std::optional<size_t> at = firstControl(spec->name)) r.fail(2, controlCharacterReason(spec->name, *at));
   return Value(std::shared_ptr<Object>(std::move(spec)));
 }
 

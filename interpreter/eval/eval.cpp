@@ -36,6 +36,9 @@ Value Interpreter::evalName(const ast::Name& n, const std::shared_ptr<Env>& env)
 
 Value Interpreter::eval(const ast::Expr& e, const std::shared_ptr<Env>& env) {
   using K = ast::ExprKind;
+  // One bound for all nesting (chains of calls and indexes hold no brackets open, and calls made
+  // inside them add their own frames): the stack that is left, as calls are bounded.
+  if (stackNearlyFull(size_t(256) << 10)) throw WeftError(e.range, kExpressionTooDeep);
   switch (e.kind) {
     case K::Int: return Value(Literal::integer(static_cast<const ast::IntLit&>(e).value));
     case K::Float: return Value(Literal::real(static_cast<const ast::FloatLit&>(e).value));

@@ -210,8 +210,38 @@ std::shared_ptr<const graph::Graph> Interpreter::traceAnnotated(FunctionObj& fn)
   return std::shared_ptr<const graph::Graph>(std::make_shared<graph::Graph>(std::move(e->graph)));
 }
 
+namespace {
+
+// Why weft compile cannot return what an export's trace returned, or "": a C++ signature holds
+// tensors, one output each, from a tensor or tuples, lists and dicts of them (in order).
+std::string exportResultProblem(const Value& result) {
+  std::vector<const Value*> todo{&result};
+  size_t tensors = 0;
+  while (!todo.empty()) {
+    const Value* v = todo.back();
+    todo.pop_back();
+    if (v->isTensor()) {
+      ++tensors;
+    } else if (v->is(Kind::Tuple) || v->is(Kind::List)) {
+      const auto& items = v->is(Kind::Tuple) ? v->as<TupleObj>()->items : v->as<ListObj>()->items;
+      for (const Value& item : items) todo.push_back(&item);
+    } else if (v->is(Kind::Dict)) {
+      for (const auto& kv : v->as<DictObj>()->entries) todo.push_back(&kv.second);
+    } else {
+      return "returns " + typeNameOf(*v) + (v == &result ? "" : " among its results");
+    }
+  }
+  return tensors ? "" : "returns no tensor";
+}
+
+}  // namespace
+
 std::unique_ptr<GraphTraces::Entry> Interpreter::traceExport(const Export& e) {
-  return traceSignature(*e.fn.as<FunctionObj>(), e.signature, e.site);
+  std::unique_ptr<GraphTraces::Entry> entry = traceSignature(*e.fn.as<FunctionObj>(), e.signature, e.site);
+  if (std::string why = exportResultProblem(entry->structure); !why.empty())
+    throw WeftError(e.site, "export '" + e.name + "' " + why +
+                                ": compiled code returns tensors (a tensor, or a tuple, list or dict of them)");
+  return entry;
 }
 
 std::unique_ptr<GraphTraces::Entry> Interpreter::traceSignature(FunctionObj& fn,

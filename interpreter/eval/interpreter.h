@@ -48,6 +48,9 @@ void assignedNames(const ast::Block& block, std::vector<Symbol>& names);
 // The attributes and methods of a tensor (attributes.cpp).
 std::vector<std::string> tensorAttributeNames();
 
+// The error of an expression that would overflow the stack (limits.cpp).
+extern const char* const kExpressionTooDeep;
+
 class Interpreter {
   // The interpreter's execution context (values/context.h), current on its thread while it
   // lives; declared first, so that everything below is made and freed under it. A new
@@ -309,8 +312,9 @@ class Interpreter {
   int callDepth_ = 0;
   // Step and time limits (limits.cpp): checkLimits runs when steps_ reaches nextLimitCheck_.
   void checkLimits(const SourceRange& at);
-  // Calls also stop when this thread's stack is nearly full, whatever --max-call-depth allows.
-  static bool stackNearlyFull();
+  // Calls also stop when this thread's stack is nearly full, whatever --max-call-depth allows;
+  // evaluation `below` bytes further down (so that a recursion stops at its calls).
+  static bool stackNearlyFull(size_t below = 0);
   [[noreturn]] void recursionTooDeep(const SourceRange& at, const std::string& function);
   int64_t steps_ = 0;
   int64_t nextLimitCheck_ = 0;

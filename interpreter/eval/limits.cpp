@@ -46,15 +46,20 @@ const char* stackFloor() {
 
 }  // namespace
 
-bool Interpreter::stackNearlyFull() {
+const char* const kExpressionTooDeep =
+    "expression nested too deeply for the stack (a chain of calls or indexes this long, or nested in calls)";
+
+bool Interpreter::stackNearlyFull(size_t below) {
   const char* floor = stackFloor();
-  return floor && static_cast<const char*>(__builtin_frame_address(0)) < floor;
+  return floor && static_cast<const char*>(__builtin_frame_address(0)) < floor - below;
 }
 
 void Interpreter::recursionTooDeep(const SourceRange& at, const std::string& function) {
   if (callDepth_ >= limits_.maxCallDepth)
     throw WeftError(at, "maximum recursion depth (" + std::to_string(limits_.maxCallDepth) + ") exceeded in " +
                             function + "()");
+  // Few calls deep, the stack went to an expression: a chain of calls (f(1)(1)...) is one.
+  if (callDepth_ < 10) throw WeftError(at, kExpressionTooDeep);
   throw WeftError(at, "recursion too deep for the stack (" + std::to_string(callDepth_) + " calls) in " + function +
                           "()");
 }

@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "../../grammar/shown_text.h"
 #include "../graph/tracer.h"
 #include "../values/format.h"
 #include "hooks.h"
@@ -134,6 +135,8 @@ Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
   // parameter holding a string names the module too.
   if (Value* declared = params->findLocal(intern("name")); declared && declared->is(Kind::Str)) nameArg = *declared;
   m->name = nameArg.isNone() ? uniqueModuleName(type.name) : nameArg.as<StrObj>()->text;
+  if (std::optional<size_t> at = firstControl(m->name))
+    throw WeftError(args.site, type.name + "(): name " + controlCharacterReason(m->name, *at));
   params->set(intern("self"), Value(m));
   m->attrs = std::make_shared<Env>(params);
   trackEnv(params);

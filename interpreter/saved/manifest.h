@@ -89,6 +89,10 @@ struct Manifest {
 
 // The YAML text of a manifest.
 std::string writeManifest(const Manifest& m);
+// Why save refuses the manifest, "" when it does not: a name, path, key or type holding a
+// control character (load refuses those too: they would end a comment of generated code or drive
+// a terminal).
+std::string controlTextIn(const Manifest& m);
 // Parses and validates manifest text; `file` names it in errors ("saved/saved_model.yaml").
 // Throws WeftError on anything malformed, out of range or unsafe.
 Manifest readManifest(const std::string& text, const std::string& file);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "../../grammar/diagnostics.h"
+#include "../../grammar/shown_text.h"
 #include "../mesh/mesh.h"
 #include "manifest.h"
 #include "path_safety.h"
@@ -31,6 +32,10 @@ class Reader {
   }
   YAML::Node get(const YAML::Node& map, const char* key, const std::string& what) const {
     if (!map.IsMap()) fail(map, what + " must be a mapping");
+    // yaml-cpp keeps one of two equal keys silently: a manifest saying a field twice is refused.
+    int times = 0;
+    for (const auto& kv : map) times += kv.first.IsScalar() && kv.first.Scalar() == key;
+    if (times > 1) fail(map, what + " has '" + key + "' more than once");
     YAML::Node v = map[key];
     if (!v.IsDefined()) fail(map, what + " has no '" + key + "'");
     return v;
@@ -44,6 +49,8 @@ class Reader {
   std::string str(const YAML::Node& v, const std::string& what) const {
     if (v.IsNull()) return "";
     if (!v.IsScalar()) fail(v, what + " must be a string");
+    if (std::optional<size_t> at = firstControl(v.Scalar()))
+      fail(v, what + " '" + shownText(v.Scalar()) + "' " + controlCharacterReason(v.Scalar(), *at));
     return v.Scalar();
   }
   std::string str(const YAML::Node& map, const char* key, const std::string& what) const {
@@ -308,6 +315,8 @@ Manifest Reader::read(const std::string& text) {
     for (const auto& kv : sigs) {
       visit(kv.first);
       std::string name = str(kv.first, "a signature's name");
+      for (const auto& [other, unused] : m.signatures)
+        if (other == name) fail(kv.first, "signature '" + name + "' is named more than once");
       std::string fn = str(kv.second, "signature '" + name + "'");
       int index = -1;
       for (size_t i = 0; i < m.functions.size(); ++i)

@@ -1,6 +1,7 @@
 // Prints a Manifest as `saved_model.yaml` (docs/saved_models.md describes the fields).
 #include <yaml-cpp/yaml.h>
 
+#include "../../grammar/shown_text.h"
 #include "manifest.h"
 
 namespace weft::saved {
@@ -75,6 +76,46 @@ std::string shapeText(const Shape& s) {
     t += s[i] == rt::kUnknownDim ? "None" : std::to_string(s[i]);
   }
   return t + "]";
+}
+
+std::string controlTextIn(const Manifest& m) {
+  std::string why;
+  auto check = [&](const std::string& text, const std::string& what) {
+    if (!why.empty()) return;
+    if (std::optional<size_t> at = firstControl(text))
+      why = what + " '" + shownText(text) + "', which " + controlCharacterReason(text, *at);
+  };
+  for (const auto& mod : m.modules) {
+    check(mod.name, "a module is named");  // first: the other messages quote it
+    check(mod.type, "module '" + mod.name + "' has the type");
+    check(mod.path, "module '" + mod.name + "' has the path");
+    check(mod.key, "module '" + mod.name + "' has the key");
+    for (const auto& a : mod.attributes) check(a.first, "module '" + mod.name + "' has an attribute named");
+  }
+  for (const auto& v : m.variables) {
+    check(v.name, "a variable is named");
+    check(v.path, "variable '" + v.name + "' has the path");
+    check(v.key, "variable '" + v.name + "' has the key");
+  }
+  for (const auto& mesh : m.meshes) {
+    check(mesh.name, "a mesh is named");
+    for (const auto& d : mesh.dimNames) check(d, "mesh '" + mesh.name + "' has a dimension named");
+  }
+  for (const auto& f : m.functions) {
+    check(f.name, "a function is named");
+    check(f.method, "function '" + f.name + "' has the method");
+    for (const auto& s : f.inputs) check(s.name, "function '" + f.name + "' has an input named");
+    for (const auto& s : f.outputs) check(s.name, "function '" + f.name + "' has an output named");
+    std::vector<const ReturnShape*> shapes{&f.returns};
+    while (!shapes.empty()) {
+      const ReturnShape* r = shapes.back();
+      shapes.pop_back();
+      for (const auto& k : r->keys) check(k, "function '" + f.name + "' returns a dict key");
+      for (const auto& item : r->items) shapes.push_back(&item);
+    }
+  }
+  for (const auto& s : m.signatures) check(s.first, "a signature is named");
+  return why;
 }
 
 std::string writeManifest(const Manifest& m) {

@@ -63,6 +63,8 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
   if (!dir.has_parent_path()) dir = fs::path(".") / dir;
   makeParentFolders(dir.string());  // the model's own folder still appears in one rename
   checkReplaceable(dir);
+  if (std::string why = controlTextIn(model.manifest); !why.empty())
+    throw WeftError("cannot save to '" + dirText + "': " + why);
 
   fs::path tmp = besideName(dir, "tmp");
   if (!fs::create_directory(tmp, ec)) throw WeftError("cannot save to '" + dirText + "': " + ec.message());

@@ -5,6 +5,11 @@
 // of them, and a program that links two such libraries must see each definition once.
 #ifndef WEFT_RT_COMPILED_H
 #define WEFT_RT_COMPILED_H
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -67,9 +72,28 @@ inline bool broadcastDim(int64_t a, int64_t b, int64_t& out) {
 
 // Reads a .npy file whose dtype must be `dtype`, into `buffer` (grown to fit); its shape goes to
 // `shape`. Returns "" or what is wrong.
+// The element count of a shape, or -1 when a size is negative or the count overflows int64.
+inline int64_t checkedNumel(const int64_t* shape, int rank) {
+  int64_t n = 1;
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] < 0 || __builtin_mul_overflow(n, shape[d], &n)) return -1;
+  return n;
+}
+
 inline std::string readNpyFile(const char* path, DType dtype, Buffer& buffer, Shape& shape) {
-  std::FILE* f = std::fopen(path, "rb");
-  if (!f) return std::string("cannot open '") + path + "': " + std::strerror(errno);
+  // Opened without blocking and checked to be a regular file: a FIFO would wait for a writer.
+  const int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::string("cannot open '") + path + "': " + std::strerror(errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::fcntl(fd, F_SETFL, 0) != 0) {
+    ::close(fd);
+    return std::string("cannot open '") + path + "': not a regular file";
+  }
+  std::FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    return std::string("cannot open '") + path + "': " + std::strerror(errno);
+  }
   std::string why;
   NpyHeader h;
   if (std::fseek(f, 0, SEEK_END) != 0) why = "cannot determine its size";

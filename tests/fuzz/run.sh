@@ -2,13 +2,13 @@
 # Builds the libFuzzer targets in build-fuzz/ with clang (installing clang and its fuzzer runtime
 # from Debian when missing) and runs one of them (docs/robustness.md):
 #   tests/fuzz/run.sh TARGET [SECONDS] [LIBFUZZER OPTIONS...]
-# TARGET is check, run, gen, npy, idx, graph_diff, graph_text or saved; SECONDS defaults to 600. The corpus grows in
+# TARGET is check, run, gen, npy, idx, graph_diff, graph_text, saved or names; SECONDS defaults to 600. The corpus grows in
 # build-fuzz/corpus/TARGET, seeded from the tests and examples; a crash, leak, timeout or
 # out-of-memory input is written to build-fuzz/findings/TARGET/. To replay one:
 #   build-fuzz/tests/fuzz/fuzz_TARGET build-fuzz/findings/TARGET/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-target=${1:?usage: tests/fuzz/run.sh check|run|gen|npy|idx|graph_diff|graph_text|saved [SECONDS] [LIBFUZZER OPTIONS...]}
+target=${1:?usage: tests/fuzz/run.sh check|run|gen|npy|idx|graph_diff|graph_text|saved|names [SECONDS] [LIBFUZZER OPTIONS...]}
 seconds=${2:-600}
 shift $(($# < 2 ? $# : 2))
 
@@ -57,6 +57,10 @@ case $target in
   saved)
     cp -n tests/fuzz/saved/*.yaml "$corpus/"
     dict=(-dict="$root/tests/fuzz/saved.dict" -max_len=16384) ;;
+  # Names separated by \x1e, for a saved model compiled to C++ (tests/fuzz/fuzz_names.cpp).
+  names)
+    cp -n tests/fuzz/names/* "$corpus/"
+    dict=(-dict="$root/tests/fuzz/names.dict" -max_len=4096) ;;
 esac
 
 # Programs may import files by relative path: they run in a scratch folder of their own.

@@ -151,6 +151,34 @@ TEST_CASE("limits: a call depth larger than the stack allows is an error, not a 
   CHECK(r.err.find("error: recursion too deep for the stack (") != std::string::npos);
 }
 
+TEST_CASE("limits: chains of calls and indexes, alone or nested in calls, stop at the stack with an error") {
+  // Chains hold no bracket open, so the parser's nesting limit does not see them, and its 20,000
+  // operations in a row are 20,000 levels of evaluation: on a small stack (8 MiB, a main thread's),
+  // or nested in calls, that is more than the stack holds. Links wrap lines inside parentheses.
+  auto chain = [](const std::string& link, int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) s += link + (i % 100 == 99 ? "\n" : "");
+    return s;
+  };
+  const size_t small = size_t(8) << 20, stack = size_t(64) << 20;
+  Run calls = run("fn f(x) {\n  return f\n}\ny = (f" + chain("(1)", 19990) + ")\n", {}, small);
+  CHECK(calls.status == 1);
+  CHECK(calls.err.find("t.model:4:") == 0);
+  CHECK(calls.err.find("error: expression nested too deeply for the stack") != std::string::npos);
+  Run indexes = run("x = [[1]]\nx[0] = x\ny = (x" + chain("[0]", 19990) + ")\n", {}, small);
+  CHECK(indexes.status == 1);
+  CHECK(indexes.err.find("error: expression nested too deeply for the stack") != std::string::npos);
+  // Nested in calls: each level a chain that alone would fit.
+  std::string nested = "f" + chain("(1)", 5000);
+  for (int i = 0; i < 40; ++i) nested = "f(" + nested + ")" + chain("(1)", 5000);  // 205,000 levels
+  Run deep = run("fn f(x) {\n  return f\n}\ny = (" + nested + ")\n", {}, stack);
+  CHECK(deep.status == 1);
+  CHECK(deep.err.find("error: expression nested too deeply for the stack") != std::string::npos);
+  Run fine = run("fn f(x) {\n  return f\n}\ny = (f" + chain("(1)", 2000) + ")\nprint(1)\n", {}, stack);
+  CHECK(fine.status == 0);
+  CHECK(fine.out == "1\n");
+}
+
 TEST_CASE("source files: only regular files of a bounded size are read") {
   std::string why;
   CHECK(readSourceFile("/dev/zero", 1000, why) == nullptr);
