@@ -77,9 +77,8 @@ std::string sizesPhrase(int rank) {
 EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
   const graph::Graph& g = e.graph;
   const std::string cls = className(e.name), ns = unit.program;
-  // What a saved model may hold but C++ cannot: no output, or outputs no op computes.
-  if (g.body.results.empty())
-    throw WeftError("export '" + e.name + "' returns no tensor: compiled code returns tensors");
+  // What a saved model may hold but C++ cannot: outputs no op computes. (An export without
+  // outputs is a step that changes its state: its call returns only a status.)
   if (g.body.nodes.empty())
     throw WeftError("export '" + e.name + "' returns its inputs unchanged: compiled code computes at least one op");
   FunctionCode code = emitFunctionBody(unit, e);
@@ -178,14 +177,15 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
       << ";\n  int64_t out" << i << "_shape[" << std::max(1, t.shape.rank()) << "] = {};\n";
   }
   std::string args;
+  auto arg = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
   for (size_t i = 0; i < nin; ++i)
-    args += "reinterpret_cast<const " + std::string(cppType(g.values[size_t(g.body.params[i])].dtype)) + "*>(in" +
-            std::to_string(i) + ".data()), in" + std::to_string(i) + "_shape.begin(), ";
+    arg("reinterpret_cast<const " + std::string(cppType(g.values[size_t(g.body.params[i])].dtype)) + "*>(in" +
+        std::to_string(i) + ".data()), in" + std::to_string(i) + "_shape.begin()");
   for (size_t i = 0; i < nout; ++i) {
     const graph::TensorType& t = g.values[size_t(g.body.results[i])];
     std::string o = "out" + std::to_string(i);
-    args += "reinterpret_cast<" + std::string(cppType(t.dtype)) + "*>(" + o + ".data()), int64_t(" + o + ".size()), " +
-            o + "_shape" + (i + 1 < nout ? ", " : "");
+    arg("reinterpret_cast<" + std::string(cppType(t.dtype)) + "*>(" + o + ".data()), int64_t(" + o + ".size()), " + o +
+        "_shape");
   }
   m << "  auto run = [&] { return fn.call(" << args << "); };\n"
     << "  weft::rt::Status s = run();\n"
