@@ -42,7 +42,8 @@ class PendingInput {
 struct ParseLimits {
   int maxNesting = 200;              // brackets, blocks and right-nested operators (`- - x`, `**`)
   size_t maxLineLength = 1 << 20;    // bytes
-  size_t maxSourceBytes = 64 << 20;
+  // A source file: parsing takes about 2 s per MiB at worst, so a limit that is reached in seconds.
+  size_t maxSourceBytes = 8 << 20;
   // Left-nested operations in one expression (`1 + 1 + ...`, `a.b.c...`): each makes the AST one
   // level deeper, and evaluating or freeing it recurses that deep.
   int maxChainLength = 20000;

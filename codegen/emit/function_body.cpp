@@ -94,7 +94,15 @@ FunctionCode Emitter::run() {
     declared_[size_t(v)] = true;
   }
   sizes(g_.body);
-  // Outputs: their shapes first, then whether they fit.
+  // The top level's size checks come before the outputs are sized and before any work: inputs
+  // that do not fit fail the call whole, with no output sized from them and no state changed.
+  // (A node inside a branch or loop checks where it runs.)
+  for (const auto& n : g_.body.nodes)
+    if (auto c = checks_.find(&n); c != checks_.end()) {
+      for (const auto& [cond, msg] : c->second) pro_ << "  if (!(" << cond << ")) " << fail(n, msg) << "\n";
+      checks_.erase(c);
+    }
+  // Outputs: their shapes first, then whether they fit (counted without overflowing).
   for (size_t i = 0; i < g_.body.results.size(); ++i) {
     const Dims& d = dims_[size_t(g_.body.results[i])];
     std::string o = "out" + std::to_string(i);
@@ -103,8 +111,16 @@ FunctionCode Emitter::run() {
   for (size_t i = 0; i < g_.body.results.size(); ++i) {
     const Dims& d = dims_[size_t(g_.body.results[i])];
     std::string o = "out" + std::to_string(i);
-    pro_ << "  if (" << o << "_capacity < " << product(d) << ") return fail(\"output " << i << " needs \" + std::to_string("
-         << product(d) << ") + \" elements, its buffer holds \" + std::to_string(" << o << "_capacity));\n";
+    std::string need = product(d);
+    if (!isLiteral(need)) {
+      std::string list;
+      for (const auto& x : d) list += (list.empty() ? "" : ", ") + x;
+      pro_ << "  const int64_t " << o << "_numel = weft::rt::checkedProduct({" << list << "});\n"
+           << "  if (" << o << "_numel < 0) return fail(\"output " << i << " has more elements than int64 counts\");\n";
+      need = o + "_numel";
+    }
+    pro_ << "  if (" << o << "_capacity < " << need << ") return fail(\"output " << i << " needs \" + std::to_string("
+         << need << ") + \" elements, its buffer holds \" + std::to_string(" << o << "_capacity));\n";
   }
   layout();
   nodes(g_.body, "  ");

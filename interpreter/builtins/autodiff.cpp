@@ -1,6 +1,7 @@
 // Training builtins (SPEC §6): value_and_grad (TensorFlow's GradientTape use), grad (JAX's), and
 // the helpers stdlib/losses.model and stdlib/optimizers.model build on: optimizer slots held in
 // Variables, and the label check of the sparse cross-entropy.
+#include <algorithm>
 #include <unordered_map>
 
 #include "../autodiff/tape.h"
@@ -63,17 +64,28 @@ Value valueAndGrad(Interpreter& in, Args& a) {
                                   rt::dtypeName(v->value.dtype()) + ": gradients exist only for f32 and f64 variables");
     vars.push_back(std::move(v));
   }
-  autodiff::Tape tape(vars);
+  // A variable listed twice gets its gradient twice, as in TensorFlow: the tape watches each once.
+  std::vector<std::shared_ptr<VariableObj>> watched;
+  std::vector<size_t> slot;  // vars[i] is watched[slot[i]]
+  for (const auto& v : vars) {
+    size_t j = 0;
+    while (j < watched.size() && watched[j] != v) ++j;
+    if (j == watched.size()) watched.push_back(v);
+    slot.push_back(j);
+  }
+  autodiff::Tape tape(watched);
   Args call;
   call.site = a.site;
   Tensor loss = lossOf(in.call(r.get(0), call), "value_and_grad", a.site);
   std::vector<std::optional<Tensor>> grads = tape.gradients(loss);
   std::vector<Value> out;
   for (size_t i = 0; i < vars.size(); ++i) {
-    if (!grads[i] && !tape.wasRead(i))
+    const std::optional<Tensor>& g = grads[slot[i]];
+    const bool first = std::find(slot.begin(), slot.begin() + long(i), slot[i]) == slot.begin() + long(i);
+    if (!g && !tape.wasRead(slot[i]) && first)  // warned once per variable
       warn(in, a.site, "value_and_grad: the function does not use variable '" + vars[i]->name +
                            "' (vars[" + std::to_string(i) + "]); its gradient is zeros");
-    out.push_back(Value(grads[i] ? *grads[i] : zerosOf(vars[i]->value)));
+    out.push_back(Value(g ? *g : zerosOf(vars[i]->value)));
   }
   return makeTuple({Value(loss), makeList(std::move(out))});
 }

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "../../stdlib/runtime/binary.h"
 #include "../../stdlib/runtime/unary.h"
@@ -53,10 +54,14 @@ FusedLoop::FusedLoop(const Graph& g, std::vector<const Node*> members, const std
     : members_(std::move(members)) {
   dtype_ = g.values[size_t(members_.back()->outputs[0])].dtype;
   if (dtype_ != DType::F32 && dtype_ != DType::F64) return;
-  std::map<int, int> scratchOf;  // the values made inside the group: their scratch row, or -1
-  std::map<int, int> usesInside;
+  // Linear in the group's size (a chain of 300,000 adds is one group): hashed lookups, and a
+  // scratch row is reused once the value in it has had its last use inside the group.
+  std::unordered_map<int, int> scratchOf;  // the values made inside the group: their scratch row, or -1
+  std::unordered_map<int, int> usesInside;
+  std::unordered_set<int> external;
   for (const Node* n : members_)
     for (int i : n->inputs) ++usesInside[i];
+  std::vector<int> freeRows;
   int rows = 0;
   for (const Node* n : members_) {
     Step s;
@@ -68,13 +73,22 @@ FusedLoop::FusedLoop(const Graph& g, std::vector<const Node*> members, const std
       s.inputs[k] = i;
       const auto made = scratchOf.find(i);
       if (made != scratchOf.end()) s.inputScratch[k] = made->second;
-      else if (std::find(externals_.begin(), externals_.end(), i) == externals_.end()) externals_.push_back(i);
+      else if (external.insert(i).second) externals_.push_back(i);
       if (k == 0) s.externalInput = made == scratchOf.end();
     }
     if (!ok) return;
     s.output = n->outputs[0];
-    if (n == members_.back() || uses[size_t(s.output)] > usesInside[s.output]) outputs_.push_back(s.output);
-    else s.scratch = rows++;
+    if (n == members_.back() || uses[size_t(s.output)] > usesInside[s.output]) {
+      outputs_.push_back(s.output);
+    } else if (!freeRows.empty()) {
+      s.scratch = freeRows.back();
+      freeRows.pop_back();
+    } else {
+      s.scratch = rows++;
+    }
+    // The output's row is taken before the inputs' rows are let go: a step never writes a row it reads.
+    for (size_t k = 0; k < n->inputs.size(); ++k)
+      if (s.inputScratch[k] >= 0 && --usesInside[n->inputs[k]] == 0) freeRows.push_back(s.inputScratch[k]);
     scratchOf[s.output] = s.scratch;
     steps_.push_back(s);
   }

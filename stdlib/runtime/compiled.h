@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "npy.h"
@@ -77,6 +78,14 @@ inline int64_t checkedNumel(const int64_t* shape, int rank) {
   int64_t n = 1;
   for (int d = 0; d < rank; ++d)
     if (shape[d] < 0 || __builtin_mul_overflow(n, shape[d], &n)) return -1;
+  return n;
+}
+
+// The product of sizes that are each non-negative, or -1 when it overflows int64.
+inline int64_t checkedProduct(std::initializer_list<int64_t> sizes) {
+  int64_t n = 1;
+  for (int64_t d : sizes)
+    if (__builtin_mul_overflow(n, d, &n)) return -1;
   return n;
 }
 
