@@ -19,7 +19,7 @@ void registerTerminal(Env& env);
 // The callbacks' helpers: _format_filepath, _write_text, _file_has_text, _attach_model.
 void registerCallbackHelpers(Env& env);
 // Whole-model saving's helpers: _layer_config, _save_keras, _read_keras, _read_weights,
-// _keras_object, _construct (interpreter/builtins/keras_saving.cpp).
+// _functional_config, _keras_object, _construct (interpreter/builtins/keras_saving.cpp).
 void registerKerasSaving(Env& env);
 std::string summaryTable(Interpreter& in, ModuleObj& m);
 // Fills hooks.layerAttr: weights, get_weights, set_weights, count_params, output_shape

@@ -10,6 +10,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <map>
 
 #include "../../stdlib/runtime/npy.h"
 #include "../eval/args.h"
@@ -147,6 +149,67 @@ Value layerConfig(Interpreter&, Args& a) {
   return Value(std::move(d));
 }
 
+Value dictOf(std::vector<std::pair<std::string, Value>> entries) {
+  auto d = std::make_shared<DictObj>();
+  for (auto& [k, v] : entries) d->set(makeStr(k), std::move(v));
+  return Value(std::move(d));
+}
+
+// _functional_config(model): a functional Model's graph as plain values. "nodes" lists its
+// tensors, inputs first and each after the tensors it is computed from: an Input's
+// {"input": {name, shape, batch_size, dtype}}, or a layer call's {"layer": index into
+// model.layers, "args": [...], "kwargs": {...}} whose tensors are {"node": index}; "inputs" and
+// "outputs" are node indices.
+Value functionalConfig(Interpreter&, Args& a) {
+  ArgReader r(a, "_functional_config", {"model"});
+  if (!r.get(0).is(Kind::Module)) r.fail(0, "a model");
+  auto* m = r.get(0).as<ModuleObj>();
+  Value* layers = m->attrs->findLocal(intern("layers"));
+  Value* ins = m->attrs->findLocal(intern("inputs"));
+  Value* outs = m->attrs->findLocal(intern("outputs"));
+  if (!layers || !ins || !outs || !layers->is(Kind::List) || !ins->is(Kind::List) || !outs->is(Kind::List))
+    r.fail(0, "a functional Model");
+  std::map<const Object*, int64_t> ids;
+  std::vector<Value> nodes;
+  auto layerIndex = [&](const Value& layer) {
+    const auto& items = layers->as<ListObj>()->items;
+    for (size_t i = 0; i < items.size(); ++i)
+      if (items[i].sameObject(layer)) return int64_t(i);
+    throw WeftError(a.site, "model.save: a layer of model '" + m->name + "' is not among its layers");
+  };
+  std::function<int64_t(const Value&)> visit = [&](const Value& t) -> int64_t {
+    if (auto it = ids.find(t.object()); it != ids.end()) return it->second;
+    auto* sym = dynamic_cast<SymbolicTensor*>(t.object());
+    if (!sym) throw WeftError(a.site, "model.save: model '" + m->name + "' has an output that is not a Keras tensor");
+    Value node;
+    if (sym->inputs.empty()) {
+      std::vector<Value> shape;
+      for (int i = 1; i < sym->spec.rank(); ++i) shape.push_back(makeInt(sym->spec.shape()[i]));
+      node = dictOf({{"input", dictOf({{"name", makeStr(sym->layer.as<ModuleObj>()->name)},
+                                       {"shape", makeList(std::move(shape))},
+                                       {"batch_size", sym->batchIsNone ? Value() : makeInt(sym->spec.shape()[0])},
+                                       {"dtype", makeStr(rt::dtypeName(sym->spec.dtype()))}})}});
+    } else {
+      auto ref = [&](const Value& x) { return dictOf({{"node", makeInt(visit(x))}}); };
+      std::vector<Value> args;
+      for (const Value& i : sym->inputs) args.push_back(mapSymbolic(i, ref));
+      auto kwargs = std::make_shared<DictObj>();
+      for (const auto& [k, v] : sym->kwargs) kwargs->set(makeStr(symbolName(k)), mapSymbolic(v, ref));
+      node = dictOf({{"layer", makeInt(layerIndex(sym->layer))}, {"args", makeList(std::move(args))},
+                     {"kwargs", Value(std::move(kwargs))}});
+    }
+    int64_t id = int64_t(nodes.size());
+    ids[t.object()] = id;
+    nodes.push_back(std::move(node));
+    return id;
+  };
+  std::vector<Value> inIds, outIds;
+  for (const Value& t : ins->as<ListObj>()->items) inIds.push_back(makeInt(visit(t)));
+  for (const Value& t : outs->as<ListObj>()->items) outIds.push_back(makeInt(visit(t)));
+  return dictOf({{"nodes", makeList(std::move(nodes))}, {"inputs", makeList(std::move(inIds))},
+                 {"outputs", makeList(std::move(outIds))}});
+}
+
 // _save_keras(model, dir, metadata, arrays): save(model, dir) with metadata and arrays beside it.
 Value saveKeras(Interpreter& in, Args& a) {
   ArgReader r(a, "_save_keras", {"model", "dir", "metadata", "arrays"});
@@ -180,6 +243,7 @@ Value variablesOf(const saved::SavedModel& m) {
 void registerKerasSaving(Env& env) {
   env.set(intern("_layer_config"), makeBuiltin("_layer_config", layerConfig));
   env.set(intern("_save_keras"), makeBuiltin("_save_keras", saveKeras));
+  env.set(intern("_functional_config"), makeBuiltin("_functional_config", functionalConfig));
   // _read_weights(dir): the [path, tensor] pairs of a saved model's variables (load_weights).
   env.set(intern("_read_weights"), makeBuiltin("_read_weights", [](Interpreter&, Args& a) {
             ArgReader r(a, "_read_weights", {"dir"});
@@ -237,12 +301,14 @@ void registerKerasSaving(Env& env) {
             if (name.empty() || !standardValue(in, name, a.site).sameObject(v)) return Value();
             return makeStr(name);
           }));
-  // _construct(callee, kwargs): callee(**kwargs), the keyword arguments from a dict of strings.
+  // _construct(callee, kwargs, args=[]): callee(*args, **kwargs), the keyword arguments from a
+  // dict of strings.
   env.set(intern("_construct"), makeBuiltin("_construct", [](Interpreter& in, Args& a) {
-            ArgReader r(a, "_construct", {"callee", "kwargs"});
+            ArgReader r(a, "_construct", {"callee", "kwargs", "args?"});
             if (!r.get(1).is(Kind::Dict)) r.fail(1, "a dict");
             Args ca;
             ca.site = a.site;
+            if (r.has(2)) ca.pos = r.items(2);
             for (const auto& [k, v] : r.get(1).as<DictObj>()->entries) {
               if (!k.is(Kind::Str)) r.fail(1, "a dict with string keys");
               ca.kw.emplace_back(intern(k.as<StrObj>()->text), v);
