@@ -283,11 +283,19 @@ void registerKerasSaving(Env& env) {
             out->set(makeStr("variables"), variablesOf(model));
             return Value(std::move(out));
           }));
-  // _keras_object(name): the standard library's layer, optimizer, loss, schedule, function or
-  // dtype of that name (load_model rebuilds a model from names), or none.
+  // _keras_object(name, kind): the standard library's value of that name when it is of the kind
+  // a configuration names — "class" a module type (a layer, optimizer, loss or schedule),
+  // "function" a public function, "dtype" a dtype — else none: a saved model's metadata is
+  // untrusted, and must not reach `save` or a private helper by naming it.
   env.set(intern("_keras_object"), makeBuiltin("_keras_object", [](Interpreter& in, Args& a) {
-            ArgReader r(a, "_keras_object", {"name"});
-            return standardValue(in, r.str(0), a.site);
+            ArgReader r(a, "_keras_object", {"name", "kind"});
+            std::string name = r.str(0), kind = r.str(1);
+            Value v = standardValue(in, name, a.site);
+            bool fits = kind == "class"      ? v.is(Kind::ModuleType)
+                        : kind == "function" ? (v.is(Kind::Function) || v.is(Kind::Builtin)) && name[0] != '_'
+                        : kind == "dtype"    ? v.is(Kind::DType)
+                                             : false;
+            return fits ? v : Value();
           }));
   // _keras_name(value): the name the standard library binds `value` to, or none (a function or
   // module type of the program's own).
