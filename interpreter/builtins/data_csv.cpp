@@ -2,6 +2,7 @@
 // NumPy's loadtxt/genfromtxt read one. Gzip-compressed files are read too (data_source.h).
 #include <charconv>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -113,8 +114,12 @@ class CsvReader {
     else if (n != cols_)
       fail(lineNo_, std::to_string(n) + " values where line " + std::to_string(firstRow_) + " has " +
                         std::to_string(cols_) + " (rows must have the same length)");
-    const int64_t held = int64_t(rt::isFloat(o_.dtype) ? floats_.size() : ints_.size());
-    checkValueBytes(rt::sizeMul(held + n, 8).value_or(std::numeric_limits<int64_t>::max()), "the values of a CSV file");
+    // The values held so far, as the vector will hold them after this row (it grows by doubling).
+    const bool f = rt::isFloat(o_.dtype);
+    const size_t held = f ? floats_.size() : ints_.size(), cap = f ? floats_.capacity() : ints_.capacity();
+    const size_t after = held + size_t(n) > cap ? std::max(held + size_t(n), 2 * cap) : cap;
+    checkValueBytes(rt::sizeMul(int64_t(after), 8).value_or(std::numeric_limits<int64_t>::max()),
+                    "the values of a CSV file");
     forEachField(line, [&](std::string_view f, int64_t column) { parseValue(f, column); });
     ++rows_;
   }

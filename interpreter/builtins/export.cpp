@@ -10,29 +10,6 @@
 
 namespace weft {
 
-std::string TensorSpecObj::repr() const {
-  std::string s = "TensorSpec(shape=" + type.shape.str() + ", dtype=" + rt::dtypeName(type.dtype);
-  if (!name.empty()) s += ", name='" + name + "'";
-  return s + ")";
-}
-
-std::optional<Value> TensorSpecObj::getAttr(Interpreter&, Symbol attr) {
-  const std::string& a = symbolName(attr);
-  if (a == "dtype") return Value::dtype(type.dtype);
-  if (a == "name") return name.empty() ? Value() : makeStr(name);
-  if (a == "shape") {
-    std::vector<Value> dims;
-    for (int64_t d : type.shape) dims.push_back(d == rt::kUnknownDim ? Value() : makeInt(d));
-    return makeList(std::move(dims));
-  }
-  return std::nullopt;
-}
-
-bool TensorSpecObj::equals(const OpaqueObj& o) const {
-  auto* s = dynamic_cast<const TensorSpecObj*>(&o);
-  return s && s->type == type && s->name == name;
-}
-
 namespace {
 
 bool isIdentifier(const std::string& s) {

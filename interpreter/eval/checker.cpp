@@ -3,6 +3,7 @@
 #include <functional>
 #include <vector>
 
+#include "stack_bound.h"
 #include "suggest.h"
 
 namespace weft {
@@ -68,7 +69,7 @@ void bindStmt(const ast::Stmt& st, Scope& s) {
 
 class NameChecker {
  public:
-  NameChecker(const std::set<Symbol>& known, Diagnostics& diags, const GlobalCallFn& onGlobalCall)
+  NameChecker(const KnownNames& known, Diagnostics& diags, const GlobalCallFn& onGlobalCall)
       : known_(known), diags_(diags), onGlobalCall_(onGlobalCall) {}
 
   void checkProgram(const ast::Program& p) {
@@ -95,7 +96,7 @@ class NameChecker {
   bool visible(Symbol n) const {
     for (const Scope* s : scopes_)
       if (s->count(n)) return true;
-    return known_.count(n) > 0;
+    return known_.contains(n);
   }
 
   void use(const ast::Name& n) {
@@ -103,7 +104,7 @@ class NameChecker {
     std::vector<std::string> cands;
     for (const Scope* s : scopes_)
       for (Symbol x : *s) cands.push_back(symbolName(x));
-    for (Symbol x : known_) cands.push_back(symbolName(x));  // the builtins and the prelude too
+    for (Symbol x : known_.all()) cands.push_back(symbolName(x));  // the builtins and the prelude too
     diags_.error(n.range, undefinedNameMessage(symbolName(n.name), cands));
   }
 
@@ -243,6 +244,8 @@ class NameChecker {
 
   void expr(const ast::Expr& e) {
     using K = ast::ExprKind;
+    // The evaluator's bound (eval.cpp), met here first: a chain of 20,000 calls is that many levels.
+    if (stackNearlyFull(size_t(256) << 10)) throw WeftError(e.range, kExpressionTooDeep);
     switch (e.kind) {
       case K::Name: use(static_cast<const ast::Name&>(e)); break;
       case K::Attribute: expr(*static_cast<const ast::Attribute&>(e).object); break;
@@ -331,7 +334,7 @@ class NameChecker {
     }
   }
 
-  const std::set<Symbol>& known_;
+  const KnownNames& known_;
   Diagnostics& diags_;
   const GlobalCallFn& onGlobalCall_;
   std::vector<const Scope*> scopes_;
@@ -342,7 +345,17 @@ class NameChecker {
 
 void bindNames(const ast::Stmt& st, std::set<Symbol>& out) { bindStmt(st, out); }
 
-void checkNames(const ast::Program& program, const std::set<Symbol>& known, Diagnostics& diags,
+bool KnownNames::contains(Symbol s) const { return set_ ? set_->count(s) > 0 : scope_->find(s) != nullptr; }
+
+std::vector<Symbol> KnownNames::all() const {
+  if (set_) return {set_->begin(), set_->end()};
+  std::vector<Symbol> names;
+  for (Env* e = scope_; e; e = e->parent().get())
+    for (const auto& [k, v] : e->entries()) names.push_back(k);
+  return names;
+}
+
+void checkNames(const ast::Program& program, const KnownNames& known, Diagnostics& diags,
                 const GlobalCallFn& onGlobalCall) {
   NameChecker(known, diags, onGlobalCall).checkProgram(program);
 }

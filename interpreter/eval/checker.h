@@ -4,17 +4,33 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "../../grammar/ast/stmt.h"
 #include "../../grammar/diagnostics.h"
+#include "../values/env.h"
 
 namespace weft {
 
 // Called for each call whose callee is a name no local scope binds (a global or a builtin).
 using GlobalCallFn = std::function<void(const ast::Call& call, Symbol callee)>;
 
-// `known` holds the names visible to every program (builtins and the prelude).
-void checkNames(const ast::Program& program, const std::set<Symbol>& known, Diagnostics& diags,
+// The names visible to every program (builtins, the prelude, a session's globals): a set, or a
+// scope chain looked up as it stands (a REPL line checks against thousands of globals without
+// copying them).
+class KnownNames {
+ public:
+  explicit KnownNames(const std::set<Symbol>& names) : set_(&names) {}
+  explicit KnownNames(Env& scope) : scope_(&scope) {}
+  bool contains(Symbol s) const;
+  std::vector<Symbol> all() const;  // for "did you mean" only
+
+ private:
+  const std::set<Symbol>* set_ = nullptr;
+  Env* scope_ = nullptr;
+};
+
+void checkNames(const ast::Program& program, const KnownNames& known, Diagnostics& diags,
                 const GlobalCallFn& onGlobalCall = {});
 
 // Adds the names a statement binds, wherever in it (assignments, loops, imports, declarations).

@@ -138,7 +138,7 @@ class Collector {
       case Kind::Tuple: take(static_cast<TupleObj&>(o).items); break;
       case Kind::Dict:
         for (auto& [k, v] : static_cast<DictObj&>(o).entries) values.push_back(std::move(k)), values.push_back(std::move(v));
-        static_cast<DictObj&>(o).entries.clear();
+        static_cast<DictObj&>(o).clear();
         break;
       case Kind::Function: take(static_cast<FunctionObj&>(o).defaults), takeEnv(static_cast<FunctionObj&>(o).closure); break;
       case Kind::ModuleType:

@@ -58,11 +58,8 @@ void Interpreter::applyInputSignature(FunctionObj& fn, const ast::Call& decorato
                                         " parameter" + (params.size() == 1 ? "" : "s") + " of " + fn.name + "()");
   auto own = std::make_shared<std::vector<ast::Param>>();
   for (size_t i = 0; i < params.size(); ++i) {
-    // By type name, not dynamic_cast: TensorSpecObj's type information lives in builtins/.
     const Value& item = (*specs)[i];
-    auto* spec = item.is(Kind::Opaque) && item.as<OpaqueObj>()->typeName() == "TensorSpec"
-                     ? static_cast<const TensorSpecObj*>(item.as<OpaqueObj>())
-                     : nullptr;
+    auto* spec = item.is(Kind::Opaque) ? dynamic_cast<const TensorSpecObj*>(item.as<OpaqueObj>()) : nullptr;
     if (!spec)
       throw WeftError(sigExpr->range, "input_signature[" + std::to_string(i) + "] must be a TensorSpec, got " +
                                           typeNameOf((*specs)[i]));

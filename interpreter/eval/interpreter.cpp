@@ -33,6 +33,8 @@ Interpreter::Interpreter(std::ostream& out, std::ostream& err)
   prelude_ = std::make_shared<Env>(native_);
   globals_ = std::make_shared<Env>(prelude_);
   setProgramArgs({});
+  context_.poll = &Interpreter::pollFromBelow;
+  context_.pollOwner = this;
 }
 
 Value Interpreter::native(const std::string& name) const {
@@ -58,7 +60,7 @@ Interpreter::~Interpreter() {
   capturedEnvs_.forEachAlive([](Env& e) { e.clear(); });
   containers_.forEachAlive([](Object& o) {
     if (o.kind == Kind::List) static_cast<ListObj&>(o).items.clear();
-    if (o.kind == Kind::Dict) static_cast<DictObj&>(o).entries.clear();
+    if (o.kind == Kind::Dict) static_cast<DictObj&>(o).clear();
   });
   for (auto& [k, v] : importCache_)
     if (v.is(Kind::Namespace)) v.as<NamespaceObj>()->env->clear();
@@ -108,19 +110,13 @@ const ast::Program* Interpreter::parseOrReport(std::shared_ptr<const SourceFile>
                                                const std::shared_ptr<Env>& scope) {
   Diagnostics diags;
   auto program = parseProgram(std::move(file), diags);
-  auto known = [&] {
-    std::set<Symbol> names;
-    for (Env* e = scope.get(); e; e = e->parent().get())
-      for (const auto& [k, v] : e->entries()) names.insert(k);
-    return names;
-  };
   if (!diags.hasErrors()) {
-    checkNames(*program, known(), diags);
+    checkNames(*program, KnownNames(*scope), diags);
     // The prelude is loaded lazily: only when a name is not found without it.
     if (diags.hasErrors() && !preludeLoaded_) {
       loadPrelude(diags.all().front().at);
       diags.clear();
-      checkNames(*program, known(), diags);
+      checkNames(*program, KnownNames(*scope), diags);
     }
   }
   if (diags.hasErrors()) {

@@ -19,6 +19,7 @@
 #include "cycle_roots.h"
 #include "exports.h"
 #include "graph_call.h"
+#include "stack_bound.h"
 
 namespace weft {
 
@@ -48,8 +49,6 @@ void assignedNames(const ast::Block& block, std::vector<Symbol>& names);
 // The attributes and methods of a tensor (attributes.cpp).
 std::vector<std::string> tensorAttributeNames();
 
-// The error of an expression that would overflow the stack (limits.cpp).
-extern const char* const kExpressionTooDeep;
 
 class Interpreter {
   // The interpreter's execution context (values/context.h), current on its thread while it
@@ -312,9 +311,9 @@ class Interpreter {
   int callDepth_ = 0;
   // Step and time limits (limits.cpp): checkLimits runs when steps_ reaches nextLimitCheck_.
   void checkLimits(const SourceRange& at);
-  // Calls also stop when this thread's stack is nearly full, whatever --max-call-depth allows;
-  // evaluation `below` bytes further down (so that a recursion stops at its calls).
-  static bool stackNearlyFull(size_t below = 0);
+  void checkTime(const SourceRange& at);
+  // The context's poll (values/context.h): the time limit and Ctrl-C, for work below eval.
+  static void pollFromBelow(void* self);
   [[noreturn]] void recursionTooDeep(const SourceRange& at, const std::string& function);
   int64_t steps_ = 0;
   int64_t nextLimitCheck_ = 0;

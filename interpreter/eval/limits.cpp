@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "interpreter.h"
+#include "stack_bound.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define WEFT_ASAN 1
@@ -49,7 +50,7 @@ const char* stackFloor() {
 const char* const kExpressionTooDeep =
     "expression nested too deeply for the stack (a chain of calls or indexes this long, or nested in calls)";
 
-bool Interpreter::stackNearlyFull(size_t below) {
+bool stackNearlyFull(size_t below) {
   const char* floor = stackFloor();
   return floor && static_cast<const char*>(__builtin_frame_address(0)) < floor - below;
 }
@@ -67,6 +68,23 @@ void Interpreter::recursionTooDeep(const SourceRange& at, const std::string& fun
 void Interpreter::checkLimits(const SourceRange& at) {
   if (limits_.maxSteps > 0 && steps_ > limits_.maxSteps)
     throw WeftError(at, "step limit of " + std::to_string(limits_.maxSteps) + " exceeded (--max-steps)");
+  checkTime(at);
+  int64_t next = std::numeric_limits<int64_t>::max();
+  if (limits_.maxSteps > 0) next = limits_.maxSteps + 1;
+  if (limits_.timeoutSeconds > 0) next = std::min(next, steps_ + kClockEvery);
+  nextLimitCheck_ = next;
+}
+
+void Interpreter::pollFromBelow(void* self) {
+  auto& in = *static_cast<Interpreter*>(self);
+  if (interruptRequested_) {
+    interruptRequested_ = false;
+    throw WeftError("interrupted");
+  }
+  in.checkTime({});
+}
+
+void Interpreter::checkTime(const SourceRange& at) {
   if (limits_.timeoutSeconds > 0) {
     std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start_;
     if (elapsed.count() > limits_.timeoutSeconds) {
@@ -75,10 +93,6 @@ void Interpreter::checkLimits(const SourceRange& at) {
       throw WeftError(at, std::string("time limit of ") + seconds + " s exceeded (--timeout)");
     }
   }
-  int64_t next = std::numeric_limits<int64_t>::max();
-  if (limits_.maxSteps > 0) next = limits_.maxSteps + 1;
-  if (limits_.timeoutSeconds > 0) next = std::min(next, steps_ + kClockEvery);
-  nextLimitCheck_ = next;
 }
 
 }  // namespace weft

@@ -1,5 +1,7 @@
 #include "operators.h"
 
+#include <unordered_set>
+
 #include "../../grammar/diagnostics.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
@@ -197,52 +199,84 @@ Value compareOp(ast::CompareOp op, const Value& a, const Value& b) {
   unsupported(ast::compareOpText(op), a, b);
 }
 
-bool valuesEqual(const Value& a, const Value& b) {
-  // A list that holds itself would recurse forever: identical objects are equal (as in Python),
-  // and nesting past the limit is an error rather than a stack overflow.
-  if (a.sameObject(b) && !a.is(Kind::Variable)) return true;
-  static thread_local int depth = 0;
-  if (depth >= 1000) throw WeftError("comparison nested too deeply (more than 1000 levels)");
-  struct Nest {
-    Nest() { ++depth; }
-    ~Nest() { --depth; }
-  } nest;
-  if (isTensorLike(a) && isTensorLike(b)) {
-    const Tensor& x = tensorOf(a, "operand");
-    const Tensor& y = tensorOf(b, "operand");
-    if (x.shape() != y.shape()) return false;
-    for (int64_t i = 0; i < x.numel(); ++i)
-      if (x.asDouble(i) != y.asDouble(i)) return false;
-    return true;
-  }
-  if (a.kind() != b.kind()) return false;
-  switch (a.kind()) {
-    case Kind::None: return true;
-    case Kind::Str: return a.as<StrObj>()->text == b.as<StrObj>()->text;
-    case Kind::DType: return a.dtypeValue() == b.dtypeValue();
-    case Kind::List:
-    case Kind::Tuple: {
-      const auto& x = a.is(Kind::List) ? a.as<ListObj>()->items : a.as<TupleObj>()->items;
-      const auto& y = b.is(Kind::List) ? b.as<ListObj>()->items : b.as<TupleObj>()->items;
-      if (x.size() != y.size()) return false;
-      for (size_t i = 0; i < x.size(); ++i)
-        if (!valuesEqual(x[i], y[i])) return false;
+namespace {
+
+// Structural equality, linear in the values' size: containers found equal are remembered as
+// pairs, so that lists sharing their items (`l = [l, l]` forty times) compare once per pair, not
+// once per path.
+class Equality {
+ public:
+  bool operator()(const Value& a, const Value& b) {
+    // A list that holds itself would recurse forever: identical objects are equal (as in
+    // Python), and nesting past the limit is an error rather than a stack overflow.
+    if (a.sameObject(b) && !a.is(Kind::Variable)) return true;
+    if (depth_ >= 1000) throw WeftError("comparison nested too deeply (more than 1000 levels)");
+    ++depth_;
+    struct Nest {
+      int& depth;
+      ~Nest() { --depth; }
+    } nest{depth_};
+    if (isTensorLike(a) && isTensorLike(b)) {
+      const Tensor& x = tensorOf(a, "operand");
+      const Tensor& y = tensorOf(b, "operand");
+      if (x.shape() != y.shape()) return false;
+      for (int64_t i = 0; i < x.numel(); ++i)
+        if (x.asDouble(i) != y.asDouble(i)) return false;
       return true;
     }
-    case Kind::Dict: {
+    if (a.kind() != b.kind()) return false;
+    switch (a.kind()) {
+      case Kind::None: return true;
+      case Kind::Str: return a.as<StrObj>()->text == b.as<StrObj>()->text;
+      case Kind::DType: return a.dtypeValue() == b.dtypeValue();
+      case Kind::List:
+      case Kind::Tuple:
+      case Kind::Dict: {
+        std::pair<const void*, const void*> pair{a.object(), b.object()};
+        if (equal_.count(pair)) return true;
+        if (!containersEqual(a, b)) return false;
+        equal_.insert(pair);
+        return true;
+      }
+      case Kind::Opaque: return a.as<OpaqueObj>()->equals(*b.as<OpaqueObj>());
+      default: return a.sameObject(b);
+    }
+  }
+
+ private:
+  bool containersEqual(const Value& a, const Value& b) {
+    if (a.is(Kind::Dict)) {
       auto* x = a.as<DictObj>();
       auto* y = b.as<DictObj>();
       if (x->entries.size() != y->entries.size()) return false;
       for (auto& [k, v] : x->entries) {
         Value* other = y->find(k);
-        if (!other || !valuesEqual(v, *other)) return false;
+        if (!other || !(*this)(v, *other)) return false;
       }
       return true;
     }
-    case Kind::Opaque: return a.as<OpaqueObj>()->equals(*b.as<OpaqueObj>());
-    default: return a.sameObject(b);
+    const auto& x = a.is(Kind::List) ? a.as<ListObj>()->items : a.as<TupleObj>()->items;
+    const auto& y = b.is(Kind::List) ? b.as<ListObj>()->items : b.as<TupleObj>()->items;
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i) {
+      if ((i & 4095) == 4095) pollLimits();  // a long list: the time limit still applies
+      if (!(*this)(x[i], y[i])) return false;
+    }
+    return true;
   }
-}
+
+  struct PairHash {
+    size_t operator()(const std::pair<const void*, const void*>& p) const {
+      return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+    }
+  };
+  std::unordered_set<std::pair<const void*, const void*>, PairHash> equal_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+bool valuesEqual(const Value& a, const Value& b) { return Equality()(a, b); }
 
 bool truthy(const Value& v) {
   switch (v.kind()) {

@@ -185,7 +185,7 @@ void checkProgramStatically(const ast::Program& program, const std::set<Symbol>&
   checkImports(program.body, dir, diags);
   std::map<Symbol, Signature> sigs = topLevelSignatures(program);
   Diagnostics names;  // already reported by the run before this one
-  checkNames(program, known, names, [&](const ast::Call& c, Symbol callee) {
+  checkNames(program, KnownNames(known), names, [&](const ast::Call& c, Symbol callee) {
     if (auto it = sigs.find(callee); it != sigs.end()) checkCall(c, it->second, diags);
   });
 }

@@ -37,6 +37,7 @@ Graph run(const Graph& input, Target target, const std::string& last, std::ostre
   Graph g = input;
   for (const Pass& p : passes()) {
     if (!(target == Target::Executor ? p.executor : p.cpp)) continue;
+    pollLimits();  // each pass is linear in the graph: between two, a time limit stops it soon
     g = p.run(g);
     try {
       verify(g);

@@ -6,8 +6,14 @@ namespace weft::graph {
 TensorType typeOf(const Tensor& t) { return {t.dtype(), t.shape()}; }
 
 Tracer::Tracer(std::string name)
-    : outer_(context().tracer), outerEpoch_(currentTraceEpoch()), outerHook_(ops::traceHook()), outerAccess_(variableAccess()) {
-  setCurrentTraceEpoch(++context().traces);
+    : outer_(context().tracer),
+      epoch_(++context().traces),
+      outerEpoch_(currentTraceEpoch()),
+      outerHook_(ops::traceHook()),
+      outerAccess_(variableAccess()) {
+  setCurrentTraceEpoch(epoch_);
+  context().liveTraces.push_back(epoch_);
+  context().traceNames.push_back(name);
   graph_.name = std::move(name);
   blocks_.push_back(&graph_.body);
   context().tracer = this;
@@ -16,6 +22,7 @@ Tracer::Tracer(std::string name)
 }
 
 Tracer::~Tracer() {
+  context().liveTraces.pop_back();
   context().tracer = outer_;
   setCurrentTraceEpoch(outerEpoch_);
   ops::setTraceHook(outerHook_);
@@ -42,16 +49,21 @@ Tracer::Pause::~Pause() {
 Tensor Tracer::addInput(const TensorType& t) {
   int id = graph_.addValue(t);
   graph_.body.params.push_back(id);
-  return Tensor::symbolic(t.dtype, t.shape, id);
+  return Tensor::symbolic(t.dtype, t.shape, id, epoch_);
 }
 
 Tensor Tracer::symbolicOf(int id) const {
   const TensorType& t = graph_.values.at(size_t(id));
-  return Tensor::symbolic(t.dtype, t.shape, id);
+  return Tensor::symbolic(t.dtype, t.shape, id, epoch_);
 }
 
 int Tracer::valueOf(const Tensor& t) {
-  if (t.isSymbolic()) return t.symbol();
+  if (t.isSymbolic()) {
+    if (t.trace() == epoch_) return t.symbol();
+    requireLiveTrace(t);  // a leaked value of a finished trace: the error names its function
+    throw WeftError("a value of the graph traced for " + context().traceNames[t.trace() - 1] +
+                    "() cannot enter the graph of " + graph_.name + "(): pass it as an argument");
+  }
   // A shape-only tensor (a plan, weft check) enters as a constant without data: such a graph is
   // checked, never run.
   if (t.isAbstract() && !ops::shapesOnly()) throw WeftError("a shape-only tensor cannot enter a graph");
@@ -87,7 +99,7 @@ std::vector<Tensor> Tracer::emit(ops::OpId op, std::vector<int> inputs, ops::Att
   for (const auto& t : outputs) {
     int id = graph_.addValue(t);
     n.outputs.push_back(id);
-    out.push_back(Tensor::symbolic(t.dtype, t.shape, id));
+    out.push_back(Tensor::symbolic(t.dtype, t.shape, id, epoch_));
   }
   blocks_.back()->nodes.push_back(std::move(n));
   return out;
@@ -139,7 +151,7 @@ std::vector<Tensor> Tracer::beginBlock(const std::vector<TensorType>& params) {
   for (const auto& t : params) {
     int id = graph_.addValue(t);
     b->params.push_back(id);
-    out.push_back(Tensor::symbolic(t.dtype, t.shape, id));
+    out.push_back(Tensor::symbolic(t.dtype, t.shape, id, epoch_));
   }
   blocks_.push_back(b);
   return out;

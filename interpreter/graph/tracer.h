@@ -68,6 +68,7 @@ class Tracer : public ops::TraceHook, public VariableAccess {
   std::vector<Tensor> keep_;  // the constants' tensors, kept alive while their storage is a key
   std::vector<std::shared_ptr<VariableObj>> vars_;
   Tracer* outer_;
+  uint32_t epoch_;  // this trace's number: its symbolic tensors carry it
   uint32_t outerEpoch_;
   ops::TraceHook* outerHook_;
   VariableAccess* outerAccess_;

@@ -67,6 +67,9 @@ std::shared_ptr<MeshObj> makeMesh(std::string name, const std::vector<std::strin
                                   const std::vector<Value>& sizes, const std::vector<SourceRange>& at) {
   auto where = [&](size_t i) { return i < at.size() ? at[i] : SourceRange{}; };
   if (dims.empty()) throw WeftError("a mesh needs at least one dimension, as in Mesh(batch=2, model=4)");
+  if (dims.size() > kMaxMeshDims)
+    throw WeftError(where(kMaxMeshDims), "a mesh has at most " + std::to_string(kMaxMeshDims) + " dimensions, got " +
+                                             std::to_string(dims.size()));
   auto m = std::make_shared<MeshObj>();
   m->name = std::move(name);
   int64_t devices = 1;

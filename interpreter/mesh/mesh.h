@@ -11,6 +11,8 @@ namespace weft::mesh {
 // At most this many devices: each variable keeps one shard per distinct block, and a plan of a
 // huge mesh must stay small.
 constexpr int64_t kMaxDevices = int64_t(1) << 16;
+// At most this many dimensions (a layout names at most one per tensor dimension).
+constexpr size_t kMaxMeshDims = 16;
 
 struct MeshObj : OpaqueObj {
   std::string name;  // "grid" for `mesh grid(...)`; empty for Mesh(...)

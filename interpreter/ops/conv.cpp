@@ -32,16 +32,39 @@ void checkInput(const std::string& op, const TensorType& x, const std::string& s
     fail(op + " is not defined for " + dtypeStr(x.dtype) + " tensors (use cast() to convert to f32)");
 }
 
-// The window geometry for input shape xs and a kh x kw window, or a WeftError.
+// One op's work is bounded as its bytes are (docs/robustness.md): a huge window over a small
+// input needs no memory, but would run for minutes past --timeout. Window steps per byte of the
+// one-tensor limit.
+constexpr double kStepsPerByte = 64;
+
+std::string formatCount(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f", v);
+  return text;
+}
+
+std::string sizeText(const Shape& s) {
+  std::string t = "[";
+  for (int i = 0; i < s.rank(); ++i) t += (i ? ", " : "") + (s[i] < 0 ? std::string("None") : std::to_string(s[i]));
+  return t + "]";
+}
+
+// The window geometry for input shape xs and a kh x kw window, or a WeftError; `perStep` is the
+// work of one window position per input channel: a kernel's output channels, or 0 for a pool,
+// whose loops visit only the window's part inside the input.
+// An open height or width (a graph traced with `None` there) gives an open output size, and
+// the checks that need it wait for the sizes the graph runs with.
 rt::Window2D geometry(const std::string& op, const char* window, const Shape& xs, int64_t kh, int64_t kw,
-                      Pair strides, Pair dilation, const std::string& padding, const std::string& shapes) {
+                      Pair strides, Pair dilation, const std::string& padding, const std::string& shapes,
+                      int64_t perStep) {
   const bool same = isSame(op, padding);
   rt::Window2D g;
   g.n = xs[0], g.h = xs[1], g.w = xs[2], g.c = xs[3];
   g.kh = kh, g.kw = kw, g.sh = strides[0], g.sw = strides[1], g.dh = dilation[0], g.dw = dilation[1];
   rt::Window1D wy, wx;
-  auto sy = rt::windowSize(g.h, kh, g.sh, g.dh, same, wy);
-  auto sx = rt::windowSize(g.w, kw, g.sw, g.dw, same, wx);
+  // An open size: only the dilation can fail now.
+  auto sy = rt::windowSize(g.h < 0 ? 0 : g.h, kh, g.sh, g.dh, same || g.h < 0, wy);
+  auto sx = rt::windowSize(g.w < 0 ? 0 : g.w, kw, g.sw, g.dw, same || g.w < 0, wx);
   if (sy == rt::WindowStatus::DilationOverflow || sx == rt::WindowStatus::DilationOverflow)
     fail(op + ": dilation " + pairStr(dilation) + " is too large for a " + sizeStr(kh, kw) + " kernel");
   if (sy == rt::WindowStatus::TooLarge || sx == rt::WindowStatus::TooLarge) {
@@ -50,6 +73,19 @@ rt::Window2D geometry(const std::string& op, const char* window, const Shape& xs
          sizeStr(g.h, g.w) + ") with padding \"valid\" " + shapes);
   }
   g.padTop = wy.padBefore, g.padLeft = wx.padBefore, g.oh = wy.out, g.ow = wx.out;
+  if (g.h < 0) g.oh = rt::kUnknownDim, g.padTop = 0;
+  if (g.w < 0) g.ow = rt::kUnknownDim, g.padLeft = 0;
+  if (g.n >= 0 && g.oh >= 0 && g.ow >= 0 && g.c >= 0) {
+    const bool pool = perStep == 0;
+    const double rows = double(pool ? std::min(kh, g.h) : kh), cols = double(pool ? std::min(kw, g.w) : kw);
+    const double steps = double(g.n) * double(g.oh) * double(g.ow) * double(g.c) * rows * cols *
+                         double(pool ? 1 : perStep);
+    const double most = kStepsPerByte * double(memoryLimits().maxTensorBytes);
+    if (steps > most)
+      fail(op + ": a " + sizeStr(kh, kw) + " " + window + " over an input " + sizeText(xs) + " takes " +
+           formatCount(steps) + " steps, more than one op may (" + formatCount(most) +
+           ", 64 per byte of --max-tensor-bytes)");
+  }
   return g;
 }
 
@@ -57,11 +93,11 @@ rt::Window2D geometry(const std::string& op, const char* window, const Shape& xs
 
 rt::Window2D conv2dGeometry(const Shape& xs, const Shape& ws, Pair strides, const std::string& padding,
                             Pair dilation) {
-  return geometry("conv2d", "kernel", xs, ws[0], ws[1], strides, dilation, padding, "");
+  return geometry("conv2d", "kernel", xs, ws[0], ws[1], strides, dilation, padding, "", ws[3]);
 }
 
 rt::Window2D pool2dGeometry(const Shape& xs, Pair pool, Pair strides, const std::string& padding) {
-  return geometry("pool2d", "pool window", xs, pool[0], pool[1], strides, {1, 1}, padding, "");
+  return geometry("pool2d", "pool window", xs, pool[0], pool[1], strides, {1, 1}, padding, "", 0);
 }
 
 namespace {
@@ -100,13 +136,13 @@ Plan conv2dPlan(const TensorType& x, const TensorType& w, Pair strides, const st
   if (ws[0] < 1 || ws[1] < 1) fail("conv2d: the kernel's height and width must be positive " + shapes);
   checkPositive(op, "strides", strides);
   checkPositive(op, "dilation", dilation);
-  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, shapes);
+  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, shapes, ws[3]);
   // The kernel copies the input into a zero-padded buffer: a huge dilation under "same" must
   // not become a huge allocation.
   const rt::Window1D wy{g.oh, g.padTop, (g.kh - 1) * g.dh + 1}, wx{g.ow, g.padLeft, (g.kw - 1) * g.dw + 1};
   const double padded = double(g.n) * double(rt::paddedSize(g.h, wy, g.sh)) * double(rt::paddedSize(g.w, wx, g.sw)) *
                         double(g.c) * double(rt::dtypeSize(x.dtype));
-  if (padded > double(memoryLimits().maxTensorBytes))
+  if (g.n >= 0 && g.h >= 0 && g.w >= 0 && padded > double(memoryLimits().maxTensorBytes))
     fail("conv2d: padding the input for a " + sizeStr(wy.extent, wx.extent) + " window needs too much memory " + shapes);
   return {g, {x.dtype, Shape{g.n, g.oh, g.ow, ws[3]}}, ws[3]};
 }
@@ -117,7 +153,7 @@ Plan pool2dPlan(bool isMax, const TensorType& x, Pair pool, Pair strides, const 
   checkPositive(op, "pool_size", pool);
   checkPositive(op, "strides", strides);
   rt::Window2D g =
-      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")");
+      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")", 0);
   return {g, {x.dtype, Shape{g.n, g.oh, g.ow, g.c}}, g.c};
 }
 
@@ -173,7 +209,7 @@ void checkRank4(const std::string& op, const TensorType& dy) {
 }
 
 // The checks every gradient op makes of the output's gradient dy: rank 4, the dtype of the
-// forward op's operands, and the shape the forward op gives for geometry g (an unknown batch
+// forward op's operands, and the shape the forward op gives for geometry g (an open size
 // matches any).
 void checkOutputGradient(const std::string& op, const TensorType& dy, DType dtype, const rt::Window2D& g,
                          int64_t channels, const std::string& forward) {
@@ -181,8 +217,9 @@ void checkOutputGradient(const std::string& op, const TensorType& dy, DType dtyp
   if (dy.dtype != dtype) fail("dtype mismatch: " + dtypeStr(dy.dtype) + " and " + dtypeStr(dtype) + " (in " + op + ")");
   const Shape& d = dy.shape;
   Shape want{g.n, g.oh, g.ow, channels};
-  const bool batch = d[0] == want[0] || d[0] < 0 || want[0] < 0;
-  if (!batch || d[1] != want[1] || d[2] != want[2] || d[3] != want[3])
+  bool fits = true;  // an open size matches any
+  for (int i = 0; i < 4; ++i) fits &= d[i] == want[i] || d[i] < 0 || want[i] < 0;
+  if (!fits)
     fail(op + ": the output's gradient has shape " + d.str() + ", but " + forward + " gives " + want.str());
 }
 
@@ -205,7 +242,7 @@ Plan backpropInputPlan(const TensorType& dy, const TensorType& w, Pair inputSize
   checkRank4(op, dy);
   Shape xs{dy.shape[0], inputSize[0], inputSize[1], ws[2]};
   const std::string forward = "conv2d of an input " + xs.str() + " and a kernel " + ws.str();
-  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, "(" + forward + ")");
+  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, "(" + forward + ")", ws[3]);
   checkOutputGradient(op, dy, w.dtype, g, ws[3], forward);
   return {g, {w.dtype, xs}, ws[3]};
 }
@@ -221,7 +258,7 @@ Plan backpropFilterPlan(const TensorType& x, const TensorType& dy, Pair kernelSi
   const Shape& xs = x.shape;
   Shape ws{kernelSize[0], kernelSize[1], xs[3], dy.shape[3]};
   const std::string forward = "conv2d of an input " + xs.str() + " and a kernel " + ws.str();
-  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, "(" + forward + ")");
+  rt::Window2D g = geometry(op, "kernel", xs, ws[0], ws[1], strides, dilation, padding, "(" + forward + ")", ws[3]);
   checkOutputGradient(op, dy, x.dtype, g, ws[3], forward);
   return {g, {x.dtype, ws}, ws[3]};
 }
@@ -233,7 +270,7 @@ Plan maxPoolGradPlan(const TensorType& x, const TensorType& dy, Pair pool, Pair 
   checkPositive(op, "strides", strides);
   const std::string forward = "max_pool2d of an input " + x.shape.str();
   rt::Window2D g =
-      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")");
+      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")", 0);
   checkOutputGradient(op, dy, x.dtype, g, g.c, forward);
   return {g, x, g.c};
 }
@@ -246,7 +283,7 @@ Plan avgPoolGradPlan(const TensorType& dy, Pair inputSize, Pair pool, Pair strid
   checkPositive(op, "strides", strides);
   Shape xs{dy.shape[0], inputSize[0], inputSize[1], dy.shape[3]};
   const std::string forward = "avg_pool2d of an input " + xs.str();
-  rt::Window2D g = geometry(op, "pool window", xs, pool[0], pool[1], strides, {1, 1}, padding, "(" + xs.str() + ")");
+  rt::Window2D g = geometry(op, "pool window", xs, pool[0], pool[1], strides, {1, 1}, padding, "(" + xs.str() + ")", 0);
   checkOutputGradient(op, dy, dy.dtype, g, g.c, forward);
   return {g, {dy.dtype, xs}, g.c};
 }
@@ -258,7 +295,7 @@ Plan maxPoolGradGradPlan(const TensorType& x, const TensorType& gx, Pair pool, P
   checkPositive(op, "pool_size", pool);
   checkPositive(op, "strides", strides);
   rt::Window2D g =
-      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")");
+      geometry(op, "pool window", x.shape, pool[0], pool[1], strides, {1, 1}, padding, "(" + x.shape.str() + ")", 0);
   // gx is a gradient of max_pool2d_grad's result: it has x's type (an unknown batch matches any).
   if (gx.dtype != x.dtype) fail("dtype mismatch: " + dtypeStr(gx.dtype) + " and " + dtypeStr(x.dtype) + " (in " + op + ")");
   const Shape &d = gx.shape, &xs = x.shape;

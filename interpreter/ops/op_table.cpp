@@ -501,7 +501,10 @@ std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
   const ExecutionContext& c = context();
   TraceHook* const trace = c.traceHook;
   TapeHook* const tape = c.tapeHook;
-  const bool traced = trace && (d.effect || anySymbolic(in));
+  const bool symbolic = anySymbolic(in);
+  if (symbolic && !trace)  // a trace paused, or a value leaked from a finished one
+    for (const auto& t : in) requireLiveTrace(t);
+  const bool traced = trace && (d.effect || symbolic);
   // Inference alone while tracing, on abstract inputs, and for the creation and random ops on
   // shapes alone (so that recording a random op does not advance the stream).
   if (traced || anyAbstract(in) || (in.empty() && c.shapesOnly)) {

@@ -12,9 +12,6 @@
 namespace weft::saved {
 namespace {
 
-constexpr size_t kMaxManifestBytes = size_t(16) << 20;
-constexpr size_t kMaxGraphBytes = size_t(64) << 20;
-
 // A WeftError located in a file the loader read is reported at the user's call instead, with
 // the file, line and column in its message.
 [[noreturn]] void relocate(const WeftError& e, const std::string& file) {

@@ -12,6 +12,10 @@
 
 namespace weft::saved {
 
+// The largest manifest and graph files the reader takes; the writer refuses to write larger.
+constexpr size_t kMaxManifestBytes = size_t(16) << 20;
+constexpr size_t kMaxGraphBytes = size_t(64) << 20;
+
 struct SavedModel {
   Manifest manifest;
   std::vector<graph::Graph> graphs;  // one per manifest.functions entry

@@ -48,6 +48,8 @@ class Snapshot {
   std::map<const Object*, int> modules_, variables_, functions_;
   std::map<const mesh::MeshObj*, int> meshes_;
   std::set<std::string> files_;
+  static constexpr size_t kMaxVisited = 1000000;
+  size_t visited_ = 0;  // values refOf looked at
 };
 
 // The object path of m below the root ("" for the root), or nullopt when its chain of parents
@@ -60,6 +62,10 @@ std::string Snapshot::pathOf(const ModuleObj* m) const {
 
 std::optional<AttrRef> Snapshot::refOf(const Value& v, int depth) {
   if (depth > 32) return std::nullopt;
+  // Lists that share their items are written once per appearance: bounded, not 2^depth.
+  if (++visited_ > kMaxVisited)
+    throw WeftError("cannot save: the modules' attributes hold more than " + std::to_string(kMaxVisited) +
+                    " list items (a list that appears several times counts each time)");
   if (v.is(Kind::Variable)) {
     auto it = variables_.find(v.object());
     if (it != variables_.end()) return AttrRef{AttrRef::Kind::Variable, it->second, {}};

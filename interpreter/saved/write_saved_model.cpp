@@ -66,21 +66,34 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
   checkReplaceable(dir);
   if (std::string why = controlTextIn(model.manifest); !why.empty())
     throw WeftError("cannot save to '" + dirText + "': " + why);
+  // What load would refuse is never written.
+  const Manifest& m = model.manifest;
+  auto tooLarge = [&](const std::string& what, size_t bytes, size_t limit) {
+    if (bytes > limit)
+      throw WeftError("cannot save to '" + dirText + "': " + what + " would be " + std::to_string(bytes) +
+                      " bytes, more than the " + std::to_string(limit >> 20) + " MiB a saved model's reader takes");
+  };
+  std::string manifestText = writeManifest(m);
+  tooLarge("its manifest", manifestText.size(), kMaxManifestBytes);
+  std::vector<std::string> graphTexts;
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    graphTexts.push_back(graph::printText(model.graphs[i]));
+    tooLarge("the graph of " + m.functions[i].name, graphTexts.back().size(), kMaxGraphBytes);
+  }
 
   fs::path tmp = besideName(dir, "tmp");
   if (!fs::create_directory(tmp, ec)) throw WeftError("cannot save to '" + dirText + "': " + ec.message());
   try {
     fs::create_directory(tmp / "variables");
     fs::create_directory(tmp / "graphs");
-    const Manifest& m = model.manifest;
     for (size_t i = 0; i < m.variables.size(); ++i) writeNpy((tmp / m.variables[i].file).string(), model.variables[i]);
-    for (size_t i = 0; i < m.functions.size(); ++i) writeText(tmp / m.functions[i].file, graph::printText(model.graphs[i]));
+    for (size_t i = 0; i < m.functions.size(); ++i) writeText(tmp / m.functions[i].file, graphTexts[i]);
     for (const auto& [name, bytes] : model.extraFiles) {
       checkRelativeName(name, "the saved model's extra files");
       fs::create_directories((tmp / name).parent_path());
       writeText(tmp / name, bytes);
     }
-    writeText(tmp / kManifestFile, writeManifest(m));
+    writeText(tmp / kManifestFile, manifestText);
     if (fs::exists(fs::symlink_status(dir, ec))) {
       // One rename swaps the two folders (Linux's RENAME_EXCHANGE); where the file system cannot,
       // the old folder is moved aside first, so that a reader sees the old model or the new one.

@@ -5,6 +5,8 @@
 // mutable. ops::apply and every layer above read their state from here, never from globals.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace weft {
 
@@ -57,12 +59,24 @@ struct ExecutionContext {
   // next id it gives a recorded tensor.
   graph::Tracer* tracer = nullptr;
   uint32_t traces = 0;
+  std::vector<uint32_t> liveTraces;     // the traces begun and not finished, innermost last
+  std::vector<std::string> traceNames;  // the function each trace began for, by trace - 1
   autodiff::Tape* tape = nullptr;
   int64_t nextTapeId = 0;
+  // Long work below the interpreter (the graph passes) calls pollLimits() between its steps: the
+  // owner's time limit and Ctrl-C stop it there, by throwing.
+  void (*poll)(void* owner) = nullptr;
+  void* pollOwner = nullptr;
 };
 
 // The calling thread's current context (a thread starts with one of its own).
 ExecutionContext& context();
+
+// Stops the work in progress, by throwing, when the current context's owner says so.
+inline void pollLimits() {
+  ExecutionContext& c = context();
+  if (c.poll) c.poll(c.pollOwner);
+}
 
 // Makes `c` the thread's current context until destroyed.
 class ContextScope {

@@ -71,6 +71,7 @@ std::string joinItems(const std::vector<Value>& items) {
 std::string formatFloat(double v, DType dtype) { return rt::formatFloat(v, dtype); }
 
 std::string formatTensor(const Tensor& t) {
+  requireLiveTrace(t);
   if (t.isAbstract()) return "<" + std::string(rt::dtypeName(t.dtype())) + t.shape().str() + ">";
   return rt::formatTensor(t.raw(), t.dtype(), t.shape());
 }

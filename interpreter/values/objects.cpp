@@ -26,6 +26,20 @@ void checkKey(const Value& key) {
   throw WeftError("a dict key must be a string or an integer scalar, not " + std::string(kindName(key.kind())));
 }
 
+// Equal keys (keyEquals) hash alike: integers of any width by value, bools apart from them.
+size_t keyHash(const Value& k) {
+  if (k.is(Kind::Str)) return std::hash<std::string>()(k.as<StrObj>()->text);
+  if (k.isNone()) return 0;
+  if (k.isTensor()) {
+    DType d = k.tensor().dtype();
+    size_t kind = rt::isInt(d) ? 1 : 2 + size_t(d);
+    return std::hash<int64_t>()(k.tensor().asInt()) * 31 + kind;
+  }
+  return std::hash<const void*>()(k.object());
+}
+
+constexpr size_t kLinearDict = 8;
+
 }  // namespace
 
 const char* kindName(Kind k) {
@@ -49,6 +63,12 @@ const char* kindName(Kind k) {
 }
 
 Value* DictObj::find(const Value& key) {
+  if (index_) {
+    auto [lo, hi] = index_->equal_range(keyHash(key));
+    for (auto it = lo; it != hi; ++it)
+      if (keyEquals(entries[it->second].first, key)) return &entries[it->second].second;
+    return nullptr;
+  }
   for (auto& [k, v] : entries)
     if (keyEquals(k, key)) return &v;
   return nullptr;
@@ -61,6 +81,17 @@ void DictObj::set(const Value& key, Value v) {
   }
   checkKey(key);
   entries.emplace_back(key, std::move(v));
+  if (index_) {
+    index_->emplace(keyHash(key), entries.size() - 1);
+  } else if (entries.size() > kLinearDict) {
+    index_ = std::make_unique<std::unordered_multimap<size_t, size_t>>();
+    for (size_t i = 0; i < entries.size(); ++i) index_->emplace(keyHash(entries[i].first), i);
+  }
+}
+
+void DictObj::clear() {
+  entries.clear();
+  index_.reset();
 }
 
 std::string VariableObj::path() const {
@@ -201,7 +232,10 @@ void writeVariable(VariableObj& v, Tensor value) {
 bool isTensorLike(const Value& v) { return v.isTensor() || v.is(Kind::Variable); }
 
 Tensor tensorOf(const Value& v, const char* what) {
-  if (v.isTensor()) return v.tensor();
+  if (v.isTensor()) {
+    requireLiveTrace(v.tensor());
+    return v.tensor();
+  }
   if (v.is(Kind::Variable)) return readVariable(*v.as<VariableObj>());
   throw WeftError(std::string(what) + " must be a tensor, not " + typeNameOf(v));
 }

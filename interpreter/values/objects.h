@@ -50,10 +50,16 @@ struct TupleObj : Object {
 struct DictObj : Object {
   DictObj() : Object(Kind::Dict) {}
   ~DictObj() override;
+  // In insertion order. Read freely; change only through set() and clear(), which keep the index.
   std::vector<std::pair<Value, Value>> entries;
   uint32_t traceEpoch = currentTraceEpoch();
   Value* find(const Value& key);
   void set(const Value& key, Value v);
+  void clear();
+
+ private:
+  // Key hash -> entry, once the dict outgrows a linear scan (as Env's index).
+  std::unique_ptr<std::unordered_multimap<size_t, size_t>> index_;
 };
 
 // Arguments of a call, already evaluated.

@@ -12,9 +12,16 @@ MemoryLimits& memoryLimits() { return context().limits; }
 int64_t liveTensorBytes() { return context().liveBytes->bytes; }
 
 void checkValueBytes(int64_t bytes, const char* what) {
-  if (bytes > memoryLimits().maxTensorBytes)
-    throw WeftError(std::string(what) + " would be larger than the limit of " +
-                    humanBytes(memoryLimits().maxTensorBytes) + " for one value (--max-tensor-bytes)");
+  const MemoryLimits& lim = memoryLimits();
+  if (bytes > lim.maxTensorBytes)
+    throw WeftError(std::string(what) + " would be larger than the limit of " + humanBytes(lim.maxTensorBytes) +
+                    " for one value (--max-tensor-bytes)");
+  // What a reader or an operator holds while it builds a value counts with the live tensors.
+  const int64_t live = liveTensorBytes();
+  if (live + bytes > lim.maxLiveBytes)
+    throw WeftError(std::string(what) + " would need " + humanBytes(bytes) + ", past the limit of " +
+                    humanBytes(lim.maxLiveBytes) + " for all live values (" + humanBytes(live) +
+                    " in use; --max-memory)");
 }
 
 Storage::Storage(int64_t bytes) : bytes_(bytes) {
@@ -106,6 +113,17 @@ double Tensor::asDouble(int64_t i) const {
 int64_t Tensor::asInt(int64_t i) const {
   needData(*this);
   return rt::dispatch(dtype_, [&](auto tag) -> int64_t { return int64_t(data<decltype(tag)>()[i]); });
+}
+
+void requireLiveTrace(const Tensor& t) {
+  if (!t.isSymbolic()) return;
+  const ExecutionContext& c = context();
+  for (uint32_t live : c.liveTraces)
+    if (live == t.trace()) return;
+  const std::string fn = t.trace() - 1 < c.traceNames.size() ? c.traceNames[t.trace() - 1] : "a graph function";
+  throw WeftError("this tensor is a placeholder of the graph traced for " + fn +
+                  "(), kept past its trace by a closure, a default argument or a module made while tracing; "
+                  "return the value from " + fn + "() instead");
 }
 
 }  // namespace weft

@@ -50,10 +50,12 @@ class Tensor {
   // A shape-only tensor that holds no data.
   static Tensor abstract(DType dtype, const Shape& shape);
   // A value of the graph being traced (interpreter/graph/): abstract, with the id of the graph
-  // value it stands for. Its shape may hold rt::kUnknownDim (a `None` dimension).
-  static Tensor symbolic(DType dtype, const Shape& shape, int id) {
+  // value it stands for and the trace that made it (ExecutionContext::traces when it began). Its
+  // shape may hold rt::kUnknownDim (a `None` dimension).
+  static Tensor symbolic(DType dtype, const Shape& shape, int id, uint32_t trace) {
     Tensor t = abstract(dtype, shape);
     t.symbol_ = id;
+    t.trace_ = trace;
     return t;
   }
   template <class T>
@@ -71,6 +73,7 @@ class Tensor {
   bool isAbstract() const { return storage_ == nullptr; }
   bool isSymbolic() const { return symbol_ >= 0; }
   int symbol() const { return symbol_; }
+  uint32_t trace() const { return trace_; }
   // The value of a gradient tape (interpreter/autodiff/tape.h) this handle stands for, 0 for
   // none: set on the results of ops and the variable reads a tape records. It belongs to the
   // handle, not the storage (a reshape shares storage but is another value).
@@ -97,7 +100,13 @@ class Tensor {
   Shape shape_;
   std::shared_ptr<Storage> storage_;
   int symbol_ = -1;
+  uint32_t trace_ = 0;
   int64_t tapeId_ = 0;
 };
+
+// A symbolic value outlives its trace only by a leak (a closure, a default argument or a module
+// made while tracing kept it): using it then is an error naming the function, never a wrong
+// number. Throws for such a value; passes every other tensor.
+void requireLiveTrace(const Tensor& t);
 
 }  // namespace weft

@@ -195,4 +195,10 @@ TEST_CASE("bad CSV files name the file and line") {
   for (int k = 0; k < 300; ++k) wide += ",1";
   CHECK(csvError("wide.csv", wide + "\n").find("for one value") != std::string::npos);
   memoryLimits().maxTensorBytes = saved;
+  // What the reader holds before the tensor exists counts against --max-memory too (a small
+  // gzip of many lines must not take gigabytes past it).
+  const int64_t savedLive = memoryLimits().maxLiveBytes;
+  memoryLimits().maxLiveBytes = liveTensorBytes() + 4000;
+  CHECK(csvError("live.csv", many + many).find("for all live values") != std::string::npos);
+  memoryLimits().maxLiveBytes = savedLive;
 }

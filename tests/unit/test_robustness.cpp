@@ -202,3 +202,72 @@ TEST_CASE("source files: only regular files of a bounded size are read") {
   CHECK(ok->text.size() == 2000);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("graph values: a placeholder kept past its trace is an error where it is used, never a number") {
+  auto placeholder = [](const Run& r, const std::string& line) {
+    CHECK(r.status == 1);
+    CHECK(r.err.find("t.model:" + line + ":") == 0);
+    CHECK(r.err.find("a placeholder of the graph traced for f()") != std::string::npos);
+  };
+  // Through a closure: each use of the value, eager or in another graph function.
+  const std::string closure = "@function\nfn f(x: f32[]) {\n  return fn() => x\n}\nr = f(1.0)()\n";
+  for (const char* use : {"print(r + 1.0)", "print(r)", "assert r > 5.0", "v = Variable(r)", "print(f\"{r}\")",
+                          "print(sum([r, r]))"}) {
+    INFO(use);
+    placeholder(run(closure + use + "\n"), "6");
+  }
+  Run other = run(closure + "@function\nfn g(y: f32[]) {\n  return y + r\n}\nprint(g(1.0))\n");
+  placeholder(other, "8");
+  // Through a default argument, and a module made while tracing.
+  placeholder(run("@function\nfn f(x: f32[]) {\n  fn g(y=x) {\n    return y\n  }\n  return g\n}\n"
+                  "print(f(1.0)() * 3.0)\n"),
+              "8");
+  placeholder(run("module Box(v) {\n  w = v\n}\n@function\nfn f(x: f32[]) {\n  return Box(x)\n}\n"
+                  "print(f(2.0).w + 1.0)\n"),
+              "8");
+  // What stays inside its trace works as before.
+  Run fine = run("@function\nfn f(x: f32[]) {\n  g = fn() => x * 2.0\n  return g()\n}\nprint(f(1.5))\n");
+  CHECK(fine.err == "");
+  CHECK(fine.out == "3.0\n");
+}
+
+TEST_CASE("limits: work that was quadratic or exponential is linear, so the limits hold") {
+  auto withTimeout = [](Interpreter& in) { in.limits().timeoutSeconds = 30; };
+  // A graph of 150,000 chained adds through the pass pipeline (common subexpressions were
+  // quadratic: minutes).
+  std::string chain = "@function\nfn f(x: f32[]) {\n  y = x\n";
+  for (int i = 0; i < 150000; ++i) chain += "  y = y + 1.0\n";
+  chain += "  return y\n}\nprint(f(0.5))\n";
+  Run graph = run(chain, withTimeout);
+  CHECK(graph.err == "");
+  CHECK(graph.out == "150000.5\n");
+  // Lists that share their items compare once per pair of lists, not once per path (2^40).
+  Run dag = run("l = [1, 2]\nm = [1, 2]\nfor i in range(40) {\n  l = [l, l]\n  m = [m, m]\n}\nprint(l == m)\n"
+                "m[1] = 3\nprint(l == m)\n",
+                withTimeout);
+  CHECK(dag.err == "");
+  CHECK(dag.out == "true\nfalse\n");
+  // A dict of 40,000 keys: hashed, not scanned.
+  Run dict = run("d = {}\nfor i in range(40000) {\n  d[i] = i\n}\nd['k'] = 1\nprint(len(d), d[39999], d['k'], 5 in d)\n",
+                 withTimeout);
+  CHECK(dict.err == "");
+  CHECK(dict.out == "40001 39999 1 true\n");
+}
+
+TEST_CASE("limits: one op's window work is bounded like its bytes") {
+  auto small = [](Interpreter& in) {  // the fuzzers' limits
+    in.limits().timeoutSeconds = 30;
+    memoryLimits().maxTensorBytes = int64_t(1) << 20;  // the interpreter's context is current
+  };
+  for (const char* op : {"max_pool2d(ones([1, 512, 512, 1]), 256, strides=1, padding='same')",
+                         "avg_pool2d(ones([1, 512, 512, 1]), 256, strides=1, padding='same')",
+                         "conv2d(ones([1, 512, 512, 1]), ones([256, 256, 1, 1]), padding='same')"}) {
+    INFO(op);
+    Run r = run(std::string("y = ") + op + "\n", small);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("t.model:1:5: error: ") == 0);
+    CHECK(r.err.find("steps, more than one op may") != std::string::npos);
+  }
+  Run fine = run("print(max_pool2d(ones([1, 64, 64, 1]), 2).shape)\n", small);
+  CHECK(fine.out == "[1, 32, 32, 1]\n");
+}
