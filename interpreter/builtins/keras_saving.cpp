@@ -217,8 +217,13 @@ Value saveKeras(Interpreter& in, Args& a) {
   if (ops::shapesOnly()) return Value();  // a plan writes nothing
   YAML::Emitter out;
   emit(out, r.get(2), 0, "model.save");
+  std::string metadata = std::string(out.c_str()) + "\n";
+  if (metadata.size() > kMaxMetadataBytes)  // what load_model would refuse is never written
+    throw WeftError(a.site, "model.save: the model's Keras metadata would be " + std::to_string(metadata.size()) +
+                                " bytes, more than the " + std::to_string(kMaxMetadataBytes >> 20) +
+                                " MiB load_model reads");
   saved::SavedModel model = saved::snapshot(in, r.get(0), Value());
-  model.extraFiles.emplace_back(kMetadataFile, std::string(out.c_str()) + "\n");
+  model.extraFiles.emplace_back(kMetadataFile, std::move(metadata));
   std::vector<Value> arrays = r.items(3);
   for (size_t i = 0; i < arrays.size(); ++i) {
     const Tensor& t = tensorOf(arrays[i], "model.save");
