@@ -18,8 +18,17 @@ if(EXISTS ${DIR}/${NAME}.argv)
   file(READ ${DIR}/${NAME}.argv argv)
   separate_arguments(argv UNIX_COMMAND "${argv}")
 endif()
+# With WORK, the program runs in that scratch folder (a copy of it, made afresh), so that what it
+# writes stays out of the source tree.
+set(run_dir ${DIR})
+if(WORK)
+  file(REMOVE_RECURSE ${WORK})
+  file(MAKE_DIRECTORY ${WORK})
+  file(COPY ${DIR}/${NAME}.model DESTINATION ${WORK})
+  set(run_dir ${WORK})
+endif()
 execute_process(COMMAND ${WEFT} ${MODE} ${options} ${NAME}.model ${argv}
-                WORKING_DIRECTORY ${DIR}
+                WORKING_DIRECTORY ${run_dir}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status
                 TIMEOUT 120)
 if(NOT EXISTS ${DIR}/${NAME}.out)

@@ -87,6 +87,7 @@ int64_t Tape::tag(Tensor& t, bool isLive) {
 }
 
 Tensor Tape::watch(const Tensor& t) {
+  if (watchAccessed_) throw std::logic_error("a GradientTape's tape watches variables only");
   Tensor w = t;
   int64_t id = tag(w, rt::isFloat(t.dtype()));
   leafOf_[id] = vars_.size() + watched_.size();
@@ -143,14 +144,23 @@ size_t Tape::indexOf(const VariableObj& v) const {
   return i;
 }
 
+bool Tape::watchesOnRead(const VariableObj& v) const {
+  return watchAccessed_ && v.trainable && rt::isFloat(v.value.dtype());
+}
+
 void Tape::onRead(VariableObj& v, Tensor& value) {
   bool any = false;
-  for (Tape* t = this; t && !any; t = t->outer_) any = t->inBranch() || t->indexOf(v) < t->vars_.size();
+  for (Tape* t = this; t && !any; t = t->outer_)
+    any = t->inBranch() || t->indexOf(v) < t->vars_.size() || t->watchesOnRead(v);
   if (!any) return;
   const int64_t id = ++context().nextTapeId;
   value.setTapeId(id);
   for (Tape* t = this; t; t = t->outer_) {
     size_t i = t->indexOf(v);
+    if (i == t->vars_.size() && t->watchesOnRead(v)) {
+      t->vars_.push_back(std::static_pointer_cast<VariableObj>(v.shared_from_this()));
+      t->read_.push_back(false);
+    }
     if (i < t->vars_.size()) {
       t->read_[i] = true;
       t->leafOf_[id] = i;

@@ -34,6 +34,14 @@ class Tape : public ops::TapeHook, public VariableReadHook {
   std::vector<std::optional<Tensor>> gradients(const Tensor& value);
   // Whether variable i was read while recording.
   bool wasRead(size_t i) const { return read_[i]; }
+  // TensorFlow's GradientTape: from now on every trainable float variable read while recording
+  // becomes a leaf too, appended to the variables (no tensor may be watched besides).
+  void watchAccessedVariables() { watchAccessed_ = true; }
+  // The index of v among the variables, or variableCount() when it is not a leaf.
+  size_t variableIndex(const VariableObj& v) const { return indexOf(v); }
+  size_t variableCount() const { return vars_.size(); }
+  // Stops recording (a GradientTape's `with` block ended); gradients() may follow.
+  void stopRecording() { stop(); }
 
   // Control flow traced in a graph function (eval/graph_control.cpp). A cond's branches are
   // recorded as regions and replayed inside the backward cond node. A while loop's condition and
@@ -66,6 +74,7 @@ class Tape : public ops::TapeHook, public VariableReadHook {
   bool records(std::span<const Tensor> in) const;
   void push(Entry e);
   size_t indexOf(const VariableObj& v) const;  // in vars_, or vars_.size()
+  bool watchesOnRead(const VariableObj& v) const;
   std::vector<std::shared_ptr<VariableObj>> vars_;
   std::vector<bool> read_;
   std::vector<int64_t> watched_;  // tape ids of watched tensors
@@ -74,6 +83,7 @@ class Tape : public ops::TapeHook, public VariableReadHook {
   std::shared_ptr<Region> root_;
   std::vector<std::shared_ptr<Region>> regions_;  // regions_[0] is root_
   bool recording_ = true;
+  bool watchAccessed_ = false;
   ops::TapeHook* outerTape_;
   VariableReadHook* outerRead_;
   Tape* outer_;

@@ -1,4 +1,4 @@
-// Training builtins (SPEC §6): value_and_grad (TensorFlow's GradientTape use), grad (JAX's), and
+// Training builtins (SPEC §6): value_and_grad, TensorFlow's GradientTape, grad (JAX's), and
 // the helpers stdlib/losses.model and stdlib/optimizers.model build on: optimizer slots held in
 // Variables, and the label check of the sparse cross-entropy.
 #include <algorithm>
@@ -90,6 +90,65 @@ Value valueAndGrad(Interpreter& in, Args& a) {
   return makeTuple({Value(loss), makeList(std::move(out))});
 }
 
+// `with GradientTape() as tape { loss = ... }; grads = tape.gradient(loss, vars)`: TensorFlow's
+// tape, on the same tape value_and_grad uses. It records from the `with` to its end, every
+// trainable float variable read meanwhile a leaf (as watch_accessed_variables=True); gradient()
+// then gives value_and_grad's numbers (zeros, and a warning, for a variable the loss does not use).
+struct GradientTapeObj : OpaqueObj {
+  explicit GradientTapeObj(bool persistent) : persistent(persistent) {}
+  bool persistent;
+  bool used = false;
+  std::unique_ptr<autodiff::Tape> tape;
+  std::string typeName() const override { return "GradientTape"; }
+  std::string repr() const override { return "<GradientTape>"; }
+  bool isContext() const override { return true; }
+  void enter(Interpreter&) override {
+    if (tape) throw WeftError("a GradientTape records once: make a new GradientTape() for each `with`");
+    tape = std::make_unique<autodiff::Tape>(std::vector<std::shared_ptr<VariableObj>>{});
+    tape->watchAccessedVariables();
+  }
+  void exit(Interpreter&) override { tape->stopRecording(); }
+  std::optional<Value> getAttr(Interpreter&, Symbol name) override;
+};
+
+Value tapeGradient(Interpreter& in, Args& a) {
+  ArgReader r(a, "gradient", {"target", "sources"});
+  auto* self = static_cast<GradientTapeObj*>(a.self.as<OpaqueObj>());
+  if (!self->tape)
+    throw WeftError(a.site, "tape.gradient: the tape has recorded nothing; compute the loss inside `with GradientTape() as tape { ... }`");
+  if (self->used && !self->persistent)
+    throw WeftError(a.site, "tape.gradient: a GradientTape gives gradients once; use GradientTape(persistent=true) to ask again");
+  Tensor loss = lossOf(r.get(0), "tape.gradient", a.site);
+  bool one = r.get(1).is(Kind::Variable);
+  std::vector<Value> sources = one ? std::vector<Value>{r.get(1)} : r.items(1);
+  for (size_t i = 0; i < sources.size(); ++i)
+    if (!sources[i].is(Kind::Variable))
+      throw WeftError(a.site, "tape.gradient: sources[" + std::to_string(i) + "] is " + typeNameOf(sources[i]) +
+                                  ", not a Variable (a tape takes gradients for the variables it saw read)");
+  self->used = true;
+  std::vector<std::optional<Tensor>> grads = self->tape->gradients(loss);
+  std::vector<Value> out;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    auto& var = *sources[i].as<VariableObj>();
+    size_t k = self->tape->variableIndex(var);
+    bool found = k < self->tape->variableCount() && grads[k];
+    if (!found && !var.trainable)
+      warn(in, a.site, "tape.gradient: variable '" + var.name + "' (sources[" + std::to_string(i) +
+                           "]) is not trainable, so the tape did not watch it; its gradient is zeros");
+    else if (!found && (k == self->tape->variableCount() || !self->tape->wasRead(k)))
+      warn(in, a.site, "tape.gradient: the loss does not use variable '" + var.name + "' (sources[" +
+                           std::to_string(i) + "]) while the tape recorded; its gradient is zeros");
+    out.push_back(Value(found ? *grads[k] : zerosOf(var.value)));
+  }
+  return one ? out[0] : makeList(std::move(out));
+}
+
+std::optional<Value> GradientTapeObj::getAttr(Interpreter&, Symbol name) {
+  if (symbolName(name) == "gradient")
+    return makeBuiltin("gradient", tapeGradient, Value(std::static_pointer_cast<Object>(shared_from_this())));
+  return std::nullopt;
+}
+
 Value grad(Interpreter&, Args& a) {
   ArgReader r(a, "grad", {"f"});
   if (!callable(r.get(0))) r.fail(0, "a function");
@@ -176,6 +235,12 @@ Value checkLabels(Interpreter&, Args& a) {
 void registerAutodiff(Env& env) {
   def(env, "value_and_grad", valueAndGrad);
   def(env, "grad", grad);
+  def(env, "GradientTape", [](Interpreter&, Args& a) {
+    ArgReader r(a, "GradientTape", {"persistent?", "watch_accessed_variables?"});
+    if (r.has(1) && !r.flag(1, true))
+      r.fail(1, "must be true: a tape watches the trainable variables read while it records");
+    return Value(std::make_shared<GradientTapeObj>(r.flag(0)));
+  });
   def(env, "_optimizer_slot", optimizerSlot);
   def(env, "_check_labels", checkLabels);
 }

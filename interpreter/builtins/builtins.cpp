@@ -13,6 +13,7 @@ void installBuiltins() {
   EvalHooks& hooks = evalHooks();
   hooks.registerNatives = registerBuiltins;
   hooks.summaryTable = summaryTable;
+  installLayerAttrs(hooks);
   mesh::installHooks(hooks);
   autodiff::registerVjpRules();
 }

@@ -1,5 +1,5 @@
 // Keras' class tests, for programs written from TensorFlow: isinstance(x, C), issubclass(A, B),
-// the class `Layer`, and clear_session(). Weft has no classes: a "class" is one of the values
+// hasattr and getattr, the class `Layer`, and clear_session(). Weft has no classes: a "class" is one of the values
 // that make things — the builtins Module, Layer, Model, Sequential, Variable, str, list, tuple,
 // dict, a dtype (int, float, f64, ...) or a module type. Every module is a Layer and a Module
 // (tf.keras.layers.Layer derives from tf.Module); a Model is what compile/fit (Sequential, a
@@ -96,6 +96,26 @@ void registerClasses(Env& env) {
             for (const Value& c : classesOf(r, 1))
               if (subclassOf(r.get(0), c)) return boolean(true);
             return boolean(false);
+          }));
+  // Python's hasattr and getattr, for callbacks (stdlib/callbacks.model) and programs that test
+  // what a module offers: an attribute is there when reading it is not an error.
+  env.set(intern("hasattr"), makeBuiltin("hasattr", [](Interpreter& in, Args& a) {
+            ArgReader r(a, "hasattr", {"object", "name"});
+            try {
+              in.getAttr(r.get(0), intern(r.str(1)));
+            } catch (const WeftError&) {
+              return boolean(false);
+            }
+            return boolean(true);
+          }));
+  env.set(intern("getattr"), makeBuiltin("getattr", [](Interpreter& in, Args& a) {
+            ArgReader r(a, "getattr", {"object", "name", "default?"});
+            if (a.pos.size() + a.kw.size() < 3) return in.getAttr(r.get(0), intern(r.str(1)));
+            try {
+              return in.getAttr(r.get(0), intern(r.str(1)));
+            } catch (const WeftError&) {
+              return r.get(2);
+            }
           }));
   env.set(intern("clear_session"), makeBuiltin("clear_session", [](Interpreter& in, Args& a) {
             ArgReader r(a, "clear_session", {});

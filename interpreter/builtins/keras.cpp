@@ -32,6 +32,23 @@ void method(Interpreter& in, const std::shared_ptr<ModuleObj>& m, const char* na
 
 SymbolicTensor* symbolic(const Value& v) { return dynamic_cast<SymbolicTensor*>(v.object()); }
 
+// `model(x, training=true)`, as Keras: the learning phase while the model's layers run (Dropout,
+// BatchNormalization read it when their own training= is not given). Other keywords are errors.
+struct TrainingKeyword {
+  Interpreter& in;
+  bool saved;
+  TrainingKeyword(Interpreter& in, Args& a, const std::string& model) : in(in), saved(in.learningPhase()) {
+    for (const auto& [k, v] : a.kw) {
+      if (symbolName(k) != "training")
+        throw WeftError(a.site, "model '" + model + "' got an unexpected keyword argument '" + symbolName(k) +
+                                    "' (a model takes its inputs and training=)");
+      if (!v.isNone()) in.learningPhase() = truthy(v);
+    }
+    a.kw.clear();
+  }
+  ~TrainingKeyword() { in.learningPhase() = saved; }
+};
+
 std::vector<Value> listOrOne(const Value& v) {
   if (v.is(Kind::List)) return v.as<ListObj>()->items;
   if (v.is(Kind::Tuple)) return v.as<TupleObj>()->items;
@@ -145,6 +162,7 @@ Value model(Interpreter& in, Args& a) {
   bool single = !r.get(1).is(Kind::List) && !r.get(1).is(Kind::Tuple);
   method(in, m, "call", [inputs, outputs, single](Interpreter& in, Args& a) {
     auto* self = a.self.as<ModuleObj>();
+    TrainingKeyword phase(in, a, self->name);
     std::vector<Value> given = a.pos.size() == 1 && inputs.size() > 1 ? listOrOne(a.pos[0]) : a.pos;
     if (given.size() != inputs.size())
       throw WeftError(a.site, "model '" + self->name + "' takes " + std::to_string(inputs.size()) + " input" +
@@ -178,6 +196,7 @@ Value sequential(Interpreter& in, Args& a) {
   m->attrs->set(intern("layers"), Value(layers));
   method(in, m, "call", [](Interpreter& in, Args& a) {
     auto* self = a.self.as<ModuleObj>();
+    TrainingKeyword phase(in, a, self->name);
     if (a.pos.size() != 1) throw WeftError(a.site, "Sequential model '" + self->name + "' takes one input");
     Value x = a.pos[0];
     // Copy: a layer's call may not change the list, but nothing here relies on that.
@@ -264,6 +283,8 @@ void registerKeras(Env& env) {
   def(env, "Model", model);
   def(env, "Sequential", sequential);
   registerTerminal(env);
+  registerCallbackHelpers(env);
+  registerKerasSaving(env);
   def(env, "error", [](Interpreter&, Args& a) -> Value {
     ArgReader r(a, "error", {"message"});
     throw WeftError(toStr(r.get(0)));

@@ -1,27 +1,63 @@
 // The native half of Keras' training API (SPEC §6, docs/training.md): the methods compile, fit,
-// evaluate and predict of Sequential and functional models, which hand the model to their Weft
-// implementations in stdlib/training.model (_keras_compile, ...), and the two terminal helpers
-// fit's progress bar needs.
+// evaluate and predict (and save, save_weights, load_weights, get_layer) of Sequential and
+// functional models, which hand the model to their Weft implementations in
+// stdlib/training.model and stdlib/saving.model (_keras_compile, ...), the two terminal helpers fit's
+// progress bar needs, and the file and attribute helpers of the callbacks (stdlib/callbacks.model).
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "../eval/args.h"
+#include "../eval/suggest.h"
+#include "../ops/ops.h"
+#include "../saved/npy.h"
+#include "../values/format.h"
 #include "keras.h"
 
 namespace weft {
+namespace {
+
+// The arguments of model.NAME(...) checked against its Weft half's parameters (after the model),
+// so that a mistake names NAME, never _keras_NAME.
+void checkMethodArgs(const std::string& name, const FunctionObj& impl, const Args& a) {
+  std::vector<std::string> params;
+  for (size_t i = 1; i < impl.params->size(); ++i) params.push_back(symbolName((*impl.params)[i].name));
+  if (a.pos.size() > params.size())
+    throw WeftError(a.site, name + "() takes at most " + std::to_string(params.size()) + " arguments but " +
+                                std::to_string(a.pos.size()) + " were given");
+  for (const auto& [k, v] : a.kw) {
+    const std::string& key = symbolName(k);
+    bool known = false;
+    for (const std::string& p : params) known = known || p == key;
+    if (known) continue;
+    std::string msg = name + "() got an unexpected keyword argument '" + key + "'";
+    if (auto s = closestName(key, params)) msg += "; did you mean '" + *s + "'?";
+    throw WeftError(a.site, msg);
+  }
+}
+
+}  // namespace
 
 void addTrainingMethods(Interpreter& in, const std::shared_ptr<ModuleObj>& model) {
   (void)in;
-  for (const char* name : {"compile", "fit", "evaluate", "predict"}) {
-    std::string impl = std::string("_keras_") + name;
+  for (const char* name : {"compile", "fit", "evaluate", "predict", "save", "save_weights", "load_weights", "get_layer"}) {
+    std::string impl = std::string("_keras_") + name, publicName = name;
     model->attrs->set(intern(name), makeBuiltin(name,
-                                                [impl](Interpreter& in, Args& a) {
+                                                [impl, publicName](Interpreter& in, Args& a) {
                                                   Value f = in.preludeValue(impl, a.site);
-                                                  if (f.isNone())
+                                                  if (!f.is(Kind::Function))
                                                     throw WeftError(a.site, "internal error: " + impl +
                                                                                 " is missing from the prelude");
+                                                  checkMethodArgs(publicName, *f.as<FunctionObj>(), a);
+                                                  // A copy named for the method: tracebacks show `fit`.
+                                                  auto named = std::make_shared<FunctionObj>(*f.as<FunctionObj>());
+                                                  named->name = publicName;
+                                                  f = Value(std::move(named));
                                                   Args fa;
                                                   fa.site = a.site;
                                                   fa.pos.push_back(a.self);
@@ -48,6 +84,105 @@ void registerTerminal(Env& env) {
             in.out() << '\r' << r.str(0);
             in.out().flush();
             std::fflush(stdout);
+            return Value();
+          }));
+}
+
+namespace {
+
+// _format_filepath(callback, template, epoch, logs): Keras' filepath.format(epoch=..., **logs),
+// "ckpt/{epoch:02d}-{val_loss:.2f}"; `{{` and `}}` are braces. A name that is neither epoch nor
+// a key of logs is an error naming the callback.
+Value formatFilepath(Interpreter&, Args& a) {
+  ArgReader r(a, "_format_filepath", {"callback", "template", "epoch", "logs"});
+  std::string who = r.str(0), text = r.str(1), out;
+  if (!r.get(3).is(Kind::Dict)) r.fail(3, "a dict");
+  auto* logs = r.get(3).as<DictObj>();
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if ((c == '{' || c == '}') && i + 1 < text.size() && text[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '}') throw WeftError(a.site, who + ": filepath '" + text + "' has a '}' without its '{'");
+    if (c != '{') {
+      out += c;
+      continue;
+    }
+    size_t end = text.find('}', i);
+    if (end == std::string::npos) throw WeftError(a.site, who + ": filepath '" + text + "' has a '{' without its '}'");
+    std::string field = text.substr(i + 1, end - i - 1), spec;
+    if (size_t colon = field.find(':'); colon != std::string::npos) {
+      spec = field.substr(colon + 1);
+      field.resize(colon);
+    }
+    Value v;
+    if (field == "epoch") {
+      v = r.get(2);
+    } else if (Value* found = logs->find(makeStr(field))) {
+      v = *found;
+    } else {
+      std::string known = "epoch";
+      for (const auto& [k, x] : logs->entries) known += ", " + toStr(k);
+      throw WeftError(a.site, who + ": filepath '" + text + "' names '" + field + "', which is not among the values fit reports (" + known + ")");
+    }
+    out += spec.empty() ? toStr(v) : formatWithSpec(v, spec);
+    i = end;
+  }
+  return makeStr(out);
+}
+
+// _write_text(callback, path, text, append): writes (or appends) text to a regular file, making
+// its parent folders, as CSVLogger does.
+Value writeText(Interpreter&, Args& a) {
+  ArgReader r(a, "_write_text", {"callback", "path", "text", "append"});
+  std::string who = r.str(0), path = r.str(1), text = r.str(2);
+  if (ops::shapesOnly()) return Value();  // a plan writes nothing
+  auto fail = [&](const std::string& why) -> Value { throw WeftError(a.site, who + ": cannot write '" + path + "': " + why); };
+  saved::makeParentFolders(path);
+  int flags = O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | (r.flag(3) ? O_APPEND : O_TRUNC);
+  int fd = ::open(path.c_str(), flags, 0666);
+  if (fd < 0) return fail(std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail("not a regular file");
+  }
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    ssize_t n = ::write(fd, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::string why = std::strerror(errno);
+      ::close(fd);
+      return fail(why);
+    }
+    rest.remove_prefix(size_t(n));
+  }
+  if (::close(fd) != 0) return fail(std::strerror(errno));
+  return Value();
+}
+
+}  // namespace
+
+void registerCallbackHelpers(Env& env) {
+  env.set(intern("_format_filepath"), makeBuiltin("_format_filepath", formatFilepath));
+  env.set(intern("_write_text"), makeBuiltin("_write_text", writeText));
+  // _file_has_text(path): whether path is a regular file holding something (CSVLogger's append
+  // writes no second header).
+  env.set(intern("_file_has_text"), makeBuiltin("_file_has_text", [](Interpreter&, Args& a) {
+            ArgReader r(a, "_file_has_text", {"path"});
+            struct stat st;
+            bool has = ::stat(r.str(0).c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+            return Value(Tensor::scalar<bool>(has));
+          }));
+  // _attach_model(callback, model): callback.model, as Keras' set_model gives it, without
+  // adopting the model (its variables keep their paths; a callback does not own its model).
+  env.set(intern("_attach_model"), makeBuiltin("_attach_model", [](Interpreter&, Args& a) {
+            ArgReader r(a, "_attach_model", {"callback", "model"});
+            if (!r.get(0).is(Kind::Module)) r.fail(0, "a module");
+            r.get(0).as<ModuleObj>()->attrs->set(intern("model"), r.get(1));
             return Value();
           }));
 }

@@ -175,8 +175,10 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
       in.out() << evalHooks().summaryTable(in, *a.self.as<ModuleObj>());
       return Value();
     }, self);
+  if (auto v = evalHooks().layerAttr(in, self, m, n)) return *v;
   std::vector<std::string> known = {"name", "variables", "trainable_variables", "non_trainable_variables",
-                                    "submodules", "trainable", "layers", "summary", "input_shape", "name_scope"};
+                                    "submodules", "trainable", "layers", "summary", "input_shape", "name_scope",
+                                    "weights", "get_weights", "set_weights", "count_params", "output_shape"};
   for (const auto& [k, v] : m.attrs->entries()) known.push_back(symbolName(k));
   std::string msg = "module '" + m.name + "' (" + m.typeName + ") has no attribute '" + n + "'";
   if (!m.built && m.attrs->findLocal(intern("build")))  // its weights come with its first call

@@ -3,6 +3,7 @@
 // summary table. The top level of a program fills the table once at startup, before the first
 // Interpreter is made: weft::installBuiltins() (interpreter/builtins/builtins.h).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,10 +34,13 @@ struct EvalHooks {
 
   // `model.summary()`: the Keras summary table of a module (interpreter/builtins/keras.h).
   std::string (*summaryTable)(Interpreter& in, ModuleObj& m) = nullptr;
+  // Keras' weight attributes of a module (weights, get_weights, set_weights, count_params,
+  // output_shape; interpreter/builtins/keras_weights.cpp), or nothing for another name.
+  std::optional<Value> (*layerAttr)(Interpreter& in, const Value& self, ModuleObj& m, const std::string& name) = nullptr;
 
   bool complete() const {
     return registerNatives && declareMesh && declareLayoutMap && variableLayoutAttr && moduleCreated &&
-           variableAdopted && finishProgram && summaryTable;
+           variableAdopted && finishProgram && summaryTable && layerAttr;
   }
 };
 

@@ -157,6 +157,15 @@ Value Interpreter::constructModule(ModuleTypeObj& type, Args& args) {
       v.as<FunctionObj>()->name = type.name + "." + symbolName(k);
   }
   if (!trainableArg.isNone()) setTrainable(m.get(), truthy(trainableArg));
+  // Keras builds a layer given input_shape= at once, outside a Sequential too: its weights exist
+  // before its first call. (The input shape is a list of sizes; a Sequential's Input is not.)
+  if ((inputShapeArg.is(Kind::List) || inputShapeArg.is(Kind::Tuple)) && m->attrs->findLocal(intern("build"))) {
+    std::vector<Value> dims{Value()};  // the batch dimension: None
+    for (const Value& d : inputShapeArg.is(Kind::List) ? inputShapeArg.as<ListObj>()->items
+                                                       : inputShapeArg.as<TupleObj>()->items)
+      dims.push_back(d);
+    buildModule(*m, makeList(std::move(dims)), args.site);
+  }
   return Value(m);
 }
 

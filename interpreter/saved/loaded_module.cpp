@@ -81,6 +81,11 @@ Value loadedModule(Interpreter& in, SavedModel model) {
     mod->name = e.name;
     mod->trainable = e.trainable;
     mod->built = true;
+    if (e.outputShape) {  // summary() shows it: an open batch as None, a fixed one as its size
+      mod->outputShape = *e.outputShape;
+      mod->batchFixed = e.outputShape->rank() > 0 && (*e.outputShape)[0] != rt::kUnknownDim;
+      if (!mod->batchFixed && e.outputShape->rank() > 0) (*mod->outputShape)[0] = 1;
+    }
     mod->attrs = std::make_shared<Env>();
     in.trackEnv(mod->attrs);
     if (e.parent >= 0) {

@@ -29,6 +29,9 @@ struct ModuleEntry {
   std::string key;   // its key in the parent ("d1", "blocks.0")
   bool trainable = true;
   std::vector<std::pair<std::string, AttrRef>> attributes;  // in order
+  // A Keras layer's last output shape, for summary() of the loaded model (None for an open batch
+  // dimension); absent for a module never called.
+  std::optional<Shape> outputShape;
 };
 
 struct MeshEntry {

@@ -88,9 +88,9 @@ class Reader {
   }
   // A shape of at most kMaxRank dimensions, each from 0 to 2**40 (None only when allowed), whose
   // element count fits in 2**48: no declared shape can make the loader allocate without bound.
-  Shape shape(const YAML::Node& map, const std::string& what, bool allowNone) const {
-    YAML::Node v = get(map, "shape", what);
-    if (!v.IsSequence()) fail(v, "'shape' of " + what + " must be a list of sizes");
+  Shape shape(const YAML::Node& map, const std::string& what, bool allowNone, const char* key = "shape") const {
+    YAML::Node v = get(map, key, what);
+    if (!v.IsSequence()) fail(v, "'" + std::string(key) + "' of " + what + " must be a list of sizes");
     if (v.size() > size_t(rt::kMaxRank))
       fail(v, "'shape' of " + what + " has " + std::to_string(v.size()) + " dimensions, more than " +
                   std::to_string(rt::kMaxRank));
@@ -277,6 +277,7 @@ Manifest Reader::read(const std::string& text) {
     e.parent = int(integer(mod, "parent", what, i == 0 ? -1 : 0, i == 0 ? -1 : int64_t(i) - 1));
     e.key = str(mod, "key", what);
     e.trainable = boolean(mod, "trainable", what);
+    if (mod["output_shape"]) e.outputShape = shape(mod, what, true, "output_shape");
     std::set<std::string> names;
     for (const YAML::Node& a : seq(mod, "attributes", what)) {
       visit(a);

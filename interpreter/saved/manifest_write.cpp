@@ -137,6 +137,10 @@ std::string writeManifest(const Manifest& m) {
     y << YAML::Key << "parent" << YAML::Value << mod.parent;
     y << YAML::Key << "key" << YAML::Value << mod.key;
     y << YAML::Key << "trainable" << YAML::Value << mod.trainable;
+    if (mod.outputShape) {
+      y << YAML::Key << "output_shape" << YAML::Value;
+      emitShape(y, *mod.outputShape);
+    }
     y << YAML::Key << "attributes" << YAML::Value;
     if (mod.attributes.empty()) y << YAML::Flow;
     y << YAML::BeginSeq;

@@ -20,6 +20,10 @@ struct SavedModel {
   Manifest manifest;
   std::vector<graph::Graph> graphs;  // one per manifest.functions entry
   std::vector<Tensor> variables;     // one per manifest.variables entry, of its type
+  // Files written beside the manifest, which no reader of the folder needs: a Keras model's
+  // architecture and optimizer state (keras_metadata.yaml, keras/*.npy) that load_model reads.
+  // Each name is relative (folders are made); the contents are written as they are.
+  std::vector<std::pair<std::string, std::string>> extraFiles;
   // The function a signature names, or null.
   const FunctionEntry* signature(const std::string& name) const;
   const graph::Graph* signatureGraph(const std::string& name) const;

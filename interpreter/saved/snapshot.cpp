@@ -218,6 +218,10 @@ SavedModel Snapshot::make(const Value& signatures) {
     e.type = mods[i]->typeName;
     e.name = mods[i]->name;
     e.trainable = mods[i]->trainable;
+    if (const auto& out = mods[i]->outputShape) {
+      e.outputShape = *out;
+      if (!mods[i]->batchFixed && out->rank() > 0) (*e.outputShape)[0] = rt::kUnknownDim;
+    }
     if (i > 0) {
       e.path = pathOf(mods[i]);
       auto parent = modules_.find(mods[i]->parent);

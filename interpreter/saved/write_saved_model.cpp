@@ -11,6 +11,7 @@
 #include "../../grammar/diagnostics.h"
 #include "../graph/text.h"
 #include "npy.h"
+#include "path_safety.h"
 #include "saved_model.h"
 
 namespace fs = std::filesystem;
@@ -87,6 +88,11 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
     fs::create_directory(tmp / "graphs");
     for (size_t i = 0; i < m.variables.size(); ++i) writeNpy((tmp / m.variables[i].file).string(), model.variables[i]);
     for (size_t i = 0; i < m.functions.size(); ++i) writeText(tmp / m.functions[i].file, graphTexts[i]);
+    for (const auto& [name, bytes] : model.extraFiles) {
+      checkRelativeName(name, "the saved model's extra files");
+      fs::create_directories((tmp / name).parent_path());
+      writeText(tmp / name, bytes);
+    }
     writeText(tmp / kManifestFile, manifestText);
     if (fs::exists(fs::symlink_status(dir, ec))) {
       // One rename swaps the two folders (Linux's RENAME_EXCHANGE); where the file system cannot,
