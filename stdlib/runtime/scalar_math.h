@@ -3,6 +3,7 @@
 // conversion saturates instead of being UB.
 #ifndef WEFT_RT_SCALAR_MATH_H
 #define WEFT_RT_SCALAR_MATH_H
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -66,6 +67,36 @@ inline T floorMod(T a, T b) {
       m = std::copysign(T(0), b);
     }
     return m;
+  }
+}
+
+// maximum and minimum: NaN-propagating, as NumPy's, and -0.0 orders below 0.0 (IEEE 754-2019's
+// maximum and minimum): maxOf(-0.0, 0.0) and maxOf(0.0, -0.0) are both 0.0, so the result never
+// depends on the operands' order. clip, relu and the max/min reductions follow the same rule.
+// Equal operands combine their bits (and for the maximum, or for the minimum: only the sign of
+// zeros can differ), which keeps the loops free of branches and vectorised.
+template <class T>
+using FloatBits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+template <class T>
+inline T maxOf(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    using U = FloatBits<T>;
+    const T tie = std::bit_cast<T>(U(std::bit_cast<U>(a) & std::bit_cast<U>(b)));
+    const T m = (a > b) | (a != a) ? a : b;
+    return a == b ? tie : m;
+  } else {
+    return a > b ? a : b;
+  }
+}
+template <class T>
+inline T minOf(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    using U = FloatBits<T>;
+    const T tie = std::bit_cast<T>(U(std::bit_cast<U>(a) | std::bit_cast<U>(b)));
+    const T m = (a < b) | (a != a) ? a : b;
+    return a == b ? tie : m;
+  } else {
+    return a < b ? a : b;
   }
 }
 
