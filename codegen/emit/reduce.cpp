@@ -59,20 +59,25 @@ void reduceCode(Emitter& e, const Node& n, const std::string& p) {
     if (red[a]) count.push_back(d[a]);
   std::string src = e.ptr(x);
   const std::string T = e.T(out);
-  if (isIntMean(e, n)) {
-    code << p << "{\n" << p << "  const bool reduced[] = {";
+  auto reducedArray = [&] {
+    code << p << "  const bool reduced[] = {";
     for (size_t a = 0; a < d.size(); ++a) code << (a ? ", " : "") << (red[a] ? "true" : "false");
     if (d.empty()) code << "false";
-    code << "};\n"
-         << p << "  if (" << e.numel(out) << " > 0) weft::rt::intMeanKernel(" << src << ", " << shapeList(d) << ", reduced, "
-         << e.ptr(out) << ", " << e.numel(out) << ", " << product(count) << ", static_cast<double*>(ws));\n"
+    code << "};\n";
+  };
+  if (isIntMean(e, n)) {
+    code << p << "{\n";
+    reducedArray();
+    code << p << "  if (" << e.numel(out) << " > 0) weft::rt::intMeanKernel(" << src << ", " << shapeList(d)
+         << ", reduced, " << e.ptr(out) << ", " << e.numel(out) << ", " << product(count)
+         << ", static_cast<double*>(ws));\n"
          << p << "}\n";
     return;
   }
   code << p << "{\n"
        << p << "  " << T << "* scratch = reinterpret_cast<" << T << "*>(static_cast<char*>(ws) + "
        << "weft::rt::reduceCastBytes(" << e.numel(x) << ", sizeof(" << T << ")));\n";
-  if (e.type(out).dtype != e.type(x).dtype) {  // sum of bools, mean of integers: cast first, as eager code does
+  if (e.type(out).dtype != e.type(x).dtype) {  // sum of bools: cast first, as eager code does
     code << p << "  " << T << "* cast = reinterpret_cast<" << T << "*>(ws);\n"
          << p << "  weft::rt::castKernel(" << src << ", cast, " << e.numel(x) << ");\n";
     src = "cast";
@@ -80,11 +85,8 @@ void reduceCode(Emitter& e, const Node& n, const std::string& p) {
   if (n.op == OpId::ReduceMax || n.op == OpId::ReduceMin)
     code << p << "  if (" << product(count) << " == 0 && " << e.numel(out) << " > 0) "
          << e.fail(n, cppString(std::string(ops::opName(n.op)) + " of an empty tensor")) << "\n";
-  code << p << "  const bool reduced[] = {";
-  for (size_t a = 0; a < d.size(); ++a) code << (a ? ", " : "") << (red[a] ? "true" : "false");
-  if (d.empty()) code << "false";
-  code << "};\n"
-       << p << "  weft::rt::reduceKernel<weft::rt::" << functorOf(n.op) << ">(" << src << ", " << shapeList(d)
+  reducedArray();
+  code << p << "  weft::rt::reduceKernel<weft::rt::" << functorOf(n.op) << ">(" << src << ", " << shapeList(d)
        << ", reduced, " << e.ptr(out) << ", scratch);\n";
   if (n.op == OpId::ReduceMean)
     code << p << "  weft::rt::meanFromSum(" << e.ptr(out) << ", " << e.numel(out) << ", " << product(count) << ");\n";

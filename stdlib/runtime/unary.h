@@ -92,7 +92,7 @@ struct Expm1 {
 struct Log {
   template <class A>
   static auto arr(const A& x) { return x.log(); }
-  // Subnormal arguments only: zero and negative ones are right (-inf, nan) and common enough.
+  // Subnormal arguments only: Eigen gets zero and negative ones right (-inf, nan).
   template <class T>
   static void fix(const T* x, T* out, int64_t n) {
     const T tiny = std::numeric_limits<T>::min();
