@@ -34,9 +34,16 @@ void reducedSizes(Emitter& e, const Node& n) {
   e.setDims(out, r);
 }
 
+// A mean of integers or bools runs in f64 (reduce.h's intMeanKernel), as eager code does.
+bool isIntMean(Emitter& e, const Node& n) { return n.op == OpId::ReduceMean && !rt::isFloat(e.type(n.inputs[0]).dtype); }
+
 // The scratch of reduceKernel and the cast before it (the op table's workspace column).
 void reduceMemory(Emitter& e, const Node& n) {
   e.ownResults(n);
+  if (isIntMean(e, n)) {
+    e.workspace("weft::rt::intMeanWorkspaceElements(" + e.numel(n.inputs[0]) + ") * sizeof(double)");
+    return;
+  }
   e.workspace("weft::rt::reduceWorkspaceBytes(" + e.numel(n.inputs[0]) + ", " +
               std::to_string(rt::dtypeSize(e.type(n.outputs[0]).dtype)) + ")");
 }
@@ -52,10 +59,25 @@ void reduceCode(Emitter& e, const Node& n, const std::string& p) {
     if (red[a]) count.push_back(d[a]);
   std::string src = e.ptr(x);
   const std::string T = e.T(out);
+  auto reducedArray = [&] {
+    code << p << "  const bool reduced[] = {";
+    for (size_t a = 0; a < d.size(); ++a) code << (a ? ", " : "") << (red[a] ? "true" : "false");
+    if (d.empty()) code << "false";
+    code << "};\n";
+  };
+  if (isIntMean(e, n)) {
+    code << p << "{\n";
+    reducedArray();
+    code << p << "  if (" << e.numel(out) << " > 0) weft::rt::intMeanKernel(" << src << ", " << shapeList(d)
+         << ", reduced, " << e.ptr(out) << ", " << e.numel(out) << ", " << product(count)
+         << ", static_cast<double*>(ws));\n"
+         << p << "}\n";
+    return;
+  }
   code << p << "{\n"
        << p << "  " << T << "* scratch = reinterpret_cast<" << T << "*>(static_cast<char*>(ws) + "
        << "weft::rt::reduceCastBytes(" << e.numel(x) << ", sizeof(" << T << ")));\n";
-  if (e.type(out).dtype != e.type(x).dtype) {  // sum of bools, mean of integers: cast first, as eager code does
+  if (e.type(out).dtype != e.type(x).dtype) {  // sum of bools: cast first, as eager code does
     code << p << "  " << T << "* cast = reinterpret_cast<" << T << "*>(ws);\n"
          << p << "  weft::rt::castKernel(" << src << ", cast, " << e.numel(x) << ");\n";
     src = "cast";
@@ -63,11 +85,8 @@ void reduceCode(Emitter& e, const Node& n, const std::string& p) {
   if (n.op == OpId::ReduceMax || n.op == OpId::ReduceMin)
     code << p << "  if (" << product(count) << " == 0 && " << e.numel(out) << " > 0) "
          << e.fail(n, cppString(std::string(ops::opName(n.op)) + " of an empty tensor")) << "\n";
-  code << p << "  const bool reduced[] = {";
-  for (size_t a = 0; a < d.size(); ++a) code << (a ? ", " : "") << (red[a] ? "true" : "false");
-  if (d.empty()) code << "false";
-  code << "};\n"
-       << p << "  weft::rt::reduceKernel<weft::rt::" << functorOf(n.op) << ">(" << src << ", " << shapeList(d)
+  reducedArray();
+  code << p << "  weft::rt::reduceKernel<weft::rt::" << functorOf(n.op) << ">(" << src << ", " << shapeList(d)
        << ", reduced, " << e.ptr(out) << ", scratch);\n";
   if (n.op == OpId::ReduceMean)
     code << p << "  weft::rt::meanFromSum(" << e.ptr(out) << ", " << e.numel(out) << ", " << product(count) << ");\n";

@@ -112,6 +112,21 @@ Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool k
   const TensorType t = reduceType(op, typeOf(x), axes, keepdims);
   bool reduced[rt::kMaxRank] = {};
   reducedAxes(name(op), x.shape(), axes, reduced);
+  if (op == ReduceOp::Mean && !rt::isFloat(x.dtype())) {  // in f64, whatever the result's dtype
+    Tensor out = Tensor::empty(t.dtype, t.shape);
+    if (out.numel() == 0) return out;
+    const int64_t count = x.numel() / out.numel();
+    rt::dispatch(x.dtype(), [&](auto tag) {
+      using S = decltype(tag);
+      if constexpr (!std::is_floating_point_v<S>) {
+        if (t.dtype == DType::F64)
+          rt::intMeanKernel(x.data<S>(), x.shape(), reduced, out.data<double>(), out.numel(), count);
+        else
+          rt::intMeanKernel(x.data<S>(), x.shape(), reduced, out.data<float>(), out.numel(), count);
+      }
+    });
+    return out;
+  }
   Tensor in = cast(x, t.dtype);
   Tensor out = Tensor::empty(t.dtype, t.shape);
   switch (op) {

@@ -35,9 +35,9 @@ struct Pow {
     else return std::pow(a, b);
   }
 };
-// NaN-propagating, as NumPy's maximum/minimum.
-struct Maximum { template <class T> static T f(T a, T b) { return (a > b || a != a) ? a : b; } };
-struct Minimum { template <class T> static T f(T a, T b) { return (a < b || a != a) ? a : b; } };
+// NaN-propagating, -0.0 below 0.0 (scalar_math.h).
+struct Maximum { template <class T> static T f(T a, T b) { return maxOf(a, b); } };
+struct Minimum { template <class T> static T f(T a, T b) { return minOf(a, b); } };
 struct Eq { template <class T> static bool f(T a, T b) { return a == b; } };
 struct Ne { template <class T> static bool f(T a, T b) { return a != b; } };
 struct Lt { template <class T> static bool f(T a, T b) { return a < b; } };
@@ -87,14 +87,11 @@ void binaryKernel(const T* a, const Shape& as, const T* b, const Shape& bs, R* o
 
 // where(cond, a, b) and clip(x, lo, hi) as ternary functors.
 struct Where { template <class T> static T f(bool c, T a, T b) { return c ? a : b; } };
-// NumPy's minimum(maximum(x, lo), hi) (hi wins when lo > hi); NaN in x stays NaN.
+// NumPy's minimum(maximum(x, lo), hi): hi wins when lo > hi, NaN in x or a bound gives NaN, and
+// clip(-0.0, 0.0, 1.0) is 0.0 (maximum's order of zeros).
 struct Clip {
   template <class T>
-  static T f(T x, T lo, T hi) {
-    // A NaN bound gives NaN, as NumPy's minimum(maximum(x, lo), hi).
-    T v = x < lo || lo != lo ? lo : x;
-    return v > hi || hi != hi ? hi : v;
-  }
+  static T f(T x, T lo, T hi) { return Minimum::f(Maximum::f(x, lo), hi); }
 };
 
 // out = F(a, b, c) with all three broadcast to outShape.

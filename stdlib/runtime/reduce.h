@@ -80,12 +80,29 @@ struct ProdR {
     return s;
   }
 };
-// Max/Min propagate NaN as NumPy does; callers rule out empty reductions.
+// Max/Min propagate NaN and order -0.0 below 0.0 as maximum/minimum do (scalar_math.h); callers
+// rule out empty reductions. Eigen's vectorised max of a row returns whichever zero its lanes
+// met last, so a zero result is settled by the row's zeros.
+template <class T>
+T zeroOfMax(const T* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] == 0 && !std::signbit(x[i])) return T(0);
+  return -T(0);
+}
+template <class T>
+T zeroOfMin(const T* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] == 0 && std::signbit(x[i])) return -T(0);
+  return T(0);
+}
 struct MaxR {
   template <class T> static T init() { return std::numeric_limits<T>::lowest(); }
-  template <class T> static T combine(T a, T b) { return (a > b || a != a) ? a : b; }
+  template <class T> static T combine(T a, T b) { return maxOf(a, b); }
   template <class T> static T row(const T* x, int64_t n) {
-    if constexpr (std::is_floating_point_v<T>) return ArrayMap<T>(x, n).template maxCoeff<Eigen::PropagateNaN>();
+    if constexpr (std::is_floating_point_v<T>) {
+      T m = ArrayMap<T>(x, n).template maxCoeff<Eigen::PropagateNaN>();
+      return m == 0 ? zeroOfMax(x, n) : m;
+    }
     T s = x[0];
     for (int64_t i = 1; i < n; ++i) s = combine(s, x[i]);
     return s;
@@ -96,9 +113,12 @@ struct MinR {
     if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
     else return std::numeric_limits<T>::max();
   }
-  template <class T> static T combine(T a, T b) { return (a < b || a != a) ? a : b; }
+  template <class T> static T combine(T a, T b) { return minOf(a, b); }
   template <class T> static T row(const T* x, int64_t n) {
-    if constexpr (std::is_floating_point_v<T>) return ArrayMap<T>(x, n).template minCoeff<Eigen::PropagateNaN>();
+    if constexpr (std::is_floating_point_v<T>) {
+      T m = ArrayMap<T>(x, n).template minCoeff<Eigen::PropagateNaN>();
+      return m == 0 ? zeroOfMin(x, n) : m;
+    }
     T s = x[0];
     for (int64_t i = 1; i < n; ++i) s = combine(s, x[i]);
     return s;
@@ -245,6 +265,29 @@ template <class T>
 void meanFromSum(T* p, int64_t n, int64_t count) {
   const T c = T(count);
   for (int64_t i = 0; i < n; ++i) p[i] /= c;
+}
+
+// The mean of integers or bools, R the result's dtype (f32 for i32 and bool, f64 for i64): summed
+// and divided in f64, then rounded once to R. i32 values and their sums (up to 2^53) are exact in
+// f64, so mean(tensor([16777217, 1, 0, 0])) is 4194304.5, where a sum in f32 would give 4194304.0;
+// i64 values round to f64 first, as in NumPy. `workspace` holds intMeanWorkspaceElements(numel)
+// values, or is null: then they are allocated. outN values go to out, each the mean of `count`.
+inline int64_t intMeanWorkspaceElements(int64_t numel) { return 2 * numel + reduceWorkspaceElements(numel); }
+template <class S, class R>
+void intMeanKernel(const S* in, const Shape& shape, const bool* reduced, R* out, int64_t outN, int64_t count,
+                   double* workspace = nullptr) {
+  const int64_t n = shape.numel();
+  std::unique_ptr<double[]> own;
+  if (!workspace) {
+    own.reset(new double[size_t(intMeanWorkspaceElements(n))]);
+    workspace = own.get();
+  }
+  double* values = workspace;
+  double* sums = workspace + n;
+  for (int64_t i = 0; i < n; ++i) values[i] = double(in[i]);
+  reduceKernel<SumR>(values, shape, reduced, sums, sums + n);
+  const double c = double(count);
+  for (int64_t i = 0; i < outN; ++i) out[i] = R(sums[i] / c);
 }
 
 }  // namespace weft::rt

@@ -5,6 +5,7 @@
 #define WEFT_RT_SCALAR_MATH_H
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -66,6 +67,42 @@ inline T floorMod(T a, T b) {
       m = std::copysign(T(0), b);
     }
     return m;
+  }
+}
+
+// maximum and minimum: NaN-propagating, as NumPy's, and -0.0 orders below 0.0 (IEEE 754-2019's
+// maximum and minimum): maxOf(-0.0, 0.0) and maxOf(0.0, -0.0) are both 0.0, so the result never
+// depends on the operands' order. clip, relu and the max/min reductions follow the same rule.
+// Equal operands combine their bits (and for the maximum, or for the minimum: only the sign of
+// zeros can differ), which keeps the loops free of branches and vectorised. (C++17: generated
+// code includes this header too.)
+template <class T>
+inline T combineBits(T a, T b, bool useAnd) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  U ua, ub;
+  std::memcpy(&ua, &a, sizeof(T));
+  std::memcpy(&ub, &b, sizeof(T));
+  const U r = useAnd ? (ua & ub) : (ua | ub);
+  T out;
+  std::memcpy(&out, &r, sizeof(T));
+  return out;
+}
+template <class T>
+inline T maxOf(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T m = (a > b) | (a != a) ? a : b;
+    return a == b ? combineBits(a, b, true) : m;
+  } else {
+    return a > b ? a : b;
+  }
+}
+template <class T>
+inline T minOf(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T m = (a < b) | (a != a) ? a : b;
+    return a == b ? combineBits(a, b, false) : m;
+  } else {
+    return a < b ? a : b;
   }
 }
 

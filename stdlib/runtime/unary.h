@@ -25,13 +25,10 @@ namespace weft::rt {
     static auto arr(const A& x) { return arrayExpr; } \
   };
 
-WEFT_RT_FLOAT_UNARY(Log, x.log())
 WEFT_RT_FLOAT_UNARY(Tanh, x.tanh())
-WEFT_RT_FLOAT_UNARY(Erf, x.erf())
 WEFT_RT_FLOAT_UNARY(Sin, x.sin())
 WEFT_RT_FLOAT_UNARY(Cos, x.cos())
 WEFT_RT_FLOAT_UNARY(Log1p, x.log1p())
-WEFT_RT_FLOAT_UNARY(Expm1, x.expm1())
 #undef WEFT_RT_FLOAT_UNARY
 
 // Correctly rounded IEEE operations, one scalar form: the scalar and vector instructions give the
@@ -50,22 +47,77 @@ WEFT_RT_IEEE_UNARY(Ceil, std::ceil(x))
 WEFT_RT_IEEE_UNARY(Round, std::nearbyint(x))
 #undef WEFT_RT_IEEE_UNARY
 
-// Eigen's exp flushes results below the smallest normal number to zero or to a constant
-// (exp(-90) in f32 was 0, not 8.2e-40). A functor with `fix` repairs those values after its
-// array form has run: each value below the threshold gets std::exp, whatever its neighbours.
+// Eigen's vectorised forms go wrong at the edges of the float range: exp flushes results below
+// the smallest normal number to zero (exp(-90) in f32 was 0, not 8.2e-40) and, on AVX-512,
+// overflows from 88.376 on (the true edge is 88.7228); log clamps subnormal arguments to the
+// smallest normal number (log(1e-45) was -87.34, not -103.28); f32 erf loses up to 30 ulps below
+// about 1e-36, where its numerator becomes subnormal. A functor with `fix` repairs those values
+// after its array form has run, each from its own value alone, whatever its neighbours; a chunk
+// without them costs one vectorised check.
 template <class T>
-void subnormalExp(const T* x, T* out, int64_t n) {
-  const T lowest = std::log(std::numeric_limits<T>::min());
-  if (Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(x, n).minCoeff() >= lowest) return;  // the usual case
+using ArrayMapOf = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// Below expLow<T>() exp's result is subnormal; above expHigh<T>() (1 below the overflow edge,
+// under every Eigen backend's clamp) it nears overflow.
+template <class T>
+T expLow() { return std::log(std::numeric_limits<T>::min()); }
+template <class T>
+T expHigh() { return std::log(std::numeric_limits<T>::max()) - T(1); }
+
+// out[i] = f(x[i]) for the x[i] outside [lo, hi], lo < 0 < hi (NaN is inside: Eigen's forms
+// keep it). The usual case, every |x| within min(-lo, hi), is one vectorised pass.
+template <class T, class F>
+void fixOutside(const T* x, T* out, int64_t n, T lo, T hi, F f) {
+  if (ArrayMapOf<T>(x, n).abs().maxCoeff() <= std::min(-lo, hi)) return;
   for (int64_t i = 0; i < n; ++i)
-    if (x[i] < lowest) out[i] = std::exp(x[i]);
+    if (x[i] < lo || x[i] > hi) out[i] = f(x[i]);
 }
 
 struct Exp {
   template <class A>
   static auto arr(const A& x) { return x.exp(); }
   template <class T>
-  static void fix(const T* x, T* out, int64_t n) { subnormalExp(x, out, n); }
+  static void fix(const T* x, T* out, int64_t n) {
+    fixOutside(x, out, n, expLow<T>(), expHigh<T>(), [](T v) { return std::exp(v); });
+  }
+};
+struct Expm1 {
+  template <class A>
+  static auto arr(const A& x) { return x.expm1(); }
+  template <class T>
+  static void fix(const T* x, T* out, int64_t n) {
+    fixOutside(x, out, n, -std::numeric_limits<T>::infinity(), expHigh<T>(), [](T v) { return std::expm1(v); });
+  }
+};
+struct Log {
+  template <class A>
+  static auto arr(const A& x) { return x.log(); }
+  // Subnormal arguments only: Eigen gets zero and negative ones right (-inf, nan).
+  template <class T>
+  static void fix(const T* x, T* out, int64_t n) {
+    const T tiny = std::numeric_limits<T>::min();
+    if (ArrayMapOf<T>(x, n).minCoeff() >= tiny) return;
+    for (int64_t i = 0; i < n; ++i)
+      if (x[i] > 0 && x[i] < tiny) out[i] = std::log(x[i]);
+  }
+};
+// f32 erf(x) is x * 2/sqrt(pi) * (1 - x^2/3 + ...): below 2^-16 the x^2 term is under 1/1000
+// of an ulp, and x + x * (2/sqrt(pi) - 1) in one fused rounding is within 0.54 ulp, subnormals
+// included. (f64 erf is the C library's, right there.)
+struct Erf {
+  template <class A>
+  static auto arr(const A& x) { return x.erf(); }
+  template <class T>
+  static void fix(const T* x, T* out, int64_t n) {
+    if constexpr (std::is_same_v<T, float>) {
+      const float c = float(1.1283791670955126 - 1.0);
+      if (ArrayMapOf<float>(x, n).abs().minCoeff() >= 0x1p-16f) return;
+      for (int64_t i = 0; i < n; ++i) {
+        const float small = std::fma(x[i], c, x[i]);
+        out[i] = std::fabs(x[i]) < 0x1p-16f ? small : out[i];
+      }
+    }
+  }
 };
 
 // Eigen's logistic loses thousands of ulps for x < -5 in f32 (it rounds a value near 1 and
@@ -78,7 +130,9 @@ struct Sigmoid {
     return (T(1) + (-x).exp()).inverse();
   }
   template <class T>
-  static void fix(const T* x, T* out, int64_t n) { subnormalExp(x, out, n); }
+  static void fix(const T* x, T* out, int64_t n) {
+    fixOutside(x, out, n, expLow<T>(), std::numeric_limits<T>::infinity(), [](T v) { return std::exp(v); });
+  }
 };
 
 // The functors below also take integers; they have no `arr` form and run as plain loops that
@@ -102,10 +156,11 @@ struct Square {
   template <class T>
   static T f(T x) { return wrapMul(x, x); }
 };
-// NaN stays NaN (x < 0 is false), as in PyTorch and NumPy's maximum(x, 0).
+// maximum(x, 0): NaN stays NaN (x <= 0 is false), as in PyTorch and NumPy, and relu(-0.0) is
+// 0.0 (maximum's order of zeros, scalar_math.h).
 struct Relu {
   template <class T>
-  static T f(T x) { return x < T(0) ? T(0) : x; }
+  static T f(T x) { return x <= T(0) ? T(0) : x; }
 };
 // -1, 0 or 1; keeps -0.0 and NaN for floats.
 struct Sign {

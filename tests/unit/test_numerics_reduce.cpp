@@ -81,3 +81,45 @@ TEST_CASE("sums of every length up to 300 match the long double reference") {
 TEST_CASE("a sum of negative zeros is negative zero") {
   CHECK(std::signbit(ops::reduce(ReduceOp::Sum, f32({3}, {-0.0f, -0.0f, -0.0f}), {}, false).data<float>()[0]));
 }
+
+// max and min order -0.0 below 0.0 as maximum and minimum do, wherever the one zero of the other
+// sign sits in the row (Eigen's vectorised max meets the zeros in lane order), along rows and
+// across them (axis 0 of [n, 3]).
+TEST_CASE("max and min of zeros: 0.0 is the larger, at every length and position") {
+  for (int64_t n = 1; n <= 40; ++n)
+    for (int64_t k = 0; k < n; ++k) {
+      CAPTURE(n);
+      CAPTURE(k);
+      std::vector<float> neg(size_t(n), -0.0f), pos(size_t(n), 0.0f);
+      neg[size_t(k)] = 0.0f;
+      pos[size_t(k)] = -0.0f;
+      CHECK(!std::signbit(ops::reduce(ReduceOp::Max, f32({n}, neg), {}, false).data<float>()[0]));
+      CHECK(std::signbit(ops::reduce(ReduceOp::Min, f32({n}, pos), {}, false).data<float>()[0]));
+      CHECK(std::signbit(ops::reduce(ReduceOp::Max, f32({n}, std::vector<float>(size_t(n), -0.0f)), {}, false).data<float>()[0]));
+      std::vector<double> rows(size_t(n * 3), -0.0);
+      rows[size_t(k * 3 + 1)] = 0.0;
+      Tensor m = ops::reduce(ReduceOp::Max, make<double>({n, 3}, rows), {0}, false);
+      CHECK(std::signbit(m.data<double>()[0]));
+      CHECK(!std::signbit(m.data<double>()[1]));
+    }
+}
+
+// Integer means sum in f64: exact where an f32 sum would round, in every layout, and for i64.
+TEST_CASE("means of integers are computed in f64 and rounded once") {
+  const int64_t n = 1 << 20;
+  std::vector<int32_t> big(size_t(n), (1 << 30) + 1);  // the f32 cast alone would lose the 1
+  big[0] = 3;
+  Tensor m = ops::reduce(ReduceOp::Mean, i32({n}, big), {}, false);
+  REQUIRE(m.dtype() == DType::F32);
+  CHECK(m.data<float>()[0] == float(((double(n - 1) * ((1 << 30) + 1)) + 3) / double(n)));
+  Tensor cols = ops::reduce(ReduceOp::Mean, i32({2, 3}, {16777217, 1, 7, 0, 0, 8}), {0}, false);
+  CHECK(values<float>(cols) == std::vector<float>{8388608.0f, 0.5f, 7.5f});
+  Tensor rows = ops::reduce(ReduceOp::Mean, i32({2, 2}, {16777217, 0, 3, 2}), {1}, false);
+  CHECK(values<float>(rows) == std::vector<float>{8388608.0f, 2.5f});
+  CHECK(values<float>(ops::reduce(ReduceOp::Mean, i32({4}, {16777217, 1, 0, 0}), {}, false)) == std::vector<float>{4194304.5f});
+  Tensor l = ops::reduce(ReduceOp::Mean, make<int64_t>({3}, {int64_t(1) << 52, 1, 2}), {}, false);
+  REQUIRE(l.dtype() == DType::F64);
+  CHECK(l.data<double>()[0] == double((int64_t(1) << 52) + 3) / 3.0);
+  CHECK(std::isnan(ops::reduce(ReduceOp::Mean, i32({0}, {}), {}, false).data<float>()[0]));
+  CHECK(ops::reduce(ReduceOp::Mean, make<bool>({3}, {true, false, true}), {}, false).data<float>()[0] == 2.0f / 3.0f);
+}
