@@ -273,3 +273,39 @@ TEST_CASE("limits: one op's window work is bounded like its bytes") {
   Run fine = run("print(max_pool2d(ones([1, 64, 64, 1]), 2).shape)\n", small);
   CHECK(fine.out == "[1, 32, 32, 1]\n");
 }
+
+TEST_CASE("graph values: window ops traced with open height and width run at each call's sizes") {
+  // Not compiled yet (the emitter takes an open batch only): graph functions and eager code.
+  const std::string program = "# Graph functions traced with open height and width: the window ops give open output sizes,\n"
+              "# and their checks wait for the sizes each call runs with.\n"
+              "@function\n"
+              "fn pool(x: f32[None, None, None, 1]) {\n"
+              "  return max_pool2d(x, 2), avg_pool2d(x, 2, strides=1, padding=\"same\")\n"
+              "}\n"
+              "a, b = pool(reshape(arange(16.0), [1, 4, 4, 1]))\n"
+              "print(a.shape, b.shape)\n"
+              "print(reshape(a, [4]))\n"
+              "c, d = pool(ones([2, 6, 2, 1]))\n"
+              "print(c.shape, d.shape)\n"
+              "\n"
+              "k = Variable(ones([3, 3, 1, 2]) * 0.5)\n"
+              "@function\n"
+              "fn conv_loss(x: f32[None, None, None, 1]) {\n"
+              "  return value_and_grad(fn() => sum(relu(conv2d(x, k, padding=\"same\"))), [k])\n"
+              "}\n"
+              "loss, grads = conv_loss(ones([1, 5, 7, 1]))\n"
+              "print(loss, grads[0].shape)\n"
+              "loss, grads = conv_loss(ones([1, 3, 3, 1]))\n"
+              "print(loss, grads[0].shape)\n"
+              "";
+  for (bool eager : {false, true}) {
+    Run r = run(program, [eager](Interpreter& in) { in.setRunFunctionsEagerly(eager); });
+    CHECK(r.err == "");
+    CHECK(r.out == "[1, 2, 2, 1] [1, 4, 4, 1]\n"
+              "[5.0, 7.0, 13.0, 15.0]\n"
+              "[2, 3, 1, 1] [2, 6, 2, 1]\n"
+              "247.0 [3, 3, 1, 2]\n"
+              "49.0 [3, 3, 1, 2]\n"
+              "");
+  }
+}
