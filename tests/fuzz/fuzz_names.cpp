@@ -92,7 +92,7 @@ fs::path saveDemo(const Names& n, const std::string& where) {
 bool compile(const fs::path& dir, const fs::path& out, weft::codegen::CompileUnit& unit) {
   try {
     unit = weft::codegen::collectSavedUnit(dir.string());
-    for (auto& e : unit.exports) e.graph = weft::codegen::runPasses(e.graph, "", weft::fuzz::nullStream());
+    weft::codegen::lowerUnit(unit, "", weft::fuzz::nullStream());
     weft::codegen::writeUnit(unit, out.string(), {true, true});
     return true;
   } catch (const weft::WeftError&) {
