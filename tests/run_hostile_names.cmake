@@ -5,6 +5,7 @@
 # file name), that clash with C and C++ (log, new, NULL, main, shape) or are very long are
 # compiled, built once for all of them, and run; nothing they spell may run (no PWNED file).
 # Arguments: -DWEFT=... -DSRC=tests/hostile -DFIXTURE=tests/fixtures/saved/demo -DWORK=a scratch folder
+#            [-DGENERATE_ONLY=ON]
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/src ${WORK}/gen ${WORK}/out)
 string(ASCII 1 2 3 4 5 6 7 8 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 127 controls)
@@ -97,6 +98,9 @@ endif()
 file(WRITE ${WORK}/gen/CMakeLists.txt "cmake_minimum_required(VERSION 3.16)\nproject(hostile CXX)\n"
            "add_subdirectory(evil)\nadd_subdirectory(log)\nadd_subdirectory(new)\nadd_subdirectory(saved)\n"
            "add_subdirectory(graph_locations)\n")
+if(GENERATE_ONLY)  # a sanitized build of weft (tests/CMakeLists.txt)
+  return()
+endif()
 run(${CMAKE_COMMAND} -S ${WORK}/gen -B ${WORK}/build -G Ninja -DCMAKE_BUILD_TYPE=Release WORKING_DIRECTORY ${WORK})
 run(${CMAKE_COMMAND} --build ${WORK}/build -j2 WORKING_DIRECTORY ${WORK})
 

@@ -1,22 +1,19 @@
 #!/usr/bin/env bash
 # Builds Weft with AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer in build-asan/
-# and runs the whole test suite there (docs/robustness.md); then the unit tests that use threads
-# under ThreadSanitizer (build-tsan/). CI runs it after the release tests.
+# (tests/configure_asan.sh) and runs the whole test suite there (docs/robustness.md); then the unit
+# tests that use threads under ThreadSanitizer (build-tsan/). CI runs it after the release tests.
 # Usage: tests/sanitize.sh [extra cmake arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p build-asan
-# -O1: the sanitizers' usual trade between build time, run time and useful stack traces.
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-  -DWEFT_SANITIZE=ON "$@" > build-asan/configure.log 2>&1 || { cat build-asan/configure.log; exit 1; }
+tests/configure_asan.sh "$@"
 # Only what the tests run: the benchmarks are not built.
 cmake --build build-asan --target weft weft_unit_tests weft_repl_tests weft_closures_flat
 # Any report fails the test that caused it (UBSan is fatal through -fno-sanitize-recover).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1
 # compiled/recorded builds generated C++ for some ninety graphs, none of it instrumented (it is
-# built by its own CMakeLists): the release run covers it; compiled/differential still runs
-# weft compile itself under the sanitizers.
+# built by its own CMakeLists): the release run covers it. The other tests of generated code run
+# weft compile and the interpreter here, and build nothing (GENERATE_ONLY, tests/CMakeLists.txt).
 ctest --test-dir build-asan --output-on-failure -j2 -E '^compiled/recorded$'
 
 # ThreadSanitizer: the unit tests whose names say they use threads (interpreters on several

@@ -5,16 +5,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "asan.h"
 #include "interpreter.h"
 #include "stack_bound.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define WEFT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WEFT_ASAN 1
-#endif
-#endif
 
 namespace weft {
 namespace {

@@ -206,16 +206,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   const bool shapesOnly = in.ConsumeBool();  // as `weft check` runs a program with layouts
   const std::string program = Generator(in).program();
-  // To see what a finding ran: WEFT_FUZZ_SHOW=1 build-fuzz/tests/fuzz/fuzz_gen FINDING
+  // To see what a finding ran: WEFT_FUZZ_SHOW=1 build-asan/tests/fuzz/fuzz_gen FINDING
   if (std::getenv("WEFT_FUZZ_SHOW")) std::fprintf(stderr, "%s---\n", program.c_str());
   weft::fuzz::withLargeStack([&] {
-    weft::Interpreter interp(weft::fuzz::nullStream(), weft::fuzz::nullStream());
-    interp.limits().maxSteps = 20000;
-    interp.limits().timeoutSeconds = 2;
-    weft::ops::setShapesOnly(shapesOnly);
-    interp.runSource(std::make_shared<weft::SourceFile>("gen.model", program));
-    weft::ops::setShapesOnly(false);
+    const weft::LiveBytes* counted;  // the interpreter's counter; counters outlive their context
+    {
+      weft::Interpreter interp(weft::fuzz::nullStream(), weft::fuzz::nullStream());
+      counted = weft::context().liveBytes;
+      interp.limits().maxSteps = 20000;
+      interp.limits().timeoutSeconds = 2;
+      weft::ops::setShapesOnly(shapesOnly);
+      interp.runSource(std::make_shared<weft::SourceFile>("gen.model", program));
+      weft::ops::setShapesOnly(false);
+    }
+    if (counted->bytes != 0) __builtin_trap();
   });
-  if (weft::liveTensorBytes() != 0) __builtin_trap();
   return 0;
 }

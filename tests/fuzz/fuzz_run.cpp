@@ -15,16 +15,20 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   weft::fuzz::withLargeStack([&] {
-    weft::Interpreter interp(weft::fuzz::nullStream(), weft::fuzz::nullStream());
-    interp.limits().maxSteps = 20000;
-    interp.limits().timeoutSeconds = 2;
-    // A mutated path could overwrite any file the fuzzer can write to.
-    interp.globals()->set(weft::intern("save_npy"), weft::makeBuiltin("save_npy", [](weft::Interpreter&, weft::Args&) {
-      return weft::Value();
-    }));
-    interp.runSource(std::make_shared<weft::SourceFile>("fuzz.model", weft::fuzz::text(data, size)));
+    const weft::LiveBytes* counted;  // the interpreter's counter; counters outlive their context
+    {
+      weft::Interpreter interp(weft::fuzz::nullStream(), weft::fuzz::nullStream());
+      counted = weft::context().liveBytes;
+      interp.limits().maxSteps = 20000;
+      interp.limits().timeoutSeconds = 2;
+      // A mutated path could overwrite any file the fuzzer can write to.
+      interp.globals()->set(weft::intern("save_npy"), weft::makeBuiltin("save_npy", [](weft::Interpreter&, weft::Args&) {
+        return weft::Value();
+      }));
+      interp.runSource(std::make_shared<weft::SourceFile>("fuzz.model", weft::fuzz::text(data, size)));
+    }
+    // Every tensor must be freed with the interpreter (reference cycles are broken at exit).
+    if (counted->bytes != 0) __builtin_trap();
   });
-  // Every tensor must be freed with the interpreter (reference cycles are broken at exit).
-  if (weft::liveTensorBytes() != 0) __builtin_trap();
   return 0;
 }

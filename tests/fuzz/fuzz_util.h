@@ -9,6 +9,8 @@
 #include <ostream>
 #include <string>
 
+#include "interpreter/values/context.h"
+
 namespace weft::fuzz {
 
 // An ostream that drops everything: programs print, and the fuzzer needs no output.
@@ -18,18 +20,26 @@ inline std::ostream& nullStream() {
 }
 
 // Runs fn on a thread with the same large stack as the `weft` command (cli/main.cpp), so that
-// the parser's and evaluator's depth limits, not the default 8 MiB stack, bound recursion.
+// the parser's and evaluator's depth limits, not the default 8 MiB stack, bound recursion. A new
+// thread starts with a context of its own: the caller's memory limits are carried over to it.
 template <class F>
 void withLargeStack(F fn) {
+  struct Job {
+    F* fn;
+    MemoryLimits limits;
+  } job{&fn, context().limits};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, size_t(1) << 30);
   pthread_t thread;
   auto entry = [](void* p) -> void* {
-    (*static_cast<F*>(p))();
+    Job& j = *static_cast<Job*>(p);
+    ExecutionContext limited(j.limits);
+    ContextScope current(limited);
+    (*j.fn)();
     return nullptr;
   };
-  if (pthread_create(&thread, &attr, entry, &fn) != 0) __builtin_trap();
+  if (pthread_create(&thread, &attr, entry, &job) != 0) __builtin_trap();
   pthread_join(thread, nullptr);
   pthread_attr_destroy(&attr);
 }

@@ -1,41 +1,24 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets in build-fuzz/ with clang (installing clang and its fuzzer runtime
-# from Debian when missing) and runs one of them (docs/robustness.md):
+# Builds a libFuzzer target in build-asan/ (tests/configure_asan.sh: clang, the sanitizers and
+# coverage, as the sanitized tests use) and runs it (docs/robustness.md):
 #   tests/fuzz/run.sh TARGET [SECONDS] [LIBFUZZER OPTIONS...]
 # TARGET is check, run, gen, npy, idx, graph_diff, graph_text, saved or names; SECONDS defaults to 600. The corpus grows in
-# build-fuzz/corpus/TARGET, seeded from the tests and examples; a crash, leak, timeout or
-# out-of-memory input is written to build-fuzz/findings/TARGET/. To replay one:
-#   build-fuzz/tests/fuzz/fuzz_TARGET build-fuzz/findings/TARGET/crash-...
+# build-asan/corpus/TARGET, seeded from the tests and examples; a crash, leak, timeout or
+# out-of-memory input is written to build-asan/findings/TARGET/. To replay one:
+#   build-asan/tests/fuzz/fuzz_TARGET build-asan/findings/TARGET/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target=${1:?usage: tests/fuzz/run.sh check|run|gen|npy|idx|graph_diff|graph_text|saved|names [SECONDS] [LIBFUZZER OPTIONS...]}
 seconds=${2:-600}
 shift $(($# < 2 ? $# : 2))
 
-packages=(clang libclang-rt-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
-
 root=$PWD
-mkdir -p build-fuzz
-if [[ ! -f build-fuzz/build.ninja ]]; then
-  # -O1: the sanitizers' usual trade between speed and useful stack traces.
-  CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DWEFT_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" > build-fuzz/configure.log 2>&1 || { cat build-fuzz/configure.log; exit 1; }
-fi
-cmake --build build-fuzz --target "fuzz_$target"
+[[ -f build-asan/build.ninja ]] || tests/configure_asan.sh
+cmake --build build-asan --target "fuzz_$target"
 
-corpus=build-fuzz/corpus/$target
-findings=build-fuzz/findings/$target
-mkdir -p "$corpus" "$findings" "build-fuzz/work/$target"
+corpus=build-asan/corpus/$target
+findings=build-asan/findings/$target
+mkdir -p "$corpus" "$findings" "build-asan/work/$target"
 dict=()
 case $target in
   check|run)
@@ -64,6 +47,6 @@ case $target in
 esac
 
 # Programs may import files by relative path: they run in a scratch folder of their own.
-cd "build-fuzz/work/$target"
-exec "$root/build-fuzz/tests/fuzz/fuzz_$target" "$root/$corpus" "${dict[@]}" -max_total_time="$seconds" \
+cd "build-asan/work/$target"
+exec "$root/build-asan/tests/fuzz/fuzz_$target" "$root/$corpus" "${dict[@]}" -max_total_time="$seconds" \
   -timeout=20 -rss_limit_mb=2560 -artifact_prefix="$root/$findings/" -print_final_stats=1 "$@"

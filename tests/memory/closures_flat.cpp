@@ -11,6 +11,7 @@
 
 #include "grammar/source.h"
 #include "interpreter/builtins/builtins.h"
+#include "interpreter/eval/asan.h"
 #include "interpreter/eval/interpreter.h"
 
 namespace {
@@ -68,7 +69,7 @@ int main() {
     std::cerr << "the collector freed only " << stats.freed << " objects\n";
     return 1;
   }
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(WEFT_ASAN)
   // AddressSanitizer keeps freed memory in quarantine (256 MB): RSS says nothing there.
   std::cout << "(sanitized build: the RSS bound is not checked)\n";
 #else
