@@ -252,8 +252,9 @@ TEST_CASE("op table: inference gives the kernel's result types, and fails as it 
 
 TEST_CASE("op table: a kernel's scratch stays within the workspace column") {
   int used = 0;
-  for (const auto& [op, c] : cases()) {
-    const ops::OpDef& d = ops::opDef(op);
+  for (const auto& entry : cases()) {  // not a structured binding: clang 14 cannot capture one
+    const auto& c = entry.second;
+    const ops::OpDef& d = ops::opDef(entry.first);
     if (!c.valid) continue;
     INFO(label(d, c));
     const int64_t column = d.workspace ? d.workspace(typesOf(c.in), c.attrs) : 0;
