@@ -11,7 +11,6 @@ namespace {
 using ops::OpId;
 
 const ops::EmitRule* emitRule(OpId op, const char** whyNot) {
-  (void)whyNot;  // every op compiles; an op that cannot would say why here
   switch (op) {
 #define WEFT_UNARY_EMIT(F, Id, ...) case OpId::F##Id:
     WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_EMIT)
@@ -61,6 +60,13 @@ const ops::EmitRule* emitRule(OpId op, const char** whyNot) {
     case OpId::Attention:
     case OpId::AttentionGrad: return &kAttentionRule;
     case OpId::ShapeOf: return &kShapeOfRule;
+    case OpId::AllReduce:
+    case OpId::AllGather:
+    case OpId::ReduceScatter:
+    case OpId::AllToAll:
+    case OpId::LocalSlice:
+      *whyNot = "a collective runs between the devices of a mesh, and generated code runs one device (SPEC §7.1)";
+      return nullptr;
     case OpId::Constant: return &kConstantRule;
     case OpId::ReadVariable: return &kReadVariableRule;
     case OpId::AssignVariable: return &kAssignVariableRule;

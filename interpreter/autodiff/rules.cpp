@@ -49,6 +49,11 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::RandomUniform:
     case OpId::RandomTruncatedNormal:
     case OpId::ShapeOf: return noGradient;
+    case OpId::AllReduce: return allReduceVjp;
+    case OpId::AllGather: return allGatherVjp;
+    case OpId::ReduceScatter: return reduceScatterVjp;
+    case OpId::AllToAll: return allToAllVjp;
+    case OpId::LocalSlice: return localSliceVjp;
     case OpId::Conv2D: return conv2dVjp;
     case OpId::MaxPool2D: return maxPool2dVjp;
     case OpId::AvgPool2D: return avgPool2dVjp;

@@ -45,6 +45,11 @@ ops::VjpResult avgPool2dGradVjp(const ops::VjpArgs& a);
 ops::VjpResult maxPool2dGradGradVjp(const ops::VjpArgs& a);
 ops::VjpResult attentionVjp(const ops::VjpArgs& a);  // attention.cpp
 ops::VjpResult attentionGradVjp(const ops::VjpArgs& a);
+ops::VjpResult allReduceVjp(const ops::VjpArgs& a);  // collective.cpp
+ops::VjpResult allGatherVjp(const ops::VjpArgs& a);
+ops::VjpResult reduceScatterVjp(const ops::VjpArgs& a);
+ops::VjpResult allToAllVjp(const ops::VjpArgs& a);
+ops::VjpResult localSliceVjp(const ops::VjpArgs& a);
 
 // Helpers shared by the rules (helpers.cpp).
 Tensor scalarOf(double v, DType dtype);

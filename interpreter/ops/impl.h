@@ -125,6 +125,11 @@ std::vector<Tensor> attentionGrad(std::span<const Tensor> in, const Attrs& a);
 // The scale the kernels run with: the attribute, or 1/sqrt(depth) without it.
 double attentionScale(const Attrs& a, int64_t depth);
 
+// all_reduce, all_gather, reduce_scatter, all_to_all and local_slice (collective.cpp): one
+// device's local result, through the context's communicator.
+TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a);
+Tensor collective(OpId op, const Tensor& x, const Attrs& a);
+
 // What the code generator needs of the rules above, to emit the same kernel calls.
 // The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its
 // first element and the step per result axis (0 for new axes); `whole` when it is all of x in

@@ -83,7 +83,8 @@ enum class BinaryRule {
 // the ops the VJP rules of conv2d and the pools are built from; the next is max_pool2d_grad's
 // gradient (MaxPoolGradGrad), which theirs need in turn. Then attention (PyTorch's
 // F.scaled_dot_product_attention, fused) and its gradient (dq, dk, dv). `shape` gives a tensor's shape as
-// an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The last six
+// an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The five after it are the
+// collectives of sharded programs (SPEC §7.1), which run on one device of a mesh. The last six
 // exist only in graphs: a constant, reading and writing a variable, print, and the control flow
 // nodes whose bodies are blocks of nodes (interpreter/graph/).
 #define WEFT_FOR_EACH_OTHER_OP(X)                    \
@@ -123,6 +124,11 @@ enum class BinaryRule {
   X(, Attention, "scaled_dot_product_attention", -1)     \
   X(, AttentionGrad, "scaled_dot_product_attention_grad", -1) \
   X(, ShapeOf, "shape", 1)                           \
+  X(, AllReduce, "all_reduce", 1)                    \
+  X(, AllGather, "all_gather", 1)                    \
+  X(, ReduceScatter, "reduce_scatter", 1)            \
+  X(, AllToAll, "all_to_all", 1)                     \
+  X(, LocalSlice, "local_slice", 1)                  \
   X(, Constant, "constant", 0)                       \
   X(, ReadVariable, "read_variable", 0)              \
   X(, AssignVariable, "assign_variable", 1)          \
@@ -148,7 +154,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 86, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 91, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

@@ -70,6 +70,18 @@ Types inferPool(Ty in, const Attrs& a) {
   return {impl::pool2dType(IsMax, in[0], pairAttr(op, a, "pool"), pairAttr(op, a, "strides"), a.s("padding"))};
 }
 
+// A collective's row: the mesh dimension and group, then its own attributes. Collectives meet
+// the other devices of their group: an effect, so that every device runs them in program order
+// and none is merged or removed on one device alone.
+template <OpId Op>
+void collectiveRow(OpDef& d, std::vector<AttrSpec> own) {
+  d.attrs = {{"mesh_dim", K::Int}, {"group", K::Int}};
+  d.attrs.insert(d.attrs.end(), own.begin(), own.end());
+  d.effect = true;
+  d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::collectiveType(Op, in[0], a)}; };
+  d.run = [](In in, const Attrs& a) -> Out { return {impl::collective(Op, in[0], a)}; };
+}
+
 // The attributes of conv2d and its gradients, read once for the three columns.
 struct ConvAttrs {
   std::array<int64_t, 2> size, strides, dilation;  // size: the gradient's input_size or kernel_size
@@ -136,6 +148,11 @@ Family familyOf(OpId id) {
     case OpId::MaxPool2DGradGrad: return Family::Conv;
     case OpId::Attention:
     case OpId::AttentionGrad: return Family::Attention;
+    case OpId::AllReduce:
+    case OpId::AllGather:
+    case OpId::ReduceScatter:
+    case OpId::AllToAll:
+    case OpId::LocalSlice: return Family::Collective;
     case OpId::Constant:
     case OpId::ReadVariable:
     case OpId::AssignVariable: return Family::State;
@@ -434,6 +451,11 @@ OpDef row(OpId id) {
       d.infer = [](Ty in, const Attrs&) -> Types { return {impl::shapeOfType(in[0])}; };
       d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; };
       break;
+    case OpId::AllReduce: collectiveRow<OpId::AllReduce>(d, {}); break;
+    case OpId::AllGather: collectiveRow<OpId::AllGather>(d, {{"axis", K::Int}}); break;
+    case OpId::ReduceScatter: collectiveRow<OpId::ReduceScatter>(d, {{"axis", K::Int}}); break;
+    case OpId::AllToAll: collectiveRow<OpId::AllToAll>(d, {{"split_axis", K::Int}, {"concat_axis", K::Int}}); break;
+    case OpId::LocalSlice: collectiveRow<OpId::LocalSlice>(d, {{"axis", K::Int}}); break;
     case OpId::Constant: d.attrs = {{"value", K::Tensor}}; break;
     case OpId::ReadVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
     case OpId::AssignVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
@@ -478,6 +500,10 @@ void setEmitRules(const EmitRule* (*rule)(OpId op, const char** whyNot)) {
     d.notCompilable = nullptr;
     d.emit = rule(d.id, &d.notCompilable);
   }
+}
+
+void setShardRules(const ShardRule* (*rule)(OpId op)) {
+  for (OpDef& d : table()) d.shard = rule(d.id);
 }
 
 bool findOp(const std::string& name, OpId& out) {

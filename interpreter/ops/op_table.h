@@ -57,6 +57,9 @@ using VjpFn = VjpResult (*)(const VjpArgs& a);
 // An op's C++ emission: defined by the code generator (codegen/emit/emit_rule.h), which the
 // interpreter never includes; the table only holds it.
 struct EmitRule;
+// An op's sharding rule: which placements of its inputs it computes on locally, and what those
+// give (interpreter/spmd/shard_rule.h, a layer above); the table only holds it.
+struct ShardRule;
 
 // What kind of op a row is: the passes, memory plans and tests decide by these, never by an
 // op's position in the enum.
@@ -73,6 +76,7 @@ enum class Family {
   Random,     // no inputs, advances the random stream
   Conv,       // conv2d, the pools and their gradients (NHWC windows)
   Attention,  // scaled_dot_product_attention and its gradient (fused, blocked)
+  Collective, // all_reduce, all_gather, reduce_scatter, all_to_all, local_slice: one device's part
   State,      // constants and variables
   Output,     // print
   Control,    // cond, while: nodes whose bodies are blocks
@@ -116,6 +120,9 @@ struct OpDef {
   // Filled by setEmitRules.
   const EmitRule* emit = nullptr;
   const char* notCompilable = nullptr;
+  // SPMD: the op's sharding rule (interpreter/spmd/). Null only for the graph-only ops, which the
+  // partitioner handles itself. Filled by setShardRules.
+  const ShardRule* shard = nullptr;
 };
 
 const OpDef& opDef(OpId op);
@@ -125,6 +132,8 @@ void setVjpRules(VjpFn (*rule)(OpId op));
 // Fills the `emit` column the same way (codegen::registerEmitRules); `rule` gives null and a
 // reason for an op that does not compile.
 void setEmitRules(const EmitRule* (*rule)(OpId op, const char** whyNot));
+// Fills the `shard` column the same way (spmd::registerShardRules).
+void setShardRules(const ShardRule* (*rule)(OpId op));
 // The op named `name` ("add", "reduce_sum" is "sum"), or false.
 bool findOp(const std::string& name, OpId& out);
 

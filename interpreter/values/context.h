@@ -10,6 +10,9 @@
 
 namespace weft {
 
+namespace rt {
+class Comm;
+}
 namespace ops {
 class TraceHook;
 class TapeHook;
@@ -55,6 +58,9 @@ struct ExecutionContext {
   ops::TapeHook* tapeHook = nullptr;
   uint64_t randomKey = 0, randomCounter = 0;
   bool shapesOnly = false;
+  // The collectives' communicator when this context is one device of a mesh running SPMD
+  // (stdlib/runtime/comm.h); null elsewhere.
+  rt::Comm* comm = nullptr;
   // graph/ and autodiff/: the innermost tracer, how many traces began, the innermost tape and the
   // next id it gives a recorded tensor.
   graph::Tracer* tracer = nullptr;

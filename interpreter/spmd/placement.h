@@ -1,0 +1,45 @@
+// Placements (SPEC §7.1): how a value lies along one mesh dimension — whole on every device
+// (replicated), split along one of its tensor dimensions into equal contiguous blocks (sharded),
+// or as a partial sum (the devices' values add up to it). A value on an N-D mesh has one
+// placement per mesh dimension, looked up independently (PyTorch DTensor's placements, XLA's
+// tiled and partial shardings). Plain data below the mesh layer: the graph passes read it.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../values/tensor.h"
+
+namespace weft::spmd {
+
+struct Placement {
+  enum Kind : uint8_t { Replicate, Shard, Partial };
+  Kind kind = Replicate;
+  int dim = 0;  // Shard: the tensor dimension split
+
+  static Placement r() { return {}; }
+  static Placement s(int dim) { return {Shard, dim}; }
+  static Placement p() { return {Partial, 0}; }
+  bool replicated() const { return kind == Replicate; }
+  bool sharded() const { return kind == Shard; }
+  bool partial() const { return kind == Partial; }
+  bool operator==(const Placement& o) const { return kind == o.kind && (kind != Shard || dim == o.dim); }
+  bool operator!=(const Placement& o) const { return !(*this == o); }
+  std::string str() const;  // R, S0, P
+};
+
+// "R", "S<d>" or "P", or nullopt.
+std::optional<Placement> parsePlacement(std::string_view text);
+
+// A value's placements, one per mesh dimension (in the mesh's order).
+using Placements = std::vector<Placement>;
+
+// The local shape of a value of global `shape` with placement `p` on a mesh dimension of `parts`
+// devices; the caller has checked that a sharded dimension divides.
+Shape localShape(const Shape& shape, const Placement& p, int64_t parts);
+// Why `p` cannot hold a value of `shape` on `parts` devices (a dimension out of range, or one
+// that does not divide), or nullopt.
+std::optional<std::string> misfit(const Shape& shape, const Placement& p, int64_t parts);
+
+}  // namespace weft::spmd

@@ -1,0 +1,61 @@
+// Elementwise ops: any dimension of the result splits with the inputs that have it; a partial sum
+// passes through the ops linear in it (DTensor's pointwise strategies).
+#include "rule_helpers.h"
+
+namespace weft::spmd::rules {
+
+using ops::OpId;
+
+namespace {
+
+Rows splits(Types in, Types out) { return broadcastRows(in, out[0].shape); }
+
+template <Rows (*Partials)(size_t inputs)>
+Rows withPartials(Types in, Types out, const Attrs&) {
+  Rows rows = splits(in, out);
+  for (ShardRow& row : Partials(in.size())) rows.push_back(std::move(row));
+  return rows;
+}
+
+Rows none(size_t) { return {}; }
+// neg, add, sub: every input a partial sum.
+Rows allInputs(size_t n) { return {allPartial(n, 1)}; }
+// mul: one factor a partial sum, the other replicated.
+Rows eitherFactor(size_t) {
+  return {{{Placement::p()}, {Placement::p(), Placement::r()}}, {{Placement::p()}, {Placement::r(), Placement::p()}}};
+}
+// div: the dividend.
+Rows dividend(size_t) { return {{{Placement::p()}, {Placement::p(), Placement::r()}}}; }
+// where(mask, a, b): both branches.
+Rows branches(size_t) { return {{{Placement::p()}, {Placement::r(), Placement::p(), Placement::p()}}}; }
+
+// A cast between float dtypes is linear; one to or from an integer or bool is not.
+Rows castRows(Types in, Types out, const Attrs&) {
+  Rows rows = splits(in, out);
+  if (rt::isFloat(in[0].dtype) && rt::isFloat(out[0].dtype)) rows.push_back(allPartial(1, 1));
+  return rows;
+}
+
+const ShardRule kSplitsOnly{withPartials<none>};
+const ShardRule kLinear{withPartials<allInputs>};
+const ShardRule kMul{withPartials<eitherFactor>};
+const ShardRule kDiv{withPartials<dividend>};
+const ShardRule kWhere{withPartials<branches>};
+const ShardRule kCast{castRows};
+
+}  // namespace
+
+const ShardRule* elementwiseRule(OpId op) {
+  switch (op) {
+    case OpId::UnaryNeg:
+    case OpId::BinaryAdd:
+    case OpId::BinarySub: return &kLinear;
+    case OpId::BinaryMul: return &kMul;
+    case OpId::BinaryDiv: return &kDiv;
+    case OpId::Where: return &kWhere;
+    case OpId::Cast: return &kCast;
+    default: return &kSplitsOnly;  // the non-linear ones: splits only
+  }
+}
+
+}  // namespace weft::spmd::rules

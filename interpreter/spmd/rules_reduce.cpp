@@ -1,0 +1,62 @@
+// Reductions: a kept dimension stays split; a sum over a split dimension leaves each device a
+// partial sum (the collective that finishes it is the partitioner's); sum and mean are linear.
+// max, min, prod, any and all over a split dimension have no row: there is no partial max, so
+// the partitioner gathers first.
+#include "rule_helpers.h"
+
+namespace weft::spmd::rules {
+
+using ops::OpId;
+
+namespace {
+
+std::vector<int> reducedAxes(Types in, const Attrs& attrs) {
+  const int rank = in[0].shape.rank();
+  std::vector<int> axes = normalized(attrs.ints("axes"), rank);
+  if (axes.empty())
+    for (int d = 0; d < rank; ++d) axes.push_back(d);
+  return axes;
+}
+
+// Each kept input dimension d and the result dimension it becomes.
+Rows keptRows(int rank, const std::vector<int>& axes, bool keepdims) {
+  const std::vector<int> kept = keptDims(rank, axes);
+  std::vector<int> from(keepdims ? size_t(rank) : kept.size(), -1);
+  for (size_t k = 0; k < kept.size(); ++k) from[keepdims ? size_t(kept[k]) : k] = kept[k];
+  return mappedRows(from);
+}
+
+template <bool SumsSplit, bool Linear>
+Rows reduceRows(Types in, Types, const Attrs& attrs) {
+  const std::vector<int> axes = reducedAxes(in, attrs);
+  Rows rows = keptRows(in[0].shape.rank(), axes, attrs.b("keepdims"));
+  if (SumsSplit)
+    for (int d : axes) rows.push_back({{Placement::p()}, {Placement::s(d)}});
+  if (Linear) rows.push_back(allPartial(1, 1));
+  return rows;
+}
+
+Rows argRows(Types in, Types, const Attrs& attrs) {
+  const int rank = in[0].shape.rank();
+  return keptRows(rank, normalized({attrs.i("axis")}, rank), attrs.b("keepdims"));
+}
+
+const ShardRule kSum{reduceRows<true, true>};
+// A mean over a split dimension is not the sum of the devices' means.
+const ShardRule kMean{reduceRows<false, true>};
+const ShardRule kOther{reduceRows<false, false>};
+const ShardRule kArg{argRows};
+
+}  // namespace
+
+const ShardRule* reduceRule(OpId op) {
+  switch (op) {
+    case OpId::ReduceSum: return &kSum;
+    case OpId::ReduceMean: return &kMean;
+    case OpId::ArgMax:
+    case OpId::ArgMin: return &kArg;
+    default: return &kOther;
+  }
+}
+
+}  // namespace weft::spmd::rules
