@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../ops/op_table.h"
+#include "../spmd/placement.h"
 
 namespace weft::graph {
 
@@ -54,13 +55,23 @@ struct VariableSlot {
   // A constant the lift-constants pass moved out of the code, which no program variable holds
   // (C++ target only; the text form does not print it).
   Tensor initial;
+  spmd::Placements placements;  // its layout on the graph's mesh (empty: replicated)
 };
 
 struct Graph {
   std::string name;
   std::vector<TensorType> values;  // indexed by value id
+  // A sharded graph's mesh, and each value's placements on it, indexed by value id (SPEC §7.1);
+  // a value past the end of `placements`, or with none, is replicated. Empty mesh: one device.
+  spmd::MeshAxes mesh;
+  std::vector<spmd::Placements> placements;
   std::vector<VariableSlot> variables;
   Block body;  // params: the inputs; results: the outputs
+  // The placements of value `id` (replicated on every mesh dimension when it has none).
+  spmd::Placements placementsOf(int id) const {
+    if (size_t(id) < placements.size() && !placements[size_t(id)].empty()) return placements[size_t(id)];
+    return spmd::Placements(size_t(mesh.rank()));
+  }
   int addValue(const TensorType& t) {
     values.push_back(t);
     return int(values.size()) - 1;

@@ -42,9 +42,14 @@ bool sameBlock(const Block& a, const Block& b) {
 }  // namespace
 
 bool identical(const Graph& a, const Graph& b) {
-  if (a.name != b.name || a.values != b.values || a.variables.size() != b.variables.size()) return false;
+  if (a.name != b.name || a.values != b.values || a.variables.size() != b.variables.size() || !(a.mesh == b.mesh))
+    return false;
+  for (size_t id = 0; !a.mesh.empty() && id < a.values.size(); ++id)
+    if (a.placementsOf(int(id)) != b.placementsOf(int(id))) return false;
   for (size_t i = 0; i < a.variables.size(); ++i)
-    if (a.variables[i].name != b.variables[i].name || a.variables[i].type != b.variables[i].type) return false;
+    if (a.variables[i].name != b.variables[i].name || a.variables[i].type != b.variables[i].type ||
+        a.variables[i].placements != b.variables[i].placements)
+      return false;
   return sameBlock(a.body, b.body);
 }
 

@@ -35,6 +35,8 @@ class Parser {
     g_.name = at('"') ? string() : dottedName();
     expect('(', "after the graph's name");
     g_.body.params = params();
+    skip();
+    if (peekWord() == "on") mesh();
     expect('{', "to open the graph's body");
     while (skip(), peekWord() == "var") variable();
     blockBody(g_.body, "return", 0);
@@ -235,6 +237,62 @@ class Parser {
     return t;
   }
 
+  // Placements written right after a type's ']': {batch: S0, model: P} (SPEC §7.1).
+  struct Placed {
+    size_t at = 0;  // 0: none written
+    std::vector<std::string> names;
+    spmd::Placements placements;
+  };
+  Placed placed() {
+    Placed p;
+    if (!at('{')) return p;
+    p.at = pos_++;
+    do {
+      skip();
+      size_t nameAt = pos_;
+      std::string name = word();
+      if (name.empty()) fail(nameAt, "expected a mesh dimension's name, found " + found());
+      expect(':', "after the mesh dimension's name");
+      skip();
+      size_t placementAt = pos_;
+      const std::string w = word();
+      const auto pl = spmd::parsePlacement(w);
+      if (!pl) fail(placementAt, "expected a placement (R, S<dimension> or P), found " + (w.empty() ? found() : "'" + w + "'"));
+      p.names.push_back(std::move(name));
+      p.placements.push_back(*pl);
+    } while (accept(','));
+    expect('}', "after the placements");
+    return p;
+  }
+  TensorType placedType(Placed& p) {
+    TensorType t = type();
+    p = placed();
+    return t;
+  }
+
+  // on mesh(batch=2, model=4): the mesh of a sharded graph.
+  void mesh() {
+    pos_ += 2;  // on
+    expectWord("mesh", "after 'on'");
+    expect('(', "after 'mesh'");
+    do {
+      skip();
+      size_t at = pos_;
+      std::string name = word();
+      if (name.empty()) fail(at, "expected a mesh dimension's name, found " + found());
+      for (const std::string& n : g_.mesh.names)
+        if (n == name) fail(at, "mesh dimension '" + name + "' is named twice");
+      expect('=', "after the mesh dimension's name");
+      skip();
+      size_t sizeAt = pos_;
+      const int64_t size = integer<int64_t>();
+      if (size < 1 || size > (int64_t(1) << 16)) fail(sizeAt, "a mesh dimension has 1 to 65536 devices, not " + std::to_string(size));
+      g_.mesh.names.push_back(std::move(name));
+      g_.mesh.sizes.push_back(size);
+    } while (accept(','));
+    expect(')', "after the mesh's dimensions");
+  }
+
   int valueId() {
     skip();
     size_t start = pos_;
@@ -252,8 +310,9 @@ class Parser {
     uses_.push_back({id, at});
     return id;
   }
-  int define(const TensorType& t, size_t at, int id) {
-    if (!defs_.emplace(id, Def{t, at}).second) fail(at, "%" + std::to_string(id) + " is defined twice");
+  int define(const TensorType& t, size_t at, int id) { return define(t, at, id, Placed()); }
+  int define(const TensorType& t, size_t at, int id, Placed placed) {
+    if (!defs_.emplace(id, Def{t, at, std::move(placed)}).second) fail(at, "%" + std::to_string(id) + " is defined twice");
     return id;
   }
   // "%a: T, %b: T" up to ')'
@@ -265,7 +324,9 @@ class Parser {
       size_t at = pos_;
       int id = valueId();
       expect(':', "after a parameter");
-      ids.push_back(define(type(), at, id));
+      Placed p;
+      const TensorType t = placedType(p);
+      ids.push_back(define(t, at, id, std::move(p)));
     } while (accept(','));
     expect(')', "after the parameters");
     return ids;
@@ -289,7 +350,9 @@ class Parser {
     VariableSlot v;
     v.name = string();
     expect(':', "after the variable's name");
-    v.type = type();
+    Placed p;
+    v.type = placedType(p);
+    v.placements = placementsOn(p, v.type);
     g_.variables.push_back(std::move(v));
   }
 
@@ -341,12 +404,15 @@ class Parser {
     if (!n.outputs.empty()) {
       expect(':', "before the output types");
       std::vector<TensorType> types;
-      do types.push_back(type());
-      while (accept(','));
+      std::vector<Placed> placements;
+      do {
+        placements.emplace_back();
+        types.push_back(placedType(placements.back()));
+      } while (accept(','));
       if (types.size() != n.outputs.size())
         fail(typesAt, std::to_string(n.outputs.size()) + " output" + (n.outputs.size() == 1 ? "" : "s") + " but " +
                           std::to_string(types.size()) + " type" + (types.size() == 1 ? "" : "s"));
-      for (size_t i = 0; i < types.size(); ++i) define(types[i], outAt[i], n.outputs[i]);
+      for (size_t i = 0; i < types.size(); ++i) define(types[i], outAt[i], n.outputs[i], std::move(placements[i]));
     }
     skip();
     if (at('{')) {
@@ -483,12 +549,30 @@ class Parser {
                          std::to_string(count) + " values are");
     for (const auto& [id, at] : uses_)
       if (!defs_.count(id)) fail(at, "%" + std::to_string(id) + " is not defined");
-    for (const auto& [id, def] : defs_) g_.values.push_back(def.type);
+    for (const auto& [id, def] : defs_) {
+      g_.values.push_back(def.type);
+      g_.placements.push_back(placementsOn(def.placed, def.type));
+    }
+    if (g_.mesh.empty()) g_.placements.clear();
+  }
+
+  // Written placements, checked against the mesh (the header declares it, before any value is
+  // checked) and the type; none written: replicated.
+  spmd::Placements placementsOn(const Placed& p, const TensorType& t) const {
+    if (!p.at) return {};
+    if (g_.mesh.empty()) fail(p.at, "placements need the graph's mesh: 'on mesh(...)' after the parameters");
+    if (p.names != g_.mesh.names)
+      fail(p.at, "placements name the mesh's dimensions in order, as in " +
+                     spmd::placementsText(g_.mesh, spmd::Placements(size_t(g_.mesh.rank()))));
+    if (auto why = spmd::misfit(t.shape, p.placements, g_.mesh))
+      fail(p.at, *why + " (" + typeText(t) + " on mesh(" + spmd::meshText(g_.mesh) + "))");
+    return p.placements;
   }
 
   struct Def {
     TensorType type;
     size_t at;
+    Placed placed;
   };
   std::shared_ptr<const SourceFile> file_;
   const std::string& s_;

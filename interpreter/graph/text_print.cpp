@@ -96,17 +96,29 @@ class Printer {
   explicit Printer(const Graph& g) : g_(g) {}
 
   std::string run() {
-    out_ = "graph " + (isBareName(g_.name) ? g_.name : quoted(g_.name)) + "(" + params(g_.body.params) + ") {\n";
-    for (size_t k = 0; k < g_.variables.size(); ++k)
-      out_ += "  var " + std::to_string(k) + " " + quoted(g_.variables[k].name) + ": " +
-              typeText(g_.variables[k].type) + "\n";
+    out_ = "graph " + (isBareName(g_.name) ? g_.name : quoted(g_.name)) + "(" + params(g_.body.params) + ")";
+    if (!g_.mesh.empty()) out_ += " on mesh(" + spmd::meshText(g_.mesh) + ")";
+    out_ += " {\n";
+    for (size_t k = 0; k < g_.variables.size(); ++k) {
+      const VariableSlot& v = g_.variables[k];
+      out_ += "  var " + std::to_string(k) + " " + quoted(v.name) + ": " + typeText(v.type);
+      if (!g_.mesh.empty())
+        out_ += spmd::placementsText(g_.mesh, v.placements.empty() ? spmd::Placements(size_t(g_.mesh.rank())) : v.placements);
+      out_ += "\n";
+    }
     nodes(g_.body.nodes, 1);
     out_ += "  return" + values(g_.body.results, " ") + "\n}\n";
     return out_;
   }
 
  private:
-  std::string type(int id) const { return id >= 0 && size_t(id) < g_.values.size() ? typeText(g_.values[id]) : "?"; }
+  // A value's type, with its placements when the graph has a mesh: f32[8, 16]{batch: S0, model: R}.
+  std::string type(int id) const {
+    if (id < 0 || size_t(id) >= g_.values.size()) return "?";
+    std::string s = typeText(g_.values[size_t(id)]);
+    if (!g_.mesh.empty()) s += spmd::placementsText(g_.mesh, g_.placementsOf(id));
+    return s;
+  }
   static std::string values(const std::vector<int>& ids, const char* lead = "") {
     std::string s;
     for (size_t i = 0; i < ids.size(); ++i) s += (i ? ", %" : std::string(lead) + "%") + std::to_string(ids[i]);

@@ -60,12 +60,33 @@ class Verifier {
     for (size_t id = 0; id < g_.values.size(); ++id)
       if (std::string p = typeProblem(g_.values[id]); !p.empty())
         fail(valueName(int(id)) + " has type " + typeText(g_.values[id]) + " with " + p);
+    placements();
     block(g_.body);
     // A value no node defines may stay in the table (the passes leave such holes) as long as
     // nothing uses it: a use is checked where it is.
   }
 
  private:
+  // A sharded graph's placements: one per mesh dimension, each fitting its value's type.
+  void placements() const {
+    const spmd::MeshAxes& mesh = g_.mesh;
+    if (mesh.empty()) {
+      if (!g_.placements.empty()) fail("the graph has placements but no mesh");
+      return;
+    }
+    if (mesh.sizes.size() != mesh.names.size())
+      fail("the mesh has " + std::to_string(mesh.names.size()) + " names and " + std::to_string(mesh.sizes.size()) +
+           " sizes");
+    auto check = [&](const std::string& what, const TensorType& t, const spmd::Placements& ps) {
+      if (ps.empty()) return;
+      if (auto why = spmd::misfit(t.shape, ps, mesh)) fail(what + " " + typeText(t) + ": " + *why);
+    };
+    for (size_t id = 0; id < g_.placements.size() && id < g_.values.size(); ++id)
+      check(valueName(int(id)), g_.values[id], g_.placements[id]);
+    for (size_t k = 0; k < g_.variables.size(); ++k)
+      check("variable " + std::to_string(k), g_.variables[k].type, g_.variables[k].placements);
+  }
+
   [[noreturn]] void fail(const std::string& reason, const Node* n = nullptr, int index = -1) const {
     if (!n) throw WeftError("graph '" + g_.name + "': " + reason);
     std::string op = ops::opDef(n->op).name;

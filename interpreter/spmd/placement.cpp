@@ -23,6 +23,19 @@ std::optional<Placement> parsePlacement(std::string_view text) {
   return Placement::s(dim);
 }
 
+std::string placementsText(const MeshAxes& mesh, const Placements& ps) {
+  std::string s = "{";
+  for (size_t k = 0; k < ps.size() && k < mesh.names.size(); ++k) s += (k ? ", " : "") + mesh.names[k] + ": " + ps[k].str();
+  return s + "}";
+}
+
+std::string meshText(const MeshAxes& mesh) {
+  std::string s;
+  for (size_t k = 0; k < mesh.names.size(); ++k)
+    s += (k ? ", " : "") + mesh.names[k] + "=" + std::to_string(mesh.sizes[k]);
+  return s;
+}
+
 Shape localShape(const Shape& shape, const Placement& p, int64_t parts) {
   Shape local = shape;
   if (p.sharded() && local[p.dim] != rt::kUnknownDim) local[p.dim] /= parts;
@@ -38,6 +51,21 @@ std::optional<std::string> misfit(const Shape& shape, const Placement& p, int64_
   if (n != rt::kUnknownDim && n % parts != 0)
     return p.str() + " splits a dimension of " + std::to_string(n) + " into " + std::to_string(parts) +
            " parts, which does not divide";
+  return std::nullopt;
+}
+
+}  // namespace weft::spmd
+
+namespace weft::spmd {
+
+std::optional<std::string> misfit(const Shape& shape, const Placements& ps, const MeshAxes& mesh) {
+  if (ps.size() != size_t(mesh.rank()))
+    return std::to_string(ps.size()) + " placements on a mesh of " + std::to_string(mesh.rank()) + " dimensions";
+  Shape local = shape;
+  for (size_t k = 0; k < ps.size(); ++k) {
+    if (auto why = misfit(local, ps[k], mesh.sizes[k])) return mesh.names[k] + ": " + *why;
+    local = localShape(local, ps[k], mesh.sizes[k]);
+  }
   return std::nullopt;
 }
 

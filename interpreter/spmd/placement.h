@@ -35,6 +35,25 @@ std::optional<Placement> parsePlacement(std::string_view text);
 // A value's placements, one per mesh dimension (in the mesh's order).
 using Placements = std::vector<Placement>;
 
+// The mesh a sharded program's values lie on, as graphs need it: its dimensions' names and
+// sizes, in order (mesh/ keeps the user-facing Mesh object).
+struct MeshAxes {
+  std::vector<std::string> names;
+  std::vector<int64_t> sizes;
+  bool empty() const { return names.empty(); }
+  int rank() const { return int(names.size()); }
+  bool operator==(const MeshAxes&) const = default;
+};
+
+// Why placements `ps` on `mesh` cannot hold a value of `shape`, naming the mesh dimension, or
+// nullopt. Each mesh dimension cuts the blocks the ones before it left, so a tensor dimension
+// split on two of them must divide by both sizes' product.
+std::optional<std::string> misfit(const Shape& shape, const Placements& ps, const MeshAxes& mesh);
+
+// "{batch: S0, model: R}"; "batch=2, model=4" for the mesh itself.
+std::string placementsText(const MeshAxes& mesh, const Placements& ps);
+std::string meshText(const MeshAxes& mesh);
+
 // The local shape of a value of global `shape` with placement `p` on a mesh dimension of `parts`
 // devices; the caller has checked that a sharded dimension divides.
 Shape localShape(const Shape& shape, const Placement& p, int64_t parts);

@@ -610,3 +610,55 @@ TEST_CASE("graph text: the fuzz seeds are canonical and verify") {
     CHECK(printText(parse(s.str())) == s.str());
   }
 }
+
+// A data-parallel layer on a 2x2 mesh: the batch split on "batch", the kernel's columns on
+// "model", the product's partial sums before their reduction (SPEC §7.1).
+const char* kSharded = R"(graph step(%0: f32[8, 16]{batch: S0, model: R}) on mesh(batch=2, model=2) {
+  var 0 "dense.kernel": f32[16, 4]{batch: R, model: S1}
+  %1 = read_variable() {var = 0} : f32[16, 4]{batch: R, model: S1}
+  %2 = matmul(%0, %1) : f32[8, 4]{batch: S0, model: S1}
+  %3 = sum(%2) {axes = [0], keepdims = false} : f32[4]{batch: P, model: S0}
+  return %3
+}
+)";
+
+TEST_CASE("graph text: placements on a mesh round-trip and verify") {
+  Graph g = parse(kSharded);
+  CHECK(printText(g) == kSharded);
+  verify(g);
+  requireRoundTrip(g);
+  CHECK(g.mesh.names == std::vector<std::string>{"batch", "model"});
+  CHECK(g.mesh.sizes == std::vector<int64_t>{2, 2});
+  CHECK(g.placementsOf(3) == spmd::Placements{spmd::Placement::p(), spmd::Placement::s(0)});
+  CHECK(g.variables[0].placements == spmd::Placements{spmd::Placement::r(), spmd::Placement::s(1)});
+  // A value without written placements is replicated.
+  Graph h = parse("graph f(%0: f32[4]) on mesh(x=4) {\n  %1 = neg(%0) : f32[4]{x: S0}\n  return %1\n}\n");
+  CHECK(h.placementsOf(0) == spmd::Placements{spmd::Placement::r()});
+  CHECK(printText(h).find("%0: f32[4]{x: R}") != std::string::npos);
+
+  const std::string head = "graph f(%0: f32[6]) on mesh(x=4) {\n";
+  CHECK(errorOf([] { parse("graph f(%0: f32[4]{x: S0}) {\n  return %0\n}\n"); }) ==
+        "g.txt:1:19: error: placements need the graph's mesh: 'on mesh(...)' after the parameters");
+  CHECK(errorOf([&] { parse(head + "  %1 = neg(%0) : f32[6]{x: S0}\n  return %1\n}\n"); }) ==
+        "g.txt:2:24: error: x: S0 splits a dimension of 6 into 4 parts, which does not divide (f32[6] on mesh(x=4))");
+  // Two mesh dimensions splitting one tensor dimension divide it by both sizes.
+  CHECK(errorOf([] { parse("graph f(%0: f32[2]{x: S0, y: S0}) on mesh(x=2, y=2) {\n  return %0\n}\n"); }) ==
+        "g.txt:1:19: error: y: S0 splits a dimension of 1 into 2 parts, which does not divide (f32[2] on mesh(x=2, y=2))");
+  CHECK(errorOf([&] { parse(head + "  %1 = neg(%0) : f32[6]{y: R}\n  return %1\n}\n"); }) ==
+        "g.txt:2:24: error: placements name the mesh's dimensions in order, as in {x: R}");
+  CHECK(errorOf([&] { parse(head + "  %1 = neg(%0) : f32[6]{x: Q}\n  return %1\n}\n"); }) ==
+        "g.txt:2:28: error: expected a placement (R, S<dimension> or P), found 'Q'");
+  CHECK(errorOf([&] { parse(head + "  %1 = neg(%0) : f32[6]{x: S1}\n  return %1\n}\n"); }) ==
+        "g.txt:2:24: error: x: S1 splits dimension 1 of a rank-1 value (f32[6] on mesh(x=4))");
+  CHECK(errorOf([] { parse("graph f(%0: f32[4]) on mesh(x=0) {\n  return %0\n}\n"); }) ==
+        "g.txt:1:31: error: a mesh dimension has 1 to 65536 devices, not 0");
+  CHECK(errorOf([] { parse("graph f(%0: f32[4]) on mesh(x=2, x=2) {\n  return %0\n}\n"); }) ==
+        "g.txt:1:34: error: mesh dimension 'x' is named twice");
+  // Graphs built by hand: the verifier checks what the parser would.
+  Graph bad = parse(kSharded);
+  bad.placements[2] = {spmd::Placement::s(1), spmd::Placement::s(2)};
+  CHECK(errorOf([&] { verify(bad); }).find("%2 f32[8, 4]: batch: S1 splits a dimension of 4 into 2") == std::string::npos);
+  CHECK(errorOf([&] { verify(bad); }).find("%2 f32[8, 4]: model: S2 splits dimension 2 of a rank-2 value") != std::string::npos);
+  bad.placements[2] = {spmd::Placement::s(0)};
+  CHECK(errorOf([&] { verify(bad); }).find("%2 f32[8, 4]: 1 placements on a mesh of 2 dimensions") != std::string::npos);
+}

@@ -14,6 +14,7 @@ struct Renumber {
 
   int define(int old) {
     id[size_t(old)] = to.addValue(from.values[size_t(old)]);
+    if (!from.mesh.empty()) to.placements.push_back(from.placementsOf(old));
     return id[size_t(old)];
   }
   int use(int old) const { return id[size_t(old)]; }
@@ -34,6 +35,7 @@ struct Renumber {
 Graph renumberValues(const Graph& g) {
   Renumber r{g, g, std::vector<int>(g.values.size(), -1)};
   r.to.values.clear();
+  r.to.placements.clear();
   r.block(r.to.body);
   return r.to;
 }
