@@ -33,6 +33,26 @@ Graph fuseMatmulEpilogues(const Graph& g);
 // hold them (VariableSlot::initial): the generated code's weights files.
 Graph liftConstants(const Graph& g);
 
+// One collective a sharded graph needs (SPEC §7.1): where, which, along which mesh dimension,
+// the bytes each device sends, and whether it finishes a partial sum (inherent) or changes a
+// layout (implicit).
+struct PlannedCollective {
+  Loc loc;
+  ops::OpId op;
+  int meshDim;
+  int64_t group;
+  int64_t bytes;
+  bool inherent;
+  int value;
+  const char* why;
+};
+struct CommPlan {
+  std::vector<PlannedCollective> collectives;
+};
+// Gives every value of a graph on a mesh its placements from the inputs' and the variables'
+// (propagate_placements.cpp), and the collectives that needs, in program order.
+CommPlan propagatePlacements(Graph& g);
+
 // The values numbered from %0 in the order they are defined, without the ones no node defines
 // (the text form's numbering; the passes leave such holes).
 Graph renumberValues(const Graph& g);
