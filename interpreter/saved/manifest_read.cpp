@@ -3,9 +3,11 @@
 // safe. Malformed YAML, a document that is not a mapping, a missing key: all are WeftErrors
 // located in the file where yaml-cpp knows the place (FILE:LINE:COL, the line and a caret), and
 // naming the file otherwise.
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <set>
+#include <sstream>
 
 #include "../../grammar/diagnostics.h"
 #include "../../grammar/shown_text.h"
@@ -28,6 +30,35 @@ WeftError errorAt(const std::shared_ptr<const SourceFile>& file, const YAML::Mar
   for (size_t i = 0; i < size_t(mark.column) && i < text.size(); ++i) col += (uint8_t(text[i]) & 0xC0) != 0x80;
   return WeftError(SourceRange{file, {line, col}, {line, col}}, why);
 }
+
+// yaml-cpp builds a tree node of some hundred bytes for each entry before any check here runs:
+// the entries are counted first with its event parser, which builds nothing, so that a manifest
+// of millions of entries is refused after reading kMaxNodes of them, not after building them all.
+class EntryCounter : public YAML::EventHandler {
+ public:
+  explicit EntryCounter(const std::shared_ptr<const SourceFile>& file) : file_(file) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& at, YAML::anchor_t) override { count(at); }
+  void OnAlias(const YAML::Mark& at, YAML::anchor_t) override { count(at); }
+  void OnScalar(const YAML::Mark& at, const std::string&, YAML::anchor_t, const std::string&) override { count(at); }
+  void OnSequenceStart(const YAML::Mark& at, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(at);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& at, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(at);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& at) {
+    if (++entries_ > kMaxNodes)
+      throw errorAt(file_, at, "the manifest has more than " + std::to_string(kMaxNodes) + " entries");
+  }
+  const std::shared_ptr<const SourceFile>& file_;
+  int64_t entries_ = 0;
+};
 
 class Reader {
  public:
@@ -195,6 +226,9 @@ class Reader {
 Manifest Reader::read(const std::string& text) {
   YAML::Node doc;
   try {
+    std::istringstream in(text);
+    EntryCounter counter(file_);
+    YAML::Parser(in).HandleNextDocument(counter);
     doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw errorAt(file_, e.mark, "not valid YAML: " + e.msg);
@@ -221,7 +255,11 @@ Manifest Reader::read(const std::string& text) {
     e.name = str(mesh, "name", "a mesh");
     std::set<std::string> seen;
     int64_t devices = 1;
-    for (const YAML::Node& d : seq(mesh, "dims", "mesh '" + e.name + "'")) {
+    YAML::Node dims = seq(mesh, "dims", "mesh '" + e.name + "'");
+    if (dims.size() > mesh::kMaxMeshDims)
+      fail(dims, "mesh '" + e.name + "' has " + std::to_string(dims.size()) + " dimensions, more than " +
+                     std::to_string(mesh::kMaxMeshDims));
+    for (const YAML::Node& d : dims) {
       visit(d);
       std::string n = str(d, "name", "a dimension of mesh '" + e.name + "'");
       if (n.empty() || !seen.insert(n).second) fail(d, "mesh '" + e.name + "' has an empty or repeated dimension name");

@@ -75,6 +75,11 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
   };
   std::string manifestText = writeManifest(m);
   tooLarge("its manifest", manifestText.size(), kMaxManifestBytes);
+  try {  // every other rule of the reader (its count of entries, say), as the reader applies it
+    readManifest(manifestText, kManifestFile);
+  } catch (const WeftError& e) {
+    throw WeftError("cannot save to '" + dirText + "': load would refuse its manifest: " + e.message);
+  }
   std::vector<std::string> graphTexts;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     graphTexts.push_back(graph::printText(model.graphs[i]));

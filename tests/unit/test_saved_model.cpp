@@ -202,6 +202,12 @@ TEST_CASE("saved model: hostile manifests") {
                         "outputs:\n      - {name: output_0, dtype: f32, shape: [2]}"),
                  "output 0 ('output_0') is f32[] in the graph, f32[2] in the manifest"));
   CHECK(contains(edited("layout: ~", "layout: {mesh: 0, dims: []}"), "no mesh"));
+  std::string dims;  // 17 dimensions of size 1: a mesh of one device, but more dimensions than any mesh has
+  for (int i = 0; i < 17; ++i) dims += "      - {name: d" + std::to_string(i) + ", size: 1}\n";
+  CHECK(contains(edited("meshes: []", "meshes:\n  - name: m\n    dims:\n" + dims),
+                 "mesh 'm' has 17 dimensions, more than 16"));
+  CHECK(contains(edited("meshes: []", "meshes:\n  - name: m\n    dims:\n" + dims.substr(dims.find('\n') + 1)),
+                 "(no error)"));
   spit(manifest, good);
   CHECK(loadError(p) == "(no error)");
   fs::remove(manifest);
@@ -289,6 +295,12 @@ TEST_CASE("saved model: an error in a file of the folder is located there") {
                  manifest + ":26:7: error: not valid YAML: end of sequence flow not found\n  meshes: []\n        ^\n"));
   CHECK(contains(shown("    key: x\n", "    key: x\n    key: y\n"),
                  manifest + ":16:5: error: variable 'demo_module/x' has 'key' more than once"));
+  // More entries than the reader takes: refused where the limit is passed, before a tree is built.
+  std::string many = "[";
+  for (int i = 0; i < 1000001; ++i) many += "0,";
+  const std::string tooMany = shown("meshes: []", "meshes: []\nmany: " + many + "]");
+  CHECK(contains(tooMany, manifest + ":27:"));
+  CHECK(contains(tooMany, ": error: the manifest has more than 1000000 entries"));
   // In a graph file: the line and column of the node, as `weft graph` prints them.
   spit(manifest, good);
   const fs::path graph = p / "graphs" / "addprint.txt";
