@@ -122,6 +122,18 @@ foreach(case wide tall)
     message(FATAL_ERROR "mm_main on ${case} inputs did not fail cleanly (${rc}): ${err}")
   endif()
 endforeach()
+# Inputs whose sizes disagree fail the call before any output is sized from them: the products
+# [3e9, 0] @ [2, 4] and [2, 3] @ [0, 2**40] would be 48 GB and 8 TiB, the sum [3e9, 0] + [2, 4] 48 GB.
+function(sizes_refused fn in pattern)
+  execute_process(COMMAND ${WORK}/build/new/${fn}_main ${WORK}/out/${in}_a.npy ${WORK}/out/${in}_b.npy
+                          ${WORK}/out/${fn}_${in}_c.npy RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "^${fn}: [^\n]*${pattern}" OR EXISTS ${WORK}/out/${fn}_${in}_c.npy)
+    message(FATAL_ERROR "${fn}_main on ${in} inputs did not fail on their sizes (${rc}): ${err}")
+  endif()
+endfunction()
+sizes_refused(mm rows "matmul: inner dimensions differ \\(0 and 2\\)")
+sizes_refused(mm cols "matmul: inner dimensions differ \\(3 and 0\\)")
+sizes_refused(sum2 rows "add: sizes [0-9]+ and [0-9]+ do not broadcast")
 run(mkfifo ${WORK}/out/fifo.npy)
 execute_process(COMMAND ${WORK}/build/new/mm_main ${WORK}/out/fifo.npy ${WORK}/out/tall_b.npy ${WORK}/out/fifo_c.npy
                 RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)

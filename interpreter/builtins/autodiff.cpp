@@ -202,7 +202,7 @@ Value optimizerSlot(Interpreter& in, Args& a) {
   // Keras' slot names: "adam/m/dense/kernel"; the path is the optimizer's: "slots.0".
   s->name = opt->name + "/" + kind + "/" + var->name;
   s->named = true;
-  s->owner = opt;
+  s->owner = std::static_pointer_cast<ModuleObj>(opt->shared_from_this());
   s->keyInOwner = "slots." + std::to_string(slots->items.size());
   (void)in;
   slots->items.push_back(Value(s));

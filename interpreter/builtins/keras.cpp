@@ -32,6 +32,16 @@ void method(Interpreter& in, const std::shared_ptr<ModuleObj>& m, const char* na
 
 SymbolicTensor* symbolic(const Value& v) { return dynamic_cast<SymbolicTensor*>(v.object()); }
 
+// A model's list attribute (`layers`, `inputs`, `outputs`), which its methods read through `self`:
+// a native closure's capture is a reference the cycle collector cannot see, and would keep the
+// layers alive after the model. The program may have replaced it.
+ListObj& listAttr(const ModuleObj& m, const char* name, const SourceRange& site) {
+  Value* v = m.attrs->findLocal(intern(name));
+  if (!v || !v->is(Kind::List))
+    throw WeftError(site, "model '" + m.name + "': its '" + name + "' attribute is no longer a list");
+  return *v->as<ListObj>();
+}
+
 // `model(x, training=true)`, as Keras: the learning phase while the model's layers run (Dropout,
 // BatchNormalization read it when their own training= is not given). Other keywords are errors.
 struct TrainingKeyword {
@@ -160,8 +170,10 @@ Value model(Interpreter& in, Args& a) {
   m->built = true;
   addTrainingMethods(in, m);
   bool single = !r.get(1).is(Kind::List) && !r.get(1).is(Kind::Tuple);
-  method(in, m, "call", [inputs, outputs, single](Interpreter& in, Args& a) {
+  method(in, m, "call", [single](Interpreter& in, Args& a) {
     auto* self = a.self.as<ModuleObj>();
+    const std::vector<Value> inputs = listAttr(*self, "inputs", a.site).items;
+    const std::vector<Value> outputs = listAttr(*self, "outputs", a.site).items;
     TrainingKeyword phase(in, a, self->name);
     std::vector<Value> given = a.pos.size() == 1 && inputs.size() > 1 ? listOrOne(a.pos[0]) : a.pos;
     if (given.size() != inputs.size())
@@ -200,7 +212,7 @@ Value sequential(Interpreter& in, Args& a) {
     if (a.pos.size() != 1) throw WeftError(a.site, "Sequential model '" + self->name + "' takes one input");
     Value x = a.pos[0];
     // Copy: a layer's call may not change the list, but nothing here relies on that.
-    std::vector<Value> ls = self->attrs->findLocal(intern("layers"))->as<ListObj>()->items;
+    std::vector<Value> ls = listAttr(*self, "layers", a.site).items;
     for (const Value& l : ls) {
       Args la;
       la.site = a.site;
@@ -210,9 +222,10 @@ Value sequential(Interpreter& in, Args& a) {
     return x;
   });
   addTrainingMethods(in, m);
-  method(in, m, "add", [layers](Interpreter& in, Args& a) {
+  method(in, m, "add", [](Interpreter& in, Args& a) {
     ArgReader r(a, "add", {"layer", "rebuild?"});
     auto* self = a.self.as<ModuleObj>();
+    ListObj* layers = &listAttr(*self, "layers", a.site);
     Value layer = r.get(0);
     // `Sequential([Input(shape=[10]), ...])` declares the input the way input_shape= does.
     if (auto* sym = symbolic(layer); sym && sym->inputs.empty()) {

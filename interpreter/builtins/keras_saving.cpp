@@ -252,7 +252,7 @@ void registerKerasSaving(Env& env) {
   // _read_weights(dir): the [path, tensor] pairs of a saved model's variables (load_weights).
   env.set(intern("_read_weights"), makeBuiltin("_read_weights", [](Interpreter&, Args& a) {
             ArgReader r(a, "_read_weights", {"dir"});
-            return variablesOf(saved::readSavedModel(r.str(0)));
+            return variablesOf(saved::readSavedModelAtCall(r.str(0)));
           }));
   // _read_keras(dir): {"metadata": ..., "arrays": [...], "variables": [[path, tensor], ...]} of
   // a folder model.save wrote (load_model); every file is read inside dir, with every check of
@@ -260,7 +260,7 @@ void registerKerasSaving(Env& env) {
   env.set(intern("_read_keras"), makeBuiltin("_read_keras", [](Interpreter&, Args& a) {
             ArgReader r(a, "_read_keras", {"dir"});
             std::string dir = r.str(0);
-            saved::SavedModel model = saved::readSavedModel(dir);
+            saved::SavedModel model = saved::readSavedModelAtCall(dir);
             std::error_code ec;
             if (!std::filesystem::exists(std::filesystem::path(dir) / kMetadataFile, ec))
               throw WeftError(a.site, "load_model: '" + dir + "' is a saved model but not one model.save wrote (it has no " +

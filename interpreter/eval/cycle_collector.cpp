@@ -13,7 +13,7 @@ class Collector {
   CycleCollection run(CycleRoots<Env>& envs, CycleRoots<Object>& containers) {
     envs.forEachCounted([&](Env* e, long count) { node(e, true, count); });
     containers.forEachCounted([&](Object* o, long count) {
-      if (walked(o->kind)) node(o, false, count);
+      if (walked(*o)) node(o, false, count);
     });
     // Walk: each node's references, found once each (nodes are appended as they are found).
     for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -65,11 +65,13 @@ class Collector {
     int64_t work = 0;  // values and links looked at to walk it
   };
 
-  // Kinds whose references the walk follows. Modules are left out (see the header).
-  static bool walked(Kind k) {
-    switch (k) {
+  // Objects whose references the walk follows: containers, closures, modules, and the Keras
+  // symbolic tensors that name the layers of a functional model (which hold them back).
+  static bool walked(const Object& o) {
+    switch (o.kind) {
       case Kind::List: case Kind::Tuple: case Kind::Dict: case Kind::Function: case Kind::ModuleType:
-      case Kind::Builtin: case Kind::Namespace: return true;
+      case Kind::Module: case Kind::Builtin: case Kind::Namespace: return true;
+      case Kind::Opaque: return dynamic_cast<const SymbolicTensor*>(&o) != nullptr;
       default: return false;
     }
   }
@@ -86,7 +88,7 @@ class Collector {
   void edge(const Value& v) {
     ++inspected_;
     const std::shared_ptr<Object>& o = v.objectPtr();
-    if (o && walked(o->kind)) edges_.push_back(node(o.get(), false, o.use_count()));
+    if (o && walked(*o)) edges_.push_back(node(o.get(), false, o.use_count()));
   }
 
   void walkEnv(const Env& e) {
@@ -118,7 +120,20 @@ class Collector {
         edge(b.members);
         break;
       }
+      case Kind::Module: {
+        auto& m = static_cast<const ModuleObj&>(o);
+        edge(m.attrs);
+        edge(m.inputShape);
+        break;
+      }
       case Kind::Namespace: edge(static_cast<const NamespaceObj&>(o).env); break;
+      case Kind::Opaque: {
+        auto& t = static_cast<const SymbolicTensor&>(o);
+        edge(t.layer);
+        for (const Value& v : t.inputs) edge(v);
+        for (const auto& [k, v] : t.kwargs) edge(v);
+        break;
+      }
       default: break;
     }
   }
@@ -149,7 +164,23 @@ class Collector {
         static_cast<BuiltinObj&>(o).self = Value();
         takeEnv(static_cast<BuiltinObj&>(o).members);
         break;
+      case Kind::Module: {
+        auto& m = static_cast<ModuleObj&>(o);
+        takeEnv(m.attrs);
+        values.push_back(std::move(m.inputShape));
+        m.inputShape = Value();
+        break;
+      }
       case Kind::Namespace: takeEnv(static_cast<NamespaceObj&>(o).env); break;
+      case Kind::Opaque: {
+        auto& t = static_cast<SymbolicTensor&>(o);
+        values.push_back(std::move(t.layer));
+        t.layer = Value();
+        take(t.inputs);
+        for (auto& [k, v] : t.kwargs) values.push_back(std::move(v));
+        t.kwargs.clear();
+        break;
+      }
       default: break;
     }
   }

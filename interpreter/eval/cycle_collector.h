@@ -10,8 +10,8 @@
 // globals, a C++ local, a module, a native closure): it and all it reaches stay. What is left is
 // only held by other leftovers: garbage, whose references are moved out and then dropped.
 // A reference the walk does not see can only keep an object alive, never free a live one.
-// Modules are not walked (their variables name them by raw pointer for object paths), so they
-// and what they hold stay until the interpreter ends, as before.
+// Modules are walked too (a module's scope holds `self`: each is a cycle); what names a module
+// without holding it — a variable's owner, a module's parent — does so by weak pointer.
 #pragma once
 #include <cstdint>
 

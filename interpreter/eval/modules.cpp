@@ -60,6 +60,7 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
   };
   std::vector<std::pair<size_t, Value>> work{{0, v}};
   std::unordered_set<const Object*> seen;
+  const auto ownerRef = std::static_pointer_cast<ModuleObj>(owner->shared_from_this());
   while (!work.empty()) {
     const size_t at = work.back().first;  // not a structured binding: the lambda below uses it
     Value x = std::move(work.back().second);
@@ -67,8 +68,8 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
     switch (x.kind()) {
       case Kind::Variable: {
         auto* var = x.as<VariableObj>();
-        if (var->owner) break;
-        var->owner = owner;
+        if (var->ownerModule()) break;
+        var->owner = ownerRef;
         var->keyInOwner = pathOf(at);
         if (!owner->trainable) var->trainable = false;  // created under a frozen layer, as in Keras
         if (!var->named) var->name = (var->scope.empty() ? owner->name : var->scope) + "/" + var->keyInOwner;
@@ -77,11 +78,11 @@ void Interpreter::adopt(ModuleObj* owner, const std::string& key, const Value& v
       }
       case Kind::Module: {
         auto* m = x.as<ModuleObj>();
-        if (m->parent || m == owner) break;
+        if (m->parentModule() || m == owner) break;
         bool ancestor = false;  // a module holding one of its ancestors: no cycle of paths
-        for (ModuleObj* a = owner; a && !ancestor; a = a->parent) ancestor = a == m;
+        for (const ModuleObj* a = owner; a && !ancestor; a = a->parentModule()) ancestor = a == m;
         if (ancestor) break;
-        m->parent = owner;
+        m->parent = ownerRef;
         m->keyInParent = pathOf(at);
         break;
       }

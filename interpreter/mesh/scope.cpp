@@ -24,20 +24,21 @@ std::weak_ptr<T> weakOf(T& obj) {
 }
 
 std::shared_ptr<Scope> scopeOf(const VariableObj& var) {
-  for (const ModuleObj* m = var.owner; m; m = m->parent)
+  for (const ModuleObj* m = var.ownerModule(); m; m = m->parentModule())
     if (m->layoutScope) return m->layoutScope;
   return var.placement ? var.placement->createdIn : nullptr;
 }
 
 // The object path below the outermost module of the chain constructed in `s`.
 std::string pathIn(const VariableObj& var, const Scope* s) {
-  if (!var.owner) return var.name;
+  const ModuleObj* owner = var.ownerModule();
+  if (!owner) return var.name;
   const ModuleObj* root = nullptr;
-  for (const ModuleObj* m = var.owner; m; m = m->parent)
+  for (const ModuleObj* m = owner; m; m = m->parentModule())
     if (m->layoutScope.get() == s) root = m;
   if (!root) return var.path();
   std::string p = var.keyInOwner;
-  for (const ModuleObj* m = var.owner; m != root; m = m->parent) p = m->keyInParent + "." + p;
+  for (const ModuleObj* m = owner; m != root; m = m->parentModule()) p = m->keyInParent + "." + p;
   return p;
 }
 

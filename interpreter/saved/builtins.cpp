@@ -16,7 +16,7 @@ void registerSavedBuiltins(Env& env) {
   }));
   env.set(intern("load"), makeBuiltin("load", [](Interpreter& in, Args& a) {
     ArgReader r(a, "load", {"dir"});
-    return loadedModule(in, readSavedModel(r.str(0)));
+    return loadedModule(in, readSavedModelAtCall(r.str(0)));
   }));
 }
 

@@ -89,7 +89,7 @@ Value loadedModule(Interpreter& in, SavedModel model) {
     mod->attrs = std::make_shared<Env>();
     in.trackEnv(mod->attrs);
     if (e.parent >= 0) {
-      mod->parent = mods[size_t(e.parent)].get();
+      mod->parent = mods[size_t(e.parent)];
       mod->keyInParent = e.key;
     }
     mods.push_back(std::move(mod));
@@ -110,7 +110,7 @@ Value loadedModule(Interpreter& in, SavedModel model) {
     v->trainable = e.trainable;
     v->ownTrainable = e.ownTrainable;
     if (e.owner >= 0) {
-      v->owner = mods[size_t(e.owner)].get();
+      v->owner = mods[size_t(e.owner)];
       v->keyInOwner = e.key;
     }
     if (e.layout) {

@@ -1,10 +1,13 @@
 // Parses `saved_model.yaml` into a Manifest, checking everything a loader relies on: the format
 // and version, every field's kind, every index in range, every shape bounded, every file name
-// safe. Malformed YAML, a document that is not a mapping, a missing key: all are WeftErrors that
-// name the file and, where yaml-cpp knows it, the line.
+// safe. Malformed YAML, a document that is not a mapping, a missing key: all are WeftErrors
+// located in the file where yaml-cpp knows the place (FILE:LINE:COL, the line and a caret), and
+// naming the file otherwise.
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <set>
+#include <sstream>
 
 #include "../../grammar/diagnostics.h"
 #include "../../grammar/shown_text.h"
@@ -18,14 +21,51 @@ namespace {
 constexpr int kMaxDepth = 64;            // nested attribute lists and return structures
 constexpr int64_t kMaxNodes = 1'000'000;  // nodes visited: YAML aliases can share subtrees
 
+// The error `why` at yaml-cpp's mark in `file`, which counts columns in bytes from 0.
+WeftError errorAt(const std::shared_ptr<const SourceFile>& file, const YAML::Mark& mark, const std::string& why) {
+  if (mark.line < 0 || mark.column < 0) return WeftError("cannot load '" + file->path + "': " + why);
+  const uint32_t line = uint32_t(mark.line) + 1;
+  const std::string_view text = file->line(line);
+  uint32_t col = 1;
+  for (size_t i = 0; i < size_t(mark.column) && i < text.size(); ++i) col += (uint8_t(text[i]) & 0xC0) != 0x80;
+  return WeftError(SourceRange{file, {line, col}, {line, col}}, why);
+}
+
+// yaml-cpp builds a tree node of some hundred bytes for each entry before any check here runs:
+// the entries are counted first with its event parser, which builds nothing, so that a manifest
+// of millions of entries is refused after reading kMaxNodes of them, not after building them all.
+class EntryCounter : public YAML::EventHandler {
+ public:
+  explicit EntryCounter(const std::shared_ptr<const SourceFile>& file) : file_(file) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& at, YAML::anchor_t) override { count(at); }
+  void OnAlias(const YAML::Mark& at, YAML::anchor_t) override { count(at); }
+  void OnScalar(const YAML::Mark& at, const std::string&, YAML::anchor_t, const std::string&) override { count(at); }
+  void OnSequenceStart(const YAML::Mark& at, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(at);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& at, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    count(at);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void count(const YAML::Mark& at) {
+    if (++entries_ > kMaxNodes)
+      throw errorAt(file_, at, "the manifest has more than " + std::to_string(kMaxNodes) + " entries");
+  }
+  const std::shared_ptr<const SourceFile>& file_;
+  int64_t entries_ = 0;
+};
+
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  explicit Reader(std::shared_ptr<const SourceFile> file) : file_(std::move(file)) {}
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& why) const {
-    std::string where = file_;
-    if (at.IsDefined() && at.Mark().line >= 0) where += ":" + std::to_string(at.Mark().line + 1);
-    throw WeftError("cannot load '" + where + "': " + why);
+    throw errorAt(file_, at.IsDefined() ? at.Mark() : YAML::Mark::null_mark(), why);
   }
   void visit(const YAML::Node& at) {
     if (++nodes_ > kMaxNodes) fail(at, "the manifest has too many entries");
@@ -110,8 +150,9 @@ class Reader {
     return s;
   }
   std::string fileName(const YAML::Node& map, const char* key, const std::string& what) const {
-    std::string f = str(map, key, what);
-    checkRelativeName(f, file_);
+    YAML::Node v = get(map, key, what);
+    std::string f = str(v, "'" + std::string(key) + "' of " + what);
+    if (std::string why = relativeNameProblem(f); !why.empty()) fail(v, "file name '" + f + "' " + why);
     return f;
   }
 
@@ -178,16 +219,19 @@ class Reader {
   Manifest read(const std::string& text);
 
  private:
-  std::string file_;
+  std::shared_ptr<const SourceFile> file_;
   int64_t nodes_ = 0;
 };
 
 Manifest Reader::read(const std::string& text) {
   YAML::Node doc;
   try {
+    std::istringstream in(text);
+    EntryCounter counter(file_);
+    YAML::Parser(in).HandleNextDocument(counter);
     doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw WeftError("cannot load '" + file_ + ":" + std::to_string(e.mark.line + 1) + "': not valid YAML: " + e.msg);
+    throw errorAt(file_, e.mark, "not valid YAML: " + e.msg);
   }
   if (!doc.IsMap()) fail(doc, "the manifest must be a YAML mapping");
   Manifest m;
@@ -211,7 +255,11 @@ Manifest Reader::read(const std::string& text) {
     e.name = str(mesh, "name", "a mesh");
     std::set<std::string> seen;
     int64_t devices = 1;
-    for (const YAML::Node& d : seq(mesh, "dims", "mesh '" + e.name + "'")) {
+    YAML::Node dims = seq(mesh, "dims", "mesh '" + e.name + "'");
+    if (dims.size() > mesh::kMaxMeshDims)
+      fail(dims, "mesh '" + e.name + "' has " + std::to_string(dims.size()) + " dimensions, more than " +
+                     std::to_string(mesh::kMaxMeshDims));
+    for (const YAML::Node& d : dims) {
       visit(d);
       std::string n = str(d, "name", "a dimension of mesh '" + e.name + "'");
       if (n.empty() || !seen.insert(n).second) fail(d, "mesh '" + e.name + "' has an empty or repeated dimension name");
@@ -332,11 +380,12 @@ Manifest Reader::read(const std::string& text) {
 }  // namespace
 
 Manifest readManifest(const std::string& text, const std::string& file) {
-  Reader r(file);
+  auto source = std::make_shared<const SourceFile>(file, text);
+  Reader r(source);
   try {
-    return r.read(text);
+    return r.read(source->text);
   } catch (const YAML::Exception& e) {  // anything yaml-cpp throws that the checks above let through
-    throw WeftError("cannot load '" + file + "': " + e.msg);
+    throw errorAt(source, e.mark, e.msg);
   }
 }
 

@@ -9,24 +9,22 @@ namespace fs = std::filesystem;
 
 namespace weft::saved {
 
-void checkRelativeName(const std::string& rel, const std::string& manifest) {
-  auto bad = [&](const std::string& why) {
-    throw WeftError("cannot load '" + manifest + "': file name '" + rel + "' " + why);
-  };
-  if (rel.empty()) throw WeftError("cannot load '" + manifest + "': an empty file name");
-  if (rel.size() > 255) bad("is too long");
-  if (rel[0] == '/') bad("is an absolute path: a saved model names its files relative to its folder");
+std::string relativeNameProblem(const std::string& rel) {
+  if (rel.empty()) return "is empty";
+  if (rel.size() > 255) return "is too long";
+  if (rel[0] == '/') return "is an absolute path: a saved model names its files relative to its folder";
   for (char c : rel)
-    if (c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) bad("holds a backslash or a control character");
+    if (c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "holds a backslash or a control character";
   size_t start = 0;
   while (start <= rel.size()) {
     size_t end = rel.find('/', start);
     if (end == std::string::npos) end = rel.size();
     std::string part = rel.substr(start, end - start);
-    if (part.empty()) bad("has an empty component");
-    if (part == "." || part == "..") bad("leaves the saved model's folder ('" + part + "' component)");
+    if (part.empty()) return "has an empty component";
+    if (part == "." || part == "..") return "leaves the saved model's folder ('" + part + "' component)";
     start = end + 1;
   }
+  return "";
 }
 
 std::string fileInside(const std::string& dir, const std::string& rel) {

@@ -6,9 +6,9 @@
 
 namespace weft::saved {
 
-// Throws WeftError (naming `manifest`) unless `rel` is a relative path of plain components:
-// no empty component, no "." or "..", no backslash or control character, at most 255 bytes.
-void checkRelativeName(const std::string& rel, const std::string& manifest);
+// Why `rel` is not a relative path of plain components ("is too long"), "" when it is: no empty
+// component, no "." or "..", no backslash or control character, at most 255 bytes.
+std::string relativeNameProblem(const std::string& rel);
 
 // The path of `rel` inside `dir` (dir/rel), after checking that it exists, that it is a regular
 // file and that, with every symlink resolved, it is still inside `dir`. Throws WeftError naming

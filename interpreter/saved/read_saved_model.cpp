@@ -12,14 +12,6 @@
 namespace weft::saved {
 namespace {
 
-// A WeftError located in a file the loader read is reported at the user's call instead, with
-// the file, line and column in its message.
-[[noreturn]] void relocate(const WeftError& e, const std::string& file) {
-  std::string where = file;
-  if (e.at.valid()) where += ":" + std::to_string(e.at.begin.line) + ":" + std::to_string(e.at.begin.col);
-  throw WeftError("cannot load '" + where + "': " + e.message);
-}
-
 std::string specText(const graph::TensorType& t) { return graph::typeText(t); }
 
 }  // namespace
@@ -36,9 +28,10 @@ const graph::Graph* SavedModel::signatureGraph(const std::string& name) const {
   return nullptr;
 }
 
-void checkGraphMatches(const graph::Graph& g, const FunctionEntry& f, const Manifest& m, const std::string& file) {
-  auto bad = [&](const std::string& why) {
-    throw WeftError("cannot load '" + file + "': " + why + " (function '" + f.name + "' in the manifest)");
+void checkGraphMatches(const graph::Graph& g, const FunctionEntry& f, const Manifest& m,
+                       const std::shared_ptr<const SourceFile>& file) {
+  auto bad = [&](const std::string& why) {  // at the graph's first line, which declares its inputs
+    throw WeftError(SourceRange{file, {1, 1}, {1, 1}}, why + " (function '" + f.name + "' in the manifest)");
   };
   const auto& params = g.body.params;
   if (params.size() != f.inputs.size())
@@ -79,16 +72,17 @@ SavedModel readSavedModel(const std::string& dir, Read what) {
   for (const FunctionEntry& f : m.functions) {
     const std::string path = fileInside(dir, f.file);
     std::vector<SourceRange> nodeAt;
+    auto file = std::make_shared<const SourceFile>(path, readSmallFile(path, kMaxGraphBytes));
+    graph::Graph g;
     try {
-      auto file = std::make_shared<SourceFile>(path, readSmallFile(path, kMaxGraphBytes));
-      graph::Graph g = graph::parseText(file, &nodeAt);
+      g = graph::parseText(file, &nodeAt);
       graph::verify(g, &nodeAt);
-      model.graphs.push_back(std::move(g));
     } catch (const WeftError& e) {
-      if (e.message.rfind("cannot load '", 0) == 0) throw;
-      relocate(e, path);
+      if (e.at.valid()) throw;
+      throw WeftError("cannot load '" + path + "': " + e.message);  // a problem of no one line
     }
-    checkGraphMatches(model.graphs.back(), f, m, path);
+    checkGraphMatches(g, f, m, file);
+    model.graphs.push_back(std::move(g));
   }
   if (what == Read::WithoutVariables) return model;
   for (const VariableEntry& v : m.variables) {
@@ -100,6 +94,16 @@ SavedModel readSavedModel(const std::string& dir, Read what) {
     model.variables.push_back(std::move(t));
   }
   return model;
+}
+
+SavedModel readSavedModelAtCall(const std::string& dir, Read what) {
+  try {
+    return readSavedModel(dir, what);
+  } catch (const WeftError& e) {
+    if (!e.at.valid()) throw;
+    throw WeftError("cannot load '" + e.at.file->path + ":" + std::to_string(e.at.begin.line) + ":" +
+                    std::to_string(e.at.begin.col) + "': " + e.message);
+  }
 }
 
 }  // namespace weft::saved

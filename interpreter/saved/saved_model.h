@@ -35,11 +35,16 @@ enum class Read { Everything, WithoutVariables };
 // Reads and checks everything: the manifest (manifest.h), each graph text (parsed and verified,
 // its inputs, outputs and variable slots equal to what the manifest declares) and each .npy file
 // (its dtype and shape equal to the manifest's). Every file is looked up inside `dir` only
-// (path_safety.h). Any problem is a WeftError naming the file.
+// (path_safety.h). Any problem is a WeftError: located in the manifest or graph text where it is
+// (FILE:LINE:COL, as `weft show` reports it), naming the file otherwise.
 SavedModel readSavedModel(const std::string& dir, Read what = Read::Everything);
+// The same for a program's call (`load`, `load_model`): an error located in a file of the folder
+// is the caller's, "cannot load 'FILE:LINE:COL': WHY", so that it is reported at the call.
+SavedModel readSavedModelAtCall(const std::string& dir, Read what = Read::Everything);
 
 // Checks a graph against the function entry that names it (inputs, outputs, variable slots).
-void checkGraphMatches(const graph::Graph& g, const FunctionEntry& f, const Manifest& m, const std::string& file);
+void checkGraphMatches(const graph::Graph& g, const FunctionEntry& f, const Manifest& m,
+                       const std::shared_ptr<const SourceFile>& file);
 
 // Writes model into a new folder beside `dir`, then renames it into place: a failure leaves
 // whatever was at `dir` as it was, and a model saved over another replaces it whole. `dir` may

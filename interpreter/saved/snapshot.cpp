@@ -56,7 +56,7 @@ class Snapshot {
 // does not lead to the root.
 std::string Snapshot::pathOf(const ModuleObj* m) const {
   std::string p;
-  for (; m && m != &root_; m = m->parent) p = p.empty() ? m->keyInParent : m->keyInParent + "." + p;
+  for (; m && m != &root_; m = m->parentModule()) p = p.empty() ? m->keyInParent : m->keyInParent + "." + p;
   return m == &root_ ? p : std::string("\x01");
 }
 
@@ -224,7 +224,7 @@ SavedModel Snapshot::make(const Value& signatures) {
     }
     if (i > 0) {
       e.path = pathOf(mods[i]);
-      auto parent = modules_.find(mods[i]->parent);
+      auto parent = modules_.find(mods[i]->parentModule());
       if (e.path != "\x01" && parent != modules_.end() && size_t(parent->second) < i) {
         e.parent = parent->second;
         e.key = mods[i]->keyInParent;
@@ -245,7 +245,7 @@ SavedModel Snapshot::make(const Value& signatures) {
     e.type = graph::typeOf(v.value);
     e.trainable = v.trainable;
     e.ownTrainable = v.ownTrainable;
-    auto owner = modules_.find(v.owner);
+    auto owner = modules_.find(v.ownerModule());
     std::string ownerPath = owner != modules_.end() ? m.modules[size_t(owner->second)].path : "";
     if (owner != modules_.end() && (owner->second == 0 || !ownerPath.empty())) {
       e.owner = owner->second;

@@ -75,6 +75,11 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
   };
   std::string manifestText = writeManifest(m);
   tooLarge("its manifest", manifestText.size(), kMaxManifestBytes);
+  try {  // every other rule of the reader (its count of entries, say), as the reader applies it
+    readManifest(manifestText, kManifestFile);
+  } catch (const WeftError& e) {
+    throw WeftError("cannot save to '" + dirText + "': load would refuse its manifest: " + e.message);
+  }
   std::vector<std::string> graphTexts;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     graphTexts.push_back(graph::printText(model.graphs[i]));
@@ -89,7 +94,8 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
     for (size_t i = 0; i < m.variables.size(); ++i) writeNpy((tmp / m.variables[i].file).string(), model.variables[i]);
     for (size_t i = 0; i < m.functions.size(); ++i) writeText(tmp / m.functions[i].file, graphTexts[i]);
     for (const auto& [name, bytes] : model.extraFiles) {
-      checkRelativeName(name, "the saved model's extra files");
+      if (std::string why = relativeNameProblem(name); !why.empty())
+        throw WeftError("cannot save to '" + dirText + "': file name '" + name + "' " + why);
       fs::create_directories((tmp / name).parent_path());
       writeText(tmp / name, bytes);
     }

@@ -95,9 +95,10 @@ void DictObj::clear() {
 }
 
 std::string VariableObj::path() const {
-  if (!owner) return name;
+  const ModuleObj* m = ownerModule();
+  if (!m) return name;
   std::string p = keyInOwner;
-  for (const ModuleObj* m = owner; m->parent; m = m->parent) p = m->keyInParent + "." + p;
+  for (; const ModuleObj* up = m->parentModule(); m = up) p = m->keyInParent + "." + p;
   return p;
 }
 

@@ -121,8 +121,10 @@ struct ModuleObj : Object {
   std::shared_ptr<Env> attrs;
   bool built = false;
   bool trainable = true;
-  // Where this module hangs below the module that adopted it first (for object paths).
-  ModuleObj* parent = nullptr;
+  // Where this module hangs below the module that adopted it first (for object paths). Weak, as
+  // a variable's owner is: the cycle collector may free that module while this one lives on.
+  std::weak_ptr<ModuleObj> parent;
+  ModuleObj* parentModule() const { return parent.lock().get(); }  // null once it is freed
   std::string keyInParent;  // "d1", "blocks.0", or a layer name inside a Sequential
   // Keras' layer keywords: `input_shape=[...]` (none when not given), and the shape of the
   // last output, for summary() (its batch dimension shows as None unless an Input fixed it).
@@ -141,7 +143,8 @@ struct VariableObj : Object {
   std::string name;  // "demo_module/x"
   bool trainable = true;     // its own flag, unless a layer holding it is frozen
   bool ownTrainable = true;  // Variable(trainable=...) or `v.trainable = ...`: unfreezing a layer keeps it
-  ModuleObj* owner = nullptr;  // the module whose attribute it became first
+  std::weak_ptr<ModuleObj> owner;  // the module whose attribute it became first (weak: see parent)
+  ModuleObj* ownerModule() const { return owner.lock().get(); }
   std::string keyInOwner;      // "x", "kernels.0"
   bool named = false;          // an explicit name= was given
   std::string scope;           // the name scope it was made in ("block"), which prefixes its name

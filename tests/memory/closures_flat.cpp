@@ -4,7 +4,6 @@
 // same interpreter, and compares the peak resident set size (VmHWM) after each: before the
 // collector the second run added about 145 MB; now it must add less than 24 MiB (the bound is
 // generous for noisy machines, and far below the growth it guards against).
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -13,15 +12,11 @@
 #include "interpreter/builtins/builtins.h"
 #include "interpreter/eval/asan.h"
 #include "interpreter/eval/interpreter.h"
+#include "peak_rss.h"
 
 namespace {
 
-int64_t peakRssKiB() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
-  return -1;
-}
+using weft::testutil::peakRssKiB;
 
 std::string program(const std::string& tag, int n) {
   return "x_" + tag + " = 1\n"

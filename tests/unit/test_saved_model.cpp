@@ -79,7 +79,7 @@ void editManifest(const fs::path& dir, const std::string& from, const std::strin
 
 std::string loadError(const fs::path& dir) {
   try {
-    saved::readSavedModel(dir.string());
+    saved::readSavedModelAtCall(dir.string());
   } catch (const WeftError& e) {
     CHECK_FALSE(e.at.valid());  // reported at the user's call, not inside a file
     return e.message;
@@ -172,10 +172,10 @@ TEST_CASE("saved model: hostile manifests") {
   CHECK(contains(edited("file: variables/x.npy", "file: variables/missing.npy"), "variables/missing.npy': no such file"));
   CHECK(contains(edited("graph: graphs/addprint.txt", "graph: ../saved_model.yaml"), "leaves the saved model's folder"));
   CHECK(contains(edited("dtype: f32\n    shape: []", "dtype: f64\n    shape: []"),
-                 "addprint.txt': variable 0 is f32[] in the graph, but 'x' is f64[]"));
+                 "addprint.txt:1:1': variable 0 is f32[] in the graph, but 'x' is f64[]"));
   CHECK(contains(edited("dtype: f32\n    shape: []", "dtype: f99\n    shape: []"), "not one of f32"));
   CHECK(contains(edited("dtype: f32\n    shape: []", "dtype: f32\n    shape: [3]"),
-                 "addprint.txt': variable 0 is f32[] in the graph, but 'x' is f32[3]"));
+                 "addprint.txt:1:1': variable 0 is f32[] in the graph, but 'x' is f32[3]"));
   // With no graph using it, the .npy file itself disagrees.
   spit(manifest, good);
   editManifest(p, "variables: [0]", "variables: []");
@@ -202,6 +202,12 @@ TEST_CASE("saved model: hostile manifests") {
                         "outputs:\n      - {name: output_0, dtype: f32, shape: [2]}"),
                  "output 0 ('output_0') is f32[] in the graph, f32[2] in the manifest"));
   CHECK(contains(edited("layout: ~", "layout: {mesh: 0, dims: []}"), "no mesh"));
+  std::string dims;  // 17 dimensions of size 1: a mesh of one device, but more dimensions than any mesh has
+  for (int i = 0; i < 17; ++i) dims += "      - {name: d" + std::to_string(i) + ", size: 1}\n";
+  CHECK(contains(edited("meshes: []", "meshes:\n  - name: m\n    dims:\n" + dims),
+                 "mesh 'm' has 17 dimensions, more than 16"));
+  CHECK(contains(edited("meshes: []", "meshes:\n  - name: m\n    dims:\n" + dims.substr(dims.find('\n') + 1)),
+                 "(no error)"));
   spit(manifest, good);
   CHECK(loadError(p) == "(no error)");
   fs::remove(manifest);
@@ -257,6 +263,64 @@ TEST_CASE("saved model: hostile files beside the manifest") {
   CHECK(contains(loadError(p), "input 0 ('a') is f32[2] in the graph, f32[] in the manifest"));
   spit(graph, goodGraph);
   CHECK(loadError(p) == "(no error)");
+}
+
+// `weft show`, `weft graph` and `weft compile` of a folder report what the reader finds at its
+// place in the manifest or graph text: FILE:LINE:COL, the line and a caret (SPEC §10).
+TEST_CASE("saved model: an error in a file of the folder is located there") {
+  fs::path p = savedDemo("located");
+  const std::string manifest = (p / "saved_model.yaml").string();
+  const std::string good = slurp(manifest);
+  auto shown = [&](const std::string& from, const std::string& to) {
+    spit(manifest, good);
+    editManifest(p, from, to);
+    try {
+      saved::readSavedModel(p.string());
+    } catch (const WeftError& e) {
+      CHECK(e.at.valid());
+      return e.format();
+    }
+    return std::string("(no error)");
+  };
+  // Line 2, the version's value; yaml-cpp's columns count bytes, a caret's count characters.
+  CHECK(shown("version: 1", "version: 2") ==
+        manifest + ":2:10: error: unknown format version 2 (this weft reads version 1)\n  version: 2\n           ^\n");
+  // In UTF-8, the column counts the two-byte characters once each.
+  CHECK(shown("{name: a, dtype: f32, shape: []}", "{name: \"\u00e9\u00e9\", dtype: f99, shape: []}") ==
+        manifest + ":34:29: error: 'dtype' of inputs of function 'addprint' '\u00e9\u00e9' is 'f99', not one of f32, f64, "
+                   "i32, i64, bool\n        - {name: \"\u00e9\u00e9\", dtype: f99, shape: []}\n" + std::string(30, ' ') + "^\n");
+  CHECK(contains(shown("file: variables/x.npy", "file: ../x.npy"),
+                 manifest + ":25:11: error: file name '../x.npy' leaves the saved model's folder"));
+  CHECK(contains(shown("file: variables/x.npy", "file: [x, y"),
+                 manifest + ":26:7: error: not valid YAML: end of sequence flow not found\n  meshes: []\n        ^\n"));
+  CHECK(contains(shown("    key: x\n", "    key: x\n    key: y\n"),
+                 manifest + ":16:5: error: variable 'demo_module/x' has 'key' more than once"));
+  // More entries than the reader takes: refused where the limit is passed, before a tree is built.
+  std::string many = "[";
+  for (int i = 0; i < 1000001; ++i) many += "0,";
+  const std::string tooMany = shown("meshes: []", "meshes: []\nmany: " + many + "]");
+  CHECK(contains(tooMany, manifest + ":27:"));
+  CHECK(contains(tooMany, ": error: the manifest has more than 1000000 entries"));
+  // In a graph file: the line and column of the node, as `weft graph` prints them.
+  spit(manifest, good);
+  const fs::path graph = p / "graphs" / "addprint.txt";
+  const std::string goodGraph = slurp(graph);
+  spit(graph, "graph addprint(%0: f32[]) {\n  %1 = frobnicate(%0) : f32[]\n  return %1\n}\n");
+  try {
+    saved::readSavedModel(p.string());
+    FAIL("a graph with an unknown op loaded");
+  } catch (const WeftError& e) {
+    CHECK(e.format() == graph.string() + ":2:8: error: unknown op 'frobnicate'\n    %1 = frobnicate(%0) : f32[]\n"
+                                         "         ^\n");
+  }
+  spit(graph, "graph addprint(%0: f32[2]) {\n  var 0 \"x\": f32[]\n  return %0\n}\n");
+  try {
+    saved::readSavedModel(p.string());
+    FAIL("a graph that disagrees with its manifest loaded");
+  } catch (const WeftError& e) {  // at the graph's header, which declares its inputs
+    CHECK(contains(e.format(), graph.string() + ":1:1: error: input 0 ('a') is f32[2] in the graph"));
+  }
+  spit(graph, goodGraph);
 }
 
 TEST_CASE("saved model: a load error is reported at the call, naming the file") {
