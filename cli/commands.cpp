@@ -15,8 +15,10 @@ const char* kUsage =
     "  weft run [LIMITS] [--run-functions-eagerly] FILE.model [ARGS...]\n"
     "                                  run a program (LIMITS: see below); graph functions run\n"
     "                                  their traced graphs unless --run-functions-eagerly\n"
-    "  weft check [--plan] FILE.model  parse and check a program without running it; with layouts\n"
-    "                                  or --plan, run it on shapes alone and report its layouts\n"
+    "  weft check [--plan] [--comm-plan] FILE.model\n"
+    "                                  parse and check a program without running it; with layouts\n"
+    "                                  or --plan, run it on shapes alone and report its layouts;\n"
+    "                                  --comm-plan: the collectives its sharded graph functions need\n"
     "  weft graph FILE.model FN [-o OUT]\n"
     "                                  print a function's static graph, or write it to OUT\n"
     "                                  (.txt, .dot, or .svg/.png through Graphviz)\n"
@@ -51,23 +53,24 @@ int runCommand(const std::vector<std::string>& given) {
 
 int checkCommand(const std::vector<std::string>& given) {
   std::vector<std::string> args;
-  bool plan = false;
+  bool plan = false, commPlan = false;
   for (const auto& a : given) {
     if (a == "--plan") plan = true;
+    else if (a == "--comm-plan") commPlan = true;
     else args.push_back(a);
   }
   Interpreter interp(std::cout, std::cerr);
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (size_t(file) >= args.size()) {
-    std::cerr << "usage: weft check [--plan] FILE.model\n";
+    std::cerr << "usage: weft check [--plan] [--comm-plan] FILE.model\n";
     return 2;
   }
   const ast::Program* program = nullptr;
   int status = interp.checkFile(args[file], &program);
   if (status != 0) return status;
   const bool graphs = mesh::hasGraphFunctions(*program);
-  if (!plan && !graphs && !mesh::usesLayouts(*program)) return status;
+  if (!plan && !commPlan && !graphs && !mesh::usesLayouts(*program)) return status;
   // Layouts are checked by running the program on shapes alone (docs/layouts.md), and graph
   // functions traced from their annotations after that run; only --plan shows what it prints.
   std::ostream discard(nullptr);
@@ -77,7 +80,9 @@ int checkCommand(const std::vector<std::string>& given) {
   runner.limits().timeoutSeconds = 60;
   applyLimitOptions(args, 1, runner);
   status = mesh::runPlan(runner, args[file], std::cout);
-  if (status == 0 && graphs && runner.checkGraphFunctions() > 0) status = 1;
+  // --comm-plan: what each graph function and export on a mesh would communicate (SPEC §7.1).
+  if (status == 0 && commPlan && runner.printCommPlans(std::cout) > 0) status = 1;
+  else if (status == 0 && graphs && runner.checkGraphFunctions() > 0) status = 1;
   return status;
 }
 

@@ -194,7 +194,7 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, con
   return e;
 }
 
-std::shared_ptr<const graph::Graph> Interpreter::traceAnnotated(FunctionObj& fn) {
+std::unique_ptr<GraphTraces::Entry> Interpreter::traceAnnotated(FunctionObj& fn) {
   std::vector<graph::TensorType> types;
   for (const auto& p : *fn.params) {
     std::optional<graph::TensorType> t = p.type ? annotatedSignature(*p.type) : std::nullopt;
@@ -203,8 +203,7 @@ std::shared_ptr<const graph::Graph> Interpreter::traceAnnotated(FunctionObj& fn)
                                     symbolName(p.name) + "' has no tensor annotation (such as f32[None, 784])");
     types.push_back(*t);
   }
-  auto e = traceSignature(fn, types, fn.range);
-  return std::shared_ptr<const graph::Graph>(std::make_shared<graph::Graph>(std::move(e->graph)));
+  return traceSignature(fn, types, fn.range);
 }
 
 namespace {

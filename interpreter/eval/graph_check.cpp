@@ -1,8 +1,14 @@
 // `weft check` and `weft graph`: graph functions traced from their annotations, without calling them.
 #include <set>
 
+#include <cstdio>
+#include <functional>
+
+#include "../../grammar/shown_text.h"
+#include "../graph/passes.h"
 #include "../graph/tracer.h"
 #include "../values/format.h"
+#include "hooks.h"
 #include "interpreter.h"
 
 namespace weft {
@@ -29,6 +35,51 @@ void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Obje
     for (const auto& x : v.as<ListObj>()->items) collect(x, out, seen, depth + 1);
 }
 
+// Gives the graph the mesh and placements of its variables' layouts; returns the mesh's text
+// ("" when no variable has a layout). Variables on different meshes cannot meet in one graph.
+std::string placeVariables(graph::Graph& g, const std::vector<std::shared_ptr<VariableObj>>& vars,
+                           const std::string& name, const SourceRange& at) {
+  std::string first;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    spmd::MeshAxes axes;
+    spmd::Placements placements;
+    if (!evalHooks().variablePlacements(*vars[k], axes, placements)) continue;
+    if (!g.mesh.empty() && !(axes == g.mesh))
+      throw WeftError(at, name + ": variables on two meshes meet in one graph: '" + shownText(first) + "' on mesh(" +
+                      spmd::meshText(g.mesh) + ") and '" + shownText(g.variables[k].name) + "' on mesh(" + spmd::meshText(axes) + ")");
+    if (g.mesh.empty()) first = g.variables[k].name;
+    g.mesh = axes;
+    g.variables[k].placements = placements;
+  }
+  return g.mesh.empty() ? "" : "mesh(" + spmd::meshText(g.mesh) + ")";
+}
+
+std::string bytesText(int64_t b) {
+  char buf[32];
+  if (b < 1024) return std::to_string(b) + " B";
+  if (b < (int64_t(1) << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024);
+  else std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(int64_t(1) << 20));
+  return buf;
+}
+
+// SPEC §7.1: per collective its source line, op, mesh dimension, group, bytes per device, and
+// whether it finishes a partial sum (inherent) or changes a layout (implicit).
+std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, const std::string& name,
+                         const std::string& mesh) {
+  std::string s = "comm plan of " + name + " on " + mesh + ":\n";
+  int64_t total = 0;
+  for (const graph::PlannedCollective& c : plan.collectives) {
+    const std::string file = c.loc.file.substr(c.loc.file.find_last_of('/') + 1);
+    s += "  " + shownText(file) + ":" + std::to_string(c.loc.line) + "  " + ops::opName(c.op) + " over " +
+         g.mesh.names[size_t(c.meshDim)] + " (" + std::to_string(c.group) + " devices)  " + bytesText(c.bytes) +
+         " per device  " + (c.inherent ? "inherent (a partial sum, " : "implicit (") + c.why + ")\n";
+    total += c.bytes;
+  }
+  if (plan.collectives.empty()) return s + "  no collectives\n";
+  return s + "  " + std::to_string(plan.collectives.size()) + " collective" + (plan.collectives.size() == 1 ? "" : "s") +
+         ", " + bytesText(total) + " per device\n";
+}
+
 }  // namespace
 
 std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path) {
@@ -52,7 +103,7 @@ std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path
   }
   if (!v.is(Kind::Function)) throw WeftError("'" + path + "' is a " + typeNameOf(v) + ", not a function");
   auto* fn = v.as<FunctionObj>();
-  if (fullyAnnotated(*fn)) return traceAnnotated(*fn);
+  if (fullyAnnotated(*fn)) return std::make_shared<graph::Graph>(std::move(traceAnnotated(*fn)->graph));
   // Otherwise the graph its last call traced.
   if (fn->traces && !fn->traces->entries.empty())
     return std::make_shared<graph::Graph>(fn->traces->entries.back()->graph);
@@ -61,6 +112,11 @@ std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path
 }
 
 int Interpreter::checkGraphFunctions() {
+  return traceForCheck([](const std::string&, const SourceRange&, GraphTraces::Entry&) {});
+}
+
+int Interpreter::traceForCheck(
+    const std::function<void(const std::string& name, const SourceRange& at, GraphTraces::Entry& e)>& use) {
   std::vector<FunctionObj*> fns;
   std::set<const Object*> seen;
   for (const auto& [k, v] : globals_->entries()) collect(v, fns, seen, 0);
@@ -68,11 +124,21 @@ int Interpreter::checkGraphFunctions() {
   bool was = ops::shapesOnly();
   ops::setShapesOnly(true);  // the program ran on shapes alone: its tensors have no data
   for (FunctionObj* fn : fns)
-    if (!reportingErrors([&] { traceAnnotated(*fn); })) ++errors;
+    if (!reportingErrors([&] { use(fn->name, fn->range, *traceAnnotated(*fn)); })) ++errors;
   for (const Export& e : exports_)  // what weft compile would trace
-    if (!reportingErrors([&] { traceExport(e); })) ++errors;
+    if (!reportingErrors([&] { use("export " + e.name, e.site, *traceExport(e)); })) ++errors;
   ops::setShapesOnly(was);
   return errors;
+}
+
+int Interpreter::printCommPlans(std::ostream& out) {
+  return traceForCheck([&](const std::string& name, const SourceRange& at, GraphTraces::Entry& e) {
+    graph::Graph g = e.graph;
+    const std::string mesh = placeVariables(g, e.variables, name, at);
+    if (mesh.empty()) return;
+    const graph::CommPlan plan = graph::propagatePlacements(g);
+    out << commPlanText(g, plan, name, mesh);
+  });
 }
 
 }  // namespace weft

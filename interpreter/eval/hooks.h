@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../../grammar/ast/stmt.h"
+#include "../spmd/placement.h"
 #include "../values/env.h"
 #include "../values/objects.h"
 
@@ -38,9 +39,12 @@ struct EvalHooks {
   // output_shape; interpreter/builtins/keras_weights.cpp), or nothing for another name.
   std::optional<Value> (*layerAttr)(Interpreter& in, const Value& self, ModuleObj& m, const std::string& name) = nullptr;
 
+  // A variable's layout as placements on its mesh (interpreter/mesh/), or false when it has none.
+  bool (*variablePlacements)(const VariableObj& var, spmd::MeshAxes& mesh, spmd::Placements& placements) = nullptr;
+
   bool complete() const {
     return registerNatives && declareMesh && declareLayoutMap && variableLayoutAttr && moduleCreated &&
-           variableAdopted && finishProgram && summaryTable && layerAttr;
+           variableAdopted && finishProgram && summaryTable && layerAttr && variablePlacements;
   }
 };
 

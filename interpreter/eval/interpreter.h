@@ -251,13 +251,19 @@ class Interpreter {
  public:
   // The graph of a graph function traced from its annotations alone (weft check, weft graph);
   // throws WeftError when a parameter has no tensor annotation or tracing fails.
-  std::shared_ptr<const graph::Graph> traceAnnotated(FunctionObj& fn);
+  std::unique_ptr<GraphTraces::Entry> traceAnnotated(FunctionObj& fn);
   // Traces fn with every parameter a graph input of the given type.
   std::unique_ptr<GraphTraces::Entry> traceSignature(FunctionObj& fn, const std::vector<graph::TensorType>& types,
                                                      const SourceRange& site);
   // weft check: traces every graph function reachable from the globals whose parameters are all
   // annotated; reports each failure and returns how many there were.
   int checkGraphFunctions();
+  // weft check --comm-plan: the same traces; for each whose variables lie on a mesh, the
+  // collectives its sharded run needs (SPEC §7.1). Returns how many traces failed.
+  int printCommPlans(std::ostream& out);
+  // Traces what weft check traces and hands each trace to `use`; returns how many failed.
+  int traceForCheck(
+      const std::function<void(const std::string& name, const SourceRange& at, GraphTraces::Entry& e)>& use);
 
  private:
   std::vector<const FunctionObj*> tracing_;

@@ -37,6 +37,7 @@ void installHooks(EvalHooks& hooks) {
   hooks.moduleCreated = moduleCreated;
   hooks.variableAdopted = variableAdopted;
   hooks.finishProgram = finishProgram;
+  hooks.variablePlacements = variablePlacements;
   installPlacementHook();
 }
 

@@ -17,6 +17,9 @@ Value declareMesh(const ast::MeshDecl& decl, const std::vector<Value>& sizes);
 // `layout_map NAME on MESH { ... }`; `mesh` is the value MESH is bound to (null when unbound).
 Value declareLayoutMap(const ast::LayoutMapDecl& decl, const Value* mesh);
 
+// A variable's layout as placements on its mesh, for the graph passes (placements.cpp).
+bool variablePlacements(const VariableObj& var, spmd::MeshAxes& axes, spmd::Placements& placements);
+
 // `v.layout` and `v.shard`.
 Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const std::string& name);
 

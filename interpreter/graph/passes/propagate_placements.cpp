@@ -122,7 +122,7 @@ struct Propagator {
       for (size_t r = 0; r < outs.size(); ++r) outs[r][size_t(k)] = best->out[r];
     }
     for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (want[i] != have[i]) redistribute(n.inputs[i], want[i], n, "a layout the op cannot compute on");
+      if (want[i] != have[i]) redistribute(n.inputs[i], want[i], n, "re-laid for an op with no row for it");
     for (size_t r = 0; r < outs.size(); ++r) set(n.outputs[r], outs[r]);
   }
 
