@@ -2,7 +2,8 @@
 // in the interpreter and in generated code. A device belongs, along each mesh dimension, to the
 // group of devices whose coordinates differ from its own only there; every collective is over
 // one such group, and every member must call it with the same sizes. Results are combined in
-// coordinate order, so they are the same on every member and from run to run.
+// coordinate order, so they are the same on every member and from run to run. A result buffer
+// never overlaps an input: a peer may read one member's input while another writes its result.
 // comm_threads.h implements it for devices that are threads of one process.
 #ifndef WEFT_RT_COMM_H
 #define WEFT_RT_COMM_H

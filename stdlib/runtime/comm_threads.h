@@ -1,6 +1,8 @@
 // The collectives for devices that are threads of one process: the members of a group meet at a
-// rendezvous, each posts where its data is, and each reads its peers' data straight from their
-// buffers (no copies through a channel). A member waits at two barriers per collective: after
+// rendezvous, each posts where its data is and where its result goes, and each reads its peers'
+// data straight from their buffers (no copies through a channel). An all-reduce splits the work:
+// member j sums the j-th part of the elements, in coordinate order, and writes that part of
+// every member's result, so each element is summed once, the same way every run. A member waits at two barriers per collective: after
 // all have posted (then sizes are checked: members that disagree all fail with one message),
 // and after all have read (so no buffer changes while a peer reads it). A member that stops
 // with an error aborts the rendezvous, and every member waiting in it, or arriving later, fails
@@ -42,18 +44,20 @@ class Rendezvous {
   // What one member sees of a collective: its peers' posted buffers, in coordinate order.
   struct Posted {
     std::vector<const void*> in;
+    std::vector<void*> out;
     std::vector<int64_t> bytes;
   };
 
   // Posts `in` (of `bytes`) for `device` in its group along meshDim and waits for the others;
   // then `work` runs with every member's post; then waits until every member's work is done.
   template <class Work>
-  void meet(int64_t device, int k, const char* op, const void* in, int64_t bytes, Work&& work) {
+  void meet(int64_t device, int k, const char* op, const void* in, void* out, int64_t bytes, Work&& work) {
     Group& g = group(device, k);
     const int64_t me = coordinate(device, k);
     {
       std::unique_lock<std::mutex> lock(mutex_);
       g.posted.in[size_t(me)] = in;
+      g.posted.out[size_t(me)] = out;
       g.posted.bytes[size_t(me)] = bytes;
       wait(g, lock);
     }
@@ -73,6 +77,7 @@ class Rendezvous {
   struct Group {
     explicit Group(int64_t members) : members(members) {
       posted.in.resize(size_t(members));
+      posted.out.resize(size_t(members));
       posted.bytes.resize(size_t(members));
     }
     int64_t members;
@@ -130,24 +135,29 @@ class ThreadComm final : public Comm {
   int64_t device() const override { return device_; }
 
   void allGather(int k, const void* in, void* out, int64_t bytes) override {
-    r_.meet(device_, k, "all_gather", in, bytes, [&](const Rendezvous::Posted& p) {
+    r_.meet(device_, k, "all_gather", in, out, bytes, [&](const Rendezvous::Posted& p) {
       for (size_t j = 0; j < p.in.size(); ++j) std::memcpy(static_cast<char*>(out) + int64_t(j) * bytes, p.in[j], size_t(bytes));
     });
   }
   void allReduce(int k, DType dtype, const void* in, void* out, int64_t n) override {
-    r_.meet(device_, k, "all_reduce", in, n * int64_t(dtypeSize(dtype)), [&](const Rendezvous::Posted& p) {
-      sumBlocks(dtype, p, 0, out, n);
+    const int64_t members = groupSize(k), me = coordinate(k), size = int64_t(dtypeSize(dtype));
+    r_.meet(device_, k, "all_reduce", in, out, n * size, [&](const Rendezvous::Posted& p) {
+      const int64_t from = n * me / members, to = n * (me + 1) / members;
+      char* mine = static_cast<char*>(out) + from * size;
+      sumBlocks(dtype, p, from * size, mine, to - from);
+      for (size_t j = 0; j < p.out.size(); ++j)
+        if (int64_t(j) != me) std::memcpy(static_cast<char*>(p.out[j]) + from * size, mine, size_t((to - from) * size));
     });
   }
   void reduceScatter(int k, DType dtype, const void* in, void* out, int64_t n) override {
     const int64_t members = groupSize(k), me = coordinate(k);
-    r_.meet(device_, k, "reduce_scatter", in, members * n * int64_t(dtypeSize(dtype)), [&](const Rendezvous::Posted& p) {
+    r_.meet(device_, k, "reduce_scatter", in, out, members * n * int64_t(dtypeSize(dtype)), [&](const Rendezvous::Posted& p) {
       sumBlocks(dtype, p, me * n * int64_t(dtypeSize(dtype)), out, n);
     });
   }
   void allToAll(int k, const void* in, void* out, int64_t bytes) override {
     const int64_t members = groupSize(k), me = coordinate(k);
-    r_.meet(device_, k, "all_to_all", in, members * bytes, [&](const Rendezvous::Posted& p) {
+    r_.meet(device_, k, "all_to_all", in, out, members * bytes, [&](const Rendezvous::Posted& p) {
       for (size_t j = 0; j < p.in.size(); ++j)
         std::memcpy(static_cast<char*>(out) + int64_t(j) * bytes, static_cast<const char*>(p.in[j]) + me * bytes,
                     size_t(bytes));
