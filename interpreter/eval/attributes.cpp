@@ -20,7 +20,7 @@ Value shapeList(const Shape& s) {
 }
 
 [[noreturn]] void noAttribute(const Value& obj, Symbol name, const std::vector<std::string>& known) {
-  std::string msg = "a " + typeNameOf(obj) + " has no attribute '" + symbolName(name) + "'";
+  std::string msg = aTypeName(obj) + " has no attribute '" + symbolName(name) + "'";
   if (auto s = closestName(symbolName(name), known)) msg += "; did you mean '" + *s + "'?";
   throw WeftError(msg);
 }
@@ -324,7 +324,7 @@ void Interpreter::setAttr(const Value& obj, Symbol name, Value v) {
     var->trainable = var->ownTrainable = truthy(v);
     return;
   }
-  throw WeftError("cannot set attribute '" + n + "' on a " + typeNameOf(obj));
+  throw WeftError("cannot set attribute '" + n + "' on " + aTypeName(obj));
 }
 
 }  // namespace weft

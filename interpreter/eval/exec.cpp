@@ -21,7 +21,7 @@ std::vector<Value> unpackable(const Value& v, size_t want) {
   const std::vector<Value>* items = nullptr;
   if (v.is(Kind::Tuple)) items = &v.as<TupleObj>()->items;
   else if (v.is(Kind::List)) items = &v.as<ListObj>()->items;
-  else throw WeftError("cannot unpack a " + typeNameOf(v) + " into " + std::to_string(want) + " names");
+  else throw WeftError("cannot unpack " + aTypeName(v) + " into " + std::to_string(want) + " names");
   if (items->size() != want)
     throw WeftError("cannot unpack " + std::to_string(items->size()) + " values into " + std::to_string(want) +
                     " names");

@@ -3,7 +3,9 @@
 
 #include "../graph/tracer.h"
 #include "../values/format.h"
+#include "../../grammar/shown_text.h"
 #include "interpreter.h"
+#include "suggest.h"
 
 namespace weft {
 namespace {
@@ -29,6 +31,23 @@ void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Obje
     for (const auto& x : v.as<ListObj>()->items) collect(x, out, seen, depth + 1);
 }
 
+// "'NAME' is not defined in the program" (a name weft graph was given), with the closest of the
+// program's names and, for a function, where it is declared.
+std::string notInProgram(Env& globals, const std::vector<Export>& exports, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : globals.entries()) names.push_back(symbolName(k));
+  for (const Export& e : exports) names.push_back(e.name);
+  std::string msg = "'" + name + "' is not defined in the program";
+  auto near = closestName(name, names);
+  if (!near) return msg;
+  msg += "; did you mean '" + *near + "'";
+  SourceRange at;
+  if (Value* v = globals.find(intern(*near)); v && v->is(Kind::Function)) at = v->as<FunctionObj>()->range;
+  if (at.valid())
+    msg += " (" + shownText(at.file->path) + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.col) + ")";
+  return msg + "?";
+}
+
 }  // namespace
 
 std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path) {
@@ -42,7 +61,7 @@ std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path
     std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (start == 0) {
       Value* found = globals_->find(intern(part));
-      if (!found) throw WeftError("'" + part + "' is not defined in the program");
+      if (!found) throw WeftError(notInProgram(*globals_, exports_, part));
       v = *found;
     } else {
       v = getAttr(v, intern(part));
@@ -50,7 +69,7 @@ std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
-  if (!v.is(Kind::Function)) throw WeftError("'" + path + "' is a " + typeNameOf(v) + ", not a function");
+  if (!v.is(Kind::Function)) throw WeftError("'" + path + "' is " + aTypeName(v) + ", not a function");
   auto* fn = v.as<FunctionObj>();
   if (fullyAnnotated(*fn)) return traceAnnotated(*fn);
   // Otherwise the graph its last call traced.

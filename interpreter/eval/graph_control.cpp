@@ -252,7 +252,7 @@ std::vector<Tensor> nextValues(const LoopState& st, const std::vector<Symbol>& a
     Value v = *env->findLocal(st.names[i]);
     Value init = st.init[i];
     if (!isTensorLike(v))
-      throw WeftError(at, "loop variable " + nameText(st.names[i]) + " becomes a " + typeNameOf(v) +
+      throw WeftError(at, "loop variable " + nameText(st.names[i]) + " becomes " + aTypeName(v) +
                               " in the loop body: a graph " + loop + " loop carries tensors");
     v = Value(tensorOf(v, "loop value"), v.weak());
     if (v.tensor().dtype() != st.types[i].dtype && v.weak()) unifyDTypes(v, init, loop);
