@@ -120,6 +120,7 @@ Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
       result = eval(*fn.lambdaBody, local);
     } else {
       Frame frame;
+      frame.function = &fn.name;
       execBlock(*fn.body, local, frame);
       result = std::move(frame.returnValue);
     }
