@@ -52,7 +52,8 @@ const char* describe(const Expr& e) {
     case ExprKind::Conditional: return "a conditional expression";
     case ExprKind::Lambda: return "a lambda";
     case ExprKind::Dict: return "a dict literal";
-    case ExprKind::List: case ExprKind::ListComp: return "a list";
+    case ExprKind::List: return "a list";
+    case ExprKind::ListComp: return static_cast<const ListComp&>(e).key ? "a dict comprehension" : "a list comprehension";
     case ExprKind::FString: return "an f-string";
     case ExprKind::Tuple: return "a tuple";
     default: return "this expression";

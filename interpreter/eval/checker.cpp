@@ -197,7 +197,8 @@ class NameChecker {
       diags_.error(a.target->range, readBeforeAssignmentMessage(f->name, symbolName(n), false));
     } else if (i && ((a.op != ast::BinaryOp::Add && a.op != ast::BinaryOp::Sub) ||
                      (scopes_[*i].neverVariable && scopes_[*i].neverVariable->count(n)))) {
-      diags_.error(a.target->range, augmentedOuterMessage(f->name, symbolName(n), ast::binaryOpText(a.op), scopes_[*i].whose));
+      diags_.error(a.target->range,
+                   augmentedOuterMessage(f->name, symbolName(n), ast::binaryOpText(a.op), scopes_[*i].whose));
     }
   }
 
@@ -301,7 +302,8 @@ class NameChecker {
         for (const auto& p : f.params) state.assigned.insert(p.name), state.bound.insert(p.name);
         bindBlock(f.body, state.assigned, false);
         Scope never = neverVariables(f.body);
-        within({true, false, &state}, [&] { withScope({&local, &never, "enclosing function's"}, [&] { block(f.body); }); });
+        within({true, false, &state},
+               [&] { withScope({&local, &never, "enclosing function's"}, [&] { block(f.body); }); });
         break;
       }
       case K::Module: {
@@ -414,7 +416,8 @@ class NameChecker {
         Scope local;
         params(l.params, local);
         // Its body runs when it is called, after the names around it are bound.
-        within({place_.inFunction, place_.inLoop, nullptr}, [&] { withScope({&local, nullptr, "parameter"}, [&] { expr(*l.body); }); });
+        within({place_.inFunction, place_.inLoop, nullptr},
+               [&] { withScope({&local, nullptr, "parameter"}, [&] { expr(*l.body); }); });
         break;
       }
       case K::List:
