@@ -4,6 +4,8 @@
 
 #include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
+#include "interpreter/eval/suggest.h"
+#include "interpreter/graph/pipeline.h"
 #include "interpreter/mesh/plan.h"
 #include "limit_options.h"
 
@@ -86,6 +88,17 @@ int checkCommand(const std::vector<std::string>& given) {
   return status;
 }
 
+bool knownPass(const std::string& command, const std::string& pass, const char* usage) {
+  std::vector<std::string> names;
+  for (const graph::Pass& p : graph::passes()) names.push_back(p.name);
+  for (const std::string& n : names)
+    if (n == pass) return true;
+  std::cerr << "weft " << command << ": unknown pass '" << shownText(pass) << "'";
+  if (auto near = closestName(pass, names)) std::cerr << "; did you mean '" << *near << "'?";
+  std::cerr << "\n" << usage;
+  return false;
+}
+
 int dispatch(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "repl") return replCommand(args);
   if (args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
@@ -97,7 +110,10 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "graph") return graphCommand(args);
   if (args[0] == "compile") return compileCommand(args);
   if (args[0] == "show") return showCommand(args);
-  std::cerr << "weft: unknown command '" << shownText(args[0]) << "'\n" << kUsage;
+  std::cerr << "weft: unknown command '" << shownText(args[0]) << "'";
+  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "repl", "help"}))
+    std::cerr << "; did you mean 'weft " << *near << "'?";
+  std::cerr << "\n" << kUsage;
   return 2;
 }
 

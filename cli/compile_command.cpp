@@ -41,10 +41,7 @@ int compileCommand(const std::vector<std::string>& given) {
       options.force = true;
     } else if (a.rfind("--dump-after=", 0) == 0) {
       dumpAfter = a.substr(13);
-      if (!graph::isPass(dumpAfter)) {
-        std::cerr << "weft compile: unknown pass '" << dumpAfter << "'\n" << usage;
-        return 2;
-      }
+      if (!knownPass("compile", dumpAfter, usage)) return 2;
     } else {
       args.push_back(a);
     }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/graph/dot.h"
 #include "interpreter/graph/pipeline.h"
@@ -43,10 +44,7 @@ int graphCommand(const std::vector<std::string>& given) {
   for (size_t i = 0; i < given.size(); ++i) {
     if (given[i].rfind("--dump-after=", 0) == 0) {
       dumpAfter = given[i].substr(13);
-      if (!graph::isPass(dumpAfter)) {
-        std::cerr << "weft graph: unknown pass '" << dumpAfter << "'\n" << usage;
-        return 2;
-      }
+      if (!knownPass("graph", dumpAfter, usage)) return 2;
     } else if (given[i] != "-o") {
       args.push_back(given[i]);
     } else if (i + 1 < given.size() && out.empty()) {
@@ -93,7 +91,8 @@ int graphCommand(const std::vector<std::string>& given) {
   try {
     show(*interp.graphOf(args[file + 1]));
   } catch (const WeftError& e) {
-    std::cerr << e.format();
+    // A name from the command line has no place in the source: the error names the file.
+    std::cerr << (e.at.valid() ? "" : shownText(args[file]) + ": ") << e.format();
     return 1;
   }
   return 0;

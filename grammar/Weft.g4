@@ -104,7 +104,7 @@ expr
   | FN LPAREN paramList? RPAREN FAT_ARROW expr             # lambdaExpr
   ;
 
-compOp : EQ | NE | LT | LE | GT | GE | IN | NOT IN ;
+compOp : EQ | NE | LT | LE | GT | GE | IN | NOT IN | IS NOT? ;
 
 // Calls, indexing and attributes are a loop, not left recursion: `a.b.c(d)[e]` is flat.
 postfix : (NAME | MESH | ON | MODULE | LAYOUT_MAP | INT | FLOAT | STRING | TRUE | FALSE | NONE | group | fstring) trailer* ;
@@ -120,11 +120,11 @@ subscriptList : subscript (COMMA subscript)* COMMA? ;
 subscript : ELLIPSIS | expr (COLON expr? (COLON expr?)?)? | COLON expr? (COLON expr?)? ;
 
 // `( )` is the empty tuple, `(e)` a parenthesised expression, `(e,)` and `(a, b)` tuples;
-// `[e for x in xs if c]` a list comprehension.
+// `[e for x in xs if c]` a list comprehension, `{k: v for x in xs}` a dict comprehension.
 group
   : LPAREN (expr (COMMA expr)* COMMA?)? RPAREN
   | LBRACK (expr (compFor+ | (COMMA expr)* COMMA?))? RBRACK
-  | LBRACE (dictEntry (entrySep dictEntry)* entrySep?)? RBRACE
+  | LBRACE (dictEntry (compFor+ NEWLINE? | (entrySep dictEntry)* entrySep?))? RBRACE
   ;
 dictEntry : expr COLON expr ;
 compFor : FOR forTarget IN expr (IF expr)* ;
@@ -143,6 +143,7 @@ ELIF : 'elif' ;
 ELSE : 'else' ;
 FOR : 'for' ;
 IN : 'in' ;
+IS : 'is' ;
 WHILE : 'while' ;
 BREAK : 'break' ;
 CONTINUE : 'continue' ;

@@ -52,7 +52,8 @@ const char* describe(const Expr& e) {
     case ExprKind::Conditional: return "a conditional expression";
     case ExprKind::Lambda: return "a lambda";
     case ExprKind::Dict: return "a dict literal";
-    case ExprKind::List: case ExprKind::ListComp: return "a list";
+    case ExprKind::List: return "a list";
+    case ExprKind::ListComp: return static_cast<const ListComp&>(e).key ? "a dict comprehension" : "a list comprehension";
     case ExprKind::FString: return "an f-string";
     case ExprKind::Tuple: return "a tuple";
     default: return "this expression";
@@ -72,7 +73,8 @@ BinaryOp binaryOp(size_t token) {
   }
 }
 
-CompareOp compareOp(size_t token) {
+// A comparison operator from its first and last tokens (`not in`, `is not`).
+CompareOp compareOp(size_t token, size_t last) {
   switch (token) {
     case P::EQ: return CompareOp::Eq;
     case P::NE: return CompareOp::Ne;
@@ -81,6 +83,7 @@ CompareOp compareOp(size_t token) {
     case P::GT: return CompareOp::Gt;
     case P::GE: return CompareOp::Ge;
     case P::IN: return CompareOp::In;
+    case P::IS: return last == P::NOT ? CompareOp::IsNot : CompareOp::Is;
     default: return CompareOp::NotIn;  // `not in`
   }
 }
@@ -498,7 +501,7 @@ ExprPtr AstBuilder::transformChain(P::ExprContext* ctx) {
       auto& cmp = static_cast<Compare&>(*acc);
       cmp.range = std::move(r);
       cmp.operands.push_back(std::move(rhs));
-      cmp.ops.push_back(compareOp(op ? op->start->getType() : size_t{P::EQ}));
+      cmp.ops.push_back(op ? compareOp(op->start->getType(), op->stop->getType()) : CompareOp::Eq);
       openCompare = true;
       continue;
     }
@@ -636,6 +639,12 @@ ExprPtr AstBuilder::transformSubscript(P::SubscriptContext& ctx) {
 // `( )` empty tuple, `(e)` just parentheses, `(e,)` and `(a, b)` tuples, `[...]` lists, `{...}`.
 ExprPtr AstBuilder::transformGroup(P::GroupContext& ctx) {
   size_t open = ctx.start->getType();
+  if (open == P::LBRACE && !ctx.compFor().empty()) {
+    auto* entry = as<P::DictEntryContext>(ctx.children[1]);
+    ExprPtr c = transformListComp(ctx, exprAt(entry->children.back()));
+    static_cast<ListComp&>(*c).key = transformExpr(exprAt(childAt(entry, 0)));
+    return c;
+  }
   if (open == P::LBRACE) {
     auto d = node<DictExpr>(range(&ctx));
     for (ParseTree* child : ctx.children)
@@ -681,7 +690,30 @@ ExprPtr AstBuilder::transformFString(P::FstringContext& ctx) {
       FString::Part part;
       part.value = transformExpr(e);
       auto* next = dynamic_cast<antlr4::tree::TerminalNode*>(childAt(&ctx, i + 1));
-      if (next && next->getSymbol()->getType() == P::FSTRING_SPEC) part.spec = next->getText();
+      // The spec token is `= !r :spec` with each piece optional (token_source.cpp).
+      std::string spec = next && next->getSymbol()->getType() == P::FSTRING_SPEC ? next->getText() : "";
+      size_t k = 0;
+      if (spec[k] == '=') {  // `{x = }`: the field's text as written, '=' and spaces, then repr
+        while (++k < spec.size() && (spec[k] == ' ' || spec[k] == '\t')) {}
+        const Token* open = static_cast<antlr4::tree::TerminalNode*>(ctx.children[i - 1])->getSymbol();
+        std::string label = ctx.start->getInputStream()->getText(
+            {static_cast<ssize_t>(open->getStopIndex() + 1), static_cast<ssize_t>(next->getSymbol()->getStartIndex() - 1)});
+        label += spec.substr(0, k);
+        if (!f->parts.empty() && !f->parts.back().value) f->parts.back().text += label;
+        else f->parts.push_back({std::move(label), nullptr, ""});
+        part.conversion = 'r';
+      }
+      if (k + 1 < spec.size() && spec[k] == '!') {
+        if (spec[k + 1] != 'r' && spec[k + 1] != 's')
+          errors_.add(next->getSymbol(), std::string("a conversion is !r or !s, not !") + spec[k + 1]);
+        part.conversion = spec[k + 1];
+        k += 2;
+      }
+      if (k < spec.size()) {
+        if (spec[k] != ':') errors_.add(next->getSymbol(), "a field's conversion (!r or !s) ends with ':' or '}'");
+        part.spec = spec.substr(k + 1);
+        if (spec[0] == '=' && spec.find('!') == std::string::npos) part.conversion = 0;  // `{x=:.2f}` formats x
+      }
       f->parts.push_back(std::move(part));
       continue;
     }

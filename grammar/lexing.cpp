@@ -153,7 +153,7 @@ bool isBlank(char32_t c) { return c == U' ' || c == U'\t' || c == U'\f' || c == 
 uint32_t keywordOrName(std::u32string_view word) {
   static constexpr std::pair<std::u32string_view, uint32_t> kKeywords[] = {
       {U"module", L::MODULE}, {U"fn", L::FN}, {U"return", L::RETURN}, {U"if", L::IF}, {U"elif", L::ELIF},
-      {U"else", L::ELSE}, {U"for", L::FOR}, {U"in", L::IN}, {U"while", L::WHILE}, {U"break", L::BREAK},
+      {U"else", L::ELSE}, {U"for", L::FOR}, {U"in", L::IN}, {U"is", L::IS}, {U"while", L::WHILE}, {U"break", L::BREAK},
       {U"continue", L::CONTINUE}, {U"with", L::WITH}, {U"as", L::AS}, {U"import", L::IMPORT},
       {U"from", L::FROM}, {U"true", L::TRUE}, {U"false", L::FALSE}, {U"True", L::TRUE}, {U"False", L::FALSE}, {U"none", L::NONE}, {U"None", L::NONE},
       {U"and", L::AND}, {U"or", L::OR}, {U"not", L::NOT}, {U"mesh", L::MESH}, {U"layout_map", L::LAYOUT_MAP},

@@ -286,6 +286,17 @@ void strayCharacter(TokenList& tokens, size_t i, SyntaxErrors& errors) {
   t.setType(kDropped);
 }
 
+// Python's `lambda x, y: e` (parameters, then a colon): reported with Weft's spelling; the parser's
+// errors on the line are then taken as its cascade.
+void lambdaHeader(const TokenList& tokens, size_t i, SyntaxErrors& errors) {
+  std::string params;
+  size_t j = i + 1;
+  for (; isNameToken(typeAt(tokens, j)) || typeAt(tokens, j) == WeftParser::COMMA; ++j)
+    params += tokens[j].getType() == WeftParser::COMMA ? ", " : tokens[j].getText();
+  if (typeAt(tokens, j) != WeftParser::COLON) return;
+  errors.add(&tokens[i], "Weft has no 'lambda': `lambda " + params + ": e` is written `fn(" + params + ") => e`");
+}
+
 }  // namespace
 
 void checkTokens(TokenList& tokens, SyntaxErrors& errors) {
@@ -314,6 +325,8 @@ void checkTokens(TokenList& tokens, SyntaxErrors& errors) {
           errors.add(&t, "'def' is not a Weft keyword; functions are declared with 'fn'");
           t.setType(WeftParser::FN);
           t.setText("fn");
+        } else if (t.getText() == "lambda") {
+          lambdaHeader(tokens, i, errors);
         }
         break;
       case WeftParser::ELSE:

@@ -120,9 +120,10 @@ WeftToken syntheticToken(const WeftToken& anchor, size_t type, const char* text)
 namespace {
 
 // Splits an FSTRING token: FSTRING_START (`f"`), runs of FSTRING_TEXT (`{{` and `}}` each become
-// an FSTRING_TEXT of one brace), and for each `{expression:spec}` FSTRING_OPEN, the expression's
-// tokens, FSTRING_SPEC (the text after a top-level ':', if any) and FSTRING_CLOSE; then
-// FSTRING_END. A brace without its partner becomes an ERROR_CHAR, reported as a stray character.
+// an FSTRING_TEXT of one brace), and for each `{expression=!r:spec}` FSTRING_OPEN, the expression's
+// tokens, FSTRING_SPEC (from a top-level `=`, `!r`/`!s` or `:` on, if any; the AST builder reads
+// it) and FSTRING_CLOSE; then FSTRING_END. A brace without its partner becomes an ERROR_CHAR,
+// reported as a stray character.
 void splitFString(std::u32string_view text, const RawToken& r, TokenList& tokens, WeftTokenSource& source) {
   auto add = [&](size_t type, size_t start, size_t length) {
     tokens.emplace_back(type, start, length, SourcePos{r.line, static_cast<uint32_t>(r.col + 1 + (start - r.start))},
@@ -166,10 +167,17 @@ void splitFString(std::u32string_view text, const RawToken& r, TokenList& tokens
       } else if (d == U')' || d == U']' || d == U'}') {
         if (depth == 0 && d == U'}') break;
         depth = std::max(0, depth - 1);
-      } else if (d == U':' && depth == 0) {
-        break;
+      } else if (depth == 0 && (d == U':' || (d == U'!' && j + 1 < end && text[j + 1] != U'='))) {
+        break;  // a format spec or a conversion; `!=` is an operator
       }
     }
+    // `{x=}` and `{x = }` (Python 3.8's self-documenting field): the expression ends before the
+    // '=', which is not part of `==`, `!=`, `<=` or `>=`.
+    size_t exprEnd = j;
+    size_t last = j;
+    while (last > i + 1 && (text[last - 1] == U' ' || text[last - 1] == U'\t')) --last;
+    if (last > i + 2 && text[last - 1] == U'=' && std::u32string_view(U"=!<>").find(text[last - 2]) == std::u32string_view::npos)
+      exprEnd = last - 1;
     size_t close = j;
     while (close < end && text[close] != U'}') ++close;
     if (c == U'}' || close == end) {  // a lone brace
@@ -179,13 +187,13 @@ void splitFString(std::u32string_view text, const RawToken& r, TokenList& tokens
     }
     add(WeftParser::FSTRING_OPEN, i, 1);
     size_t exprStart = i + 1;
-    lexTokens(text.substr(exprStart, j - exprStart), [&](const RawToken& e) {
+    lexTokens(text.substr(exprStart, exprEnd - exprStart), [&](const RawToken& e) {
       if (e.type == WeftLexer::NEWLINE || e.type == Token::EOF) return;
       RawToken at{e.type, e.length, e.start + exprStart, r.line, static_cast<uint32_t>(r.col + (e.start + exprStart - r.start))};
       if (e.type == WeftLexer::FSTRING) splitFString(text, at, tokens, source);
       else add(e.type, at.start, at.length);
     });
-    if (close > j + 1) add(WeftParser::FSTRING_SPEC, j + 1, close - j - 1);
+    if (close > exprEnd) add(WeftParser::FSTRING_SPEC, exprEnd, close - exprEnd);
     add(WeftParser::FSTRING_CLOSE, close, 1);
     textStart = i = close + 1;
   }

@@ -101,7 +101,7 @@ struct Binary : Expr {
   ExprPtr lhs, rhs;
 };
 
-enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn };
+enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge, In, NotIn, Is, IsNot };
 const char* compareOpText(CompareOp op);
 
 // `a < b <= c` is one node with operands {a, b, c} and ops {Lt, Le}, as in Python.
@@ -158,7 +158,8 @@ struct ListComp : Expr {
     ExprPtr target, iterable;
     std::vector<ExprPtr> conditions;
   };
-  ExprPtr element;
+  ExprPtr element;  // a dict comprehension's value
+  ExprPtr key;      // a dict comprehension's key ({k: v for ...}); null for a list
   std::vector<Clause> clauses;
 };
 
@@ -169,6 +170,7 @@ struct FString : Expr {
     std::string text;  // when value is null
     ExprPtr value;
     std::string spec;
+    char conversion = 0;  // 'r' (repr) or 's' (str), applied before the spec: `{x!r}`
   };
   std::vector<Part> parts;
 };

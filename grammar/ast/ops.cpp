@@ -26,6 +26,8 @@ const char* compareOpText(CompareOp op) {
     case CompareOp::Ge: return ">=";
     case CompareOp::In: return "in";
     case CompareOp::NotIn: return "not in";
+    case CompareOp::Is: return "is";
+    case CompareOp::IsNot: return "is not";
   }
   return "?";
 }

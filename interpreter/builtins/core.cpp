@@ -80,7 +80,7 @@ Value len(Interpreter&, Args& a) {
           n = *length;
           break;
         }
-      throw WeftError(a.site, "len() of a " + typeNameOf(v));
+      throw WeftError(a.site, "len() of " + aTypeName(v));
   }
   return makeInt(n);
 }

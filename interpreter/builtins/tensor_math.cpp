@@ -1,10 +1,15 @@
 // Elementwise functions, matmul, reductions, where, clip, cast, one_hot.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 #include "../eval/interpreter.h"
 #include "../eval/operators.h"
 #include "../ops/ops.h"
 #include "../eval/args.h"
+#include "../values/format.h"
+#include "../values/literal.h"
 #include "builtins.h"
 
 namespace weft {
@@ -84,6 +89,50 @@ Value sorted(Interpreter& in, Args& a) {
   return makeList(std::move(out));
 }
 
+// NumPy's var and std (ddof=0; TensorFlow's reduce_variance and reduce_std) of a float tensor.
+NativeFn spread(const char* name, bool root) {
+  return [name, root](Interpreter&, Args& a) {
+    ArgReader r(a, name, {"x", "axis?", "keepdims?"});
+    const Tensor& x = r.tensor(0);
+    if (!rt::isFloat(x.dtype())) r.fail(0, "must be a float tensor (cast it first), not " + typeNameOf(r.get(0)));
+    std::vector<int> axes = r.axes(1);
+    bool keepdims = r.flag(2, false);
+    if (r.has(1) && axes.empty()) return Value(ops::binary(ops::BinaryOp::Sub, x, x));  // axis=[]: no axis, no spread
+    Tensor d = ops::binary(ops::BinaryOp::Sub, x, ops::reduce(ops::ReduceOp::Mean, x, axes, true));
+    Tensor v = ops::reduce(ops::ReduceOp::Mean, ops::binary(ops::BinaryOp::Mul, d, d), axes, keepdims);
+    return Value(root ? ops::unary(ops::UnaryOp::Sqrt, v) : v);
+  };
+}
+
+// round(x, ndigits=none): of a number (a weak scalar: a literal, x.item()), Python's round: to the
+// nearest int, ties to even (round(2.5) is 2), or to ndigits places; of a tensor, TensorFlow's
+// elementwise round (NumPy's np.round(x, ndigits) with ndigits).
+Value roundValue(Interpreter&, Args& a) {
+  ArgReader r(a, "round", {"x", "ndigits?"});
+  const Tensor& x = r.tensor(0);
+  int64_t digits = r.has(1) ? r.integer(1) : 0;
+  double scale = std::pow(10.0, double(digits));
+  if (r.get(0).weak() && x.rank() == 0) {
+    double v = r.get(0).literal() ? r.get(0).literal()->toDouble() : x.asDouble();
+    double rounded = std::nearbyint(v * scale) / scale;  // the default rounding mode: ties to even
+    if (r.has(1) && rt::isFloat(x.dtype())) {
+      // Python rounds the double's exact value, as printf does: round(2.675, 2) is 2.67.
+      if (digits >= 0 && digits <= 340 && std::isfinite(v)) {  // past 340 places no double changes
+        char text[1024];  // 309 integer digits, the point and 340 places
+        std::snprintf(text, sizeof text, "%.*f", int(digits), v);
+        rounded = std::strtod(text, nullptr);
+      }
+      return Value(Literal::real(rounded));
+    }
+    if (!std::isfinite(rounded) || std::fabs(rounded) >= 9.2e18)
+      r.fail(0, "cannot be rounded to an integer: it is " + Literal::real(v).str());
+    return Value(Literal::integer(int64_t(rounded)));
+  }
+  if (!r.has(1)) return Value(ops::unary(ops::UnaryOp::Round, x));
+  Tensor s = Literal::real(scale).as(x.dtype());
+  return Value(ops::binary(ops::BinaryOp::Div, ops::unary(ops::UnaryOp::Round, ops::binary(ops::BinaryOp::Mul, x, s)), s));
+}
+
 }  // namespace
 
 void registerTensorMath(Env& env) {
@@ -96,6 +145,7 @@ void registerTensorMath(Env& env) {
     });
   WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_BUILTIN)
 #undef WEFT_UNARY_BUILTIN
+  def(env, "round", roundValue);  // the op's builtin, taking Python's numbers and ndigits too
 #define WEFT_BINARY_BUILTIN(F, Id, ...)                                             \
   if (std::string n = ops::builtinName(ops::OpId::F##Id); !n.empty())               \
     def(env, n.c_str(), [n](Interpreter&, Args& a) {                                \
@@ -118,6 +168,13 @@ void registerTensorMath(Env& env) {
   def(env, "sorted", sorted);
   def(env, "any", reducer("any", ops::ReduceOp::Any));
   def(env, "all", reducer("all", ops::ReduceOp::All));
+  def(env, "var", spread("var", false));
+  def(env, "std", spread("std", true));
+  // TensorFlow's names of the reductions: the same functions.
+  for (auto [tf, weft] : {std::pair{"reduce_sum", "sum"}, {"reduce_mean", "mean"}, {"reduce_max", "max"},
+                          {"reduce_min", "min"}, {"reduce_prod", "prod"}, {"reduce_any", "any"}, {"reduce_all", "all"},
+                          {"reduce_variance", "var"}, {"reduce_std", "std"}})
+    env.set(intern(tf), *env.findLocal(intern(weft)));
   for (bool isMax : {true, false}) {
     const char* name = isMax ? "argmax" : "argmin";
     def(env, name, [name, isMax](Interpreter&, Args& a) {

@@ -35,9 +35,7 @@ void checkMethodArgs(const std::string& name, const FunctionObj& impl, const Arg
     bool known = false;
     for (const std::string& p : params) known = known || p == key;
     if (known) continue;
-    std::string msg = name + "() got an unexpected keyword argument '" + key + "'";
-    if (auto s = closestName(key, params)) msg += "; did you mean '" + *s + "'?";
-    throw WeftError(a.site, msg);
+    throw WeftError(a.site, unexpectedKeywordMessage(name, key, params));
   }
 }
 

@@ -37,7 +37,7 @@ ArgReader::ArgReader(Args& args, std::string fn, std::initializer_list<const cha
     const std::string& key = symbolName(k);
     size_t i = 0;
     while (i < names_.size() && names_[i] != key) ++i;
-    if (i == names_.size()) throw WeftError(args.site, fn_ + "() got an unexpected keyword argument '" + key + "'");
+    if (i == names_.size()) throw WeftError(args.site, unexpectedKeywordMessage(fn_, key, names_));
     if (present_[i]) throw WeftError(args.site, fn_ + "() got multiple values for argument '" + key + "'");
     values_[i] = std::move(v);
     present_[i] = true;
@@ -180,7 +180,7 @@ void flatten(const Value& v, int depth, Shape& shape, std::vector<Value>& leaves
     return;
   }
   if (depth != shape.rank()) throw WeftError(what + ": nested lists are ragged");
-  if (!isTensorLike(v)) throw WeftError(what + ": cannot make a tensor from a " + typeNameOf(v));
+  if (!isTensorLike(v)) throw WeftError(what + ": cannot make a tensor from " + aTypeName(v));
   leaves.push_back(v);
 }
 

@@ -1,4 +1,6 @@
 // `obj.name` and `obj.name = v` for every kind of value.
+#include <algorithm>
+
 #include "graph_call.h"
 #include "args.h"
 #include "../ops/ops.h"
@@ -7,6 +9,7 @@
 #include "interpreter.h"
 #include "name_scope.h"
 #include "operators.h"
+#include "strings.h"
 #include "suggest.h"
 
 namespace weft {
@@ -20,7 +23,7 @@ Value shapeList(const Shape& s) {
 }
 
 [[noreturn]] void noAttribute(const Value& obj, Symbol name, const std::vector<std::string>& known) {
-  std::string msg = "a " + typeNameOf(obj) + " has no attribute '" + symbolName(name) + "'";
+  std::string msg = aTypeName(obj) + " has no attribute '" + symbolName(name) + "'";
   if (auto s = closestName(symbolName(name), known)) msg += "; did you mean '" + *s + "'?";
   throw WeftError(msg);
 }
@@ -32,11 +35,12 @@ Value& only(Args& a, const char* fn) {
 
 // NumPy's tensor methods, as the functions of the same name with the tensor first:
 // `x.sum(1)` is `sum(x, 1)`, `x.astype(f64)` is `cast(x, f64)`, `x.reshape(2, 3)` is
-// `reshape(x, [2, 3])`.
+// `reshape(x, [2, 3])`, `x.flatten()` is `reshape(x, [-1])`.
 constexpr std::pair<const char*, const char*> kTensorMethods[] = {
     {"reshape", "reshape"}, {"transpose", "transpose"}, {"sum", "sum"},       {"mean", "mean"},
     {"max", "max"},         {"min", "min"},             {"argmax", "argmax"}, {"argmin", "argmin"},
-    {"prod", "prod"},       {"astype", "cast"},
+    {"prod", "prod"},       {"astype", "cast"},         {"std", "std"},       {"var", "var"},
+    {"round", "round"},     {"flatten", "reshape"},
 };
 
 // Element i of t as a scalar of its dtype, weak as a Python number is: `x.item() * y` takes y's dtype.
@@ -93,9 +97,13 @@ std::optional<Value> tensorMethod(Interpreter& in, const Value& self, const std:
   for (auto [method, function] : kTensorMethods) {
     if (n != method) continue;
     Value fn = in.native(function);
-    bool reshape = n == "reshape";
-    return makeBuiltin(n, [fn, reshape](Interpreter& in, Args& a) {
+    bool reshape = n == "reshape", flatten = n == "flatten";
+    return makeBuiltin(n, [fn, reshape, flatten](Interpreter& in, Args& a) {
       if (reshape && a.pos.size() > 1) a.pos = {makeList(std::move(a.pos))};
+      if (flatten) {
+        if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "flatten() takes no arguments");
+        a.pos = {makeList({makeInt(-1)})};
+      }
       a.pos.insert(a.pos.begin(), a.self);
       a.self = Value();
       return in.call(fn, a);
@@ -189,7 +197,7 @@ Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) 
 }
 
 Value listAttr(const Value& self, const std::string& n) {
-  if (n == "append" || n == "extend" || n == "pop") checkMutable(self);
+  if (n == "append" || n == "extend" || n == "pop" || n == "insert" || n == "sort") checkMutable(self);
   if (n == "append")
     return makeBuiltin("append", [](Interpreter& in, Args& a) {
       in.trackContainer(a.self);
@@ -216,7 +224,36 @@ Value listAttr(const Value& self, const std::string& n) {
       items.erase(at);
       return v;
     }, self);
-  noAttribute(self, intern(n), {"append", "extend", "pop"});
+  if (n == "insert")  // Python's: an index past either end inserts at that end
+    return makeBuiltin("insert", [](Interpreter& in, Args& a) {
+      ArgReader r(a, "insert", {"index", "item"});
+      auto& items = a.self.as<ListObj>()->items;
+      int64_t size = int64_t(items.size()), i = r.integer(0);
+      i = i < 0 ? std::max<int64_t>(0, i + size) : std::min(i, size);
+      in.trackContainer(a.self);
+      items.insert(items.begin() + i, r.get(1));
+      return Value();
+    }, self);
+  if (n == "index")
+    return makeBuiltin("index", [](Interpreter&, Args& a) {
+      const Value& item = only(a, "index");
+      const auto& items = a.self.as<ListObj>()->items;
+      for (size_t i = 0; i < items.size(); ++i)
+        if (valuesEqual(items[i], item)) return makeInt(int64_t(i));
+      throw WeftError(a.site, toRepr(item) + " is not in the list");
+    }, self);
+  if (n == "sort")  // in place, as sorted() orders
+    return makeBuiltin("sort", [](Interpreter& in, Args& a) {
+      if (!a.pos.empty()) throw WeftError(a.site, "sort() takes only key= and reverse=");
+      a.pos.push_back(a.self);
+      Value self = a.self;
+      a.self = Value();
+      Value ordered = in.call(in.native("sorted"), a);
+      in.trackContainer(self);
+      self.as<ListObj>()->items = std::move(ordered.as<ListObj>()->items);
+      return Value();
+    }, self);
+  noAttribute(self, intern(n), {"append", "extend", "pop", "insert", "index", "sort"});
 }
 
 Value dictAttr(const Value& self, const std::string& n) {
@@ -264,6 +301,9 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
     case Kind::Module: return moduleAttr(*this, obj, *obj.as<ModuleObj>(), name);
     case Kind::List: return listAttr(obj, symbolName(name));
     case Kind::Dict: return dictAttr(obj, symbolName(name));
+    case Kind::Str:
+      if (auto m = stringMethod(*this, obj, symbolName(name))) return *m;
+      noAttribute(obj, name, stringMethodNames());
     case Kind::Namespace: {
       auto* ns = obj.as<NamespaceObj>();
       if (Value* v = ns->env->findLocal(name)) return *v;
@@ -324,7 +364,7 @@ void Interpreter::setAttr(const Value& obj, Symbol name, Value v) {
     var->trainable = var->ownTrainable = truthy(v);
     return;
   }
-  throw WeftError("cannot set attribute '" + n + "' on a " + typeNameOf(obj));
+  throw WeftError("cannot set attribute '" + n + "' on " + aTypeName(obj));
 }
 
 }  // namespace weft

@@ -5,6 +5,7 @@
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "interpreter.h"
+#include "suggest.h"
 #include "../values/literal.h"
 #include "types.h"
 
@@ -44,7 +45,11 @@ std::shared_ptr<Env> Interpreter::bindParams(const std::string& fnName, const st
   for (auto& [k, v] : args.kw) {
     size_t i = 0;
     while (i < n && params[i].name != k) ++i;
-    if (i == n) throw WeftError(args.site, fnName + "() got an unexpected keyword argument '" + symbolName(k) + "'");
+    if (i == n) {
+      std::vector<std::string> names;
+      for (const auto& p : params) names.push_back(symbolName(p.name));
+      throw WeftError(args.site, unexpectedKeywordMessage(fnName, symbolName(k), names));
+    }
     if (have[i]) throw WeftError(args.site, fnName + "() got multiple values for argument '" + symbolName(k) + "'");
     bound[i] = std::move(v);
     have[i] = true;
@@ -94,7 +99,7 @@ Value Interpreter::call(const Value& callee, Args& args) {
         return Value(Literal::parse(r.str(0), callee.dtypeValue(), r.name() + "()").as(callee.dtypeValue()));
       return Value(tensorFromValue(r.get(0), callee.dtypeValue(), r.name() + "()"));
     }
-    default: throw WeftError(args.site, "a " + typeNameOf(callee) + " is not callable");
+    default: throw WeftError(args.site, aTypeName(callee) + " is not callable");
   }
 }
 
@@ -115,6 +120,7 @@ Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
       result = eval(*fn.lambdaBody, local);
     } else {
       Frame frame;
+      frame.function = &fn.name;
       execBlock(*fn.body, local, frame);
       result = std::move(frame.returnValue);
     }

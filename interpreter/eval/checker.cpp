@@ -1,6 +1,7 @@
 #include "checker.h"
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "stack_bound.h"
@@ -11,11 +12,13 @@ namespace {
 
 using Scope = std::set<Symbol>;
 
-void bindStmt(const ast::Stmt& st, Scope& s);
+// `augmented`: whether `x += 1` binds x. It does for the scope (the name is the function's), but
+// it cannot be the binding that makes x hold a value: it reads x first.
+void bindStmt(const ast::Stmt& st, Scope& s, bool augmented = true);
 
 // Every name a block binds, wherever in it (a name is local to its whole function, as in Python).
-void bindBlock(const ast::Block& b, Scope& s) {
-  for (const auto& st : b) bindStmt(*st, s);
+void bindBlock(const ast::Block& b, Scope& s, bool augmented = true) {
+  for (const auto& st : b) bindStmt(*st, s, augmented);
 }
 void bindTarget(const ast::Expr& t, Scope& s) {
   if (t.kind == ast::ExprKind::Name) s.insert(static_cast<const ast::Name&>(t).name);
@@ -25,30 +28,32 @@ void bindTarget(const ast::Expr& t, Scope& s) {
   if (items)
     for (const auto& i : *items) bindTarget(*i, s);
 }
-void bindStmt(const ast::Stmt& st, Scope& s) {
+void bindStmt(const ast::Stmt& st, Scope& s, bool augmented) {
   using K = ast::StmtKind;
   switch (st.kind) {
     case K::Assign:
       for (const auto& t : static_cast<const ast::Assign&>(st).targets) bindTarget(*t, s);
       break;
-    case K::AugAssign: bindTarget(*static_cast<const ast::AugAssign&>(st).target, s); break;
+    case K::AugAssign:
+      if (augmented) bindTarget(*static_cast<const ast::AugAssign&>(st).target, s);
+      break;
     case K::For: {
       auto& f = static_cast<const ast::For&>(st);
       bindTarget(*f.target, s);
-      bindBlock(f.body, s);
+      bindBlock(f.body, s, augmented);
       break;
     }
     case K::If: {
       auto& i = static_cast<const ast::If&>(st);
-      for (const auto& br : i.branches) bindBlock(br.body, s);
-      bindBlock(i.elseBody, s);
+      for (const auto& br : i.branches) bindBlock(br.body, s, augmented);
+      bindBlock(i.elseBody, s, augmented);
       break;
     }
-    case K::While: bindBlock(static_cast<const ast::While&>(st).body, s); break;
+    case K::While: bindBlock(static_cast<const ast::While&>(st).body, s, augmented); break;
     case K::With: {
       auto& w = static_cast<const ast::With&>(st);
       if (w.as) s.insert(*w.as);
-      bindBlock(w.body, s);
+      bindBlock(w.body, s, augmented);
       break;
     }
     case K::Import: {
@@ -67,6 +72,32 @@ void bindStmt(const ast::Stmt& st, Scope& s) {
   }
 }
 
+// A value that is never a Variable, whatever it reads: `x += 1` cannot change a name holding one
+// in place.
+bool neverVariable(const ast::Expr& e) {
+  using K = ast::ExprKind;
+  switch (e.kind) {
+    case K::Int: case K::Float: case K::String: case K::Bool: case K::None: case K::FString: case K::List:
+    case K::Tuple: case K::Dict: case K::ListComp: case K::Binary: case K::Unary: case K::Compare: case K::Lambda:
+      return true;
+    default: return false;
+  }
+}
+
+// The names that a block's own statements bind to such values only (`count = 0`); a name bound by
+// anything else as well, or inside a nested statement, may hold a Variable.
+Scope neverVariables(const ast::Block& b) {
+  Scope never, other;
+  for (const auto& st : b) {
+    if (st->kind == ast::StmtKind::Assign && neverVariable(*static_cast<const ast::Assign&>(*st).value))
+      for (const auto& t : static_cast<const ast::Assign&>(*st).targets) bindTarget(*t, never);
+    else
+      bindStmt(*st, other);
+  }
+  for (Symbol n : other) never.erase(n);
+  return never;
+}
+
 class NameChecker {
  public:
   NameChecker(const KnownNames& known, Diagnostics& diags, const GlobalCallFn& onGlobalCall)
@@ -75,7 +106,8 @@ class NameChecker {
   void checkProgram(const ast::Program& p) {
     Scope globals;
     bindBlock(p.body, globals);
-    scopes_.push_back(&globals);
+    Scope never = neverVariables(p.body);
+    scopes_.push_back({&globals, &never, "global"});
     block(p.body);
   }
 
@@ -93,19 +125,81 @@ class NameChecker {
     }
   }
 
+  // A scope, and which of its names hold no Variable (null where that is not known).
+  struct ScopeInfo {
+    const Scope* names;
+    const Scope* neverVariable;
+    const char* whose;  // "global", "module attribute", ...: for messages
+  };
+
+  // The function whose body is being walked, and which of its names may hold a value so far.
+  struct FunctionState {
+    std::string name;
+    size_t scope;    // its locals' index in scopes_
+    Scope assigned;  // its parameters and the names it binds other than by `x += ...`
+    Scope bound;     // those some path may have bound by now (a loop's body binds before it, for later turns)
+  };
+
   bool visible(Symbol n) const {
-    for (const Scope* s : scopes_)
-      if (s->count(n)) return true;
+    for (const ScopeInfo& s : scopes_)
+      if (s.names->count(n)) return true;
     return known_.contains(n);
   }
 
+  // The index in scopes_ of the innermost scope below `end` binding n, or nullopt.
+  std::optional<size_t> innermost(Symbol n, size_t end) const {
+    for (size_t i = end; i-- > 0;)
+      if (scopes_[i].names->count(n)) return i;
+    return std::nullopt;
+  }
+
   void use(const ast::Name& n) {
-    if (visible(n.name)) return;
-    std::vector<std::string> cands;
-    for (const Scope* s : scopes_)
-      for (Symbol x : *s) cands.push_back(symbolName(x));
-    for (Symbol x : known_.all()) cands.push_back(symbolName(x));  // the builtins and the prelude too
-    diags_.error(n.range, undefinedNameMessage(symbolName(n.name), cands));
+    if (!visible(n.name)) {
+      std::vector<std::string> cands;
+      for (const ScopeInfo& s : scopes_)
+        for (Symbol x : *s.names) cands.push_back(symbolName(x));
+      for (Symbol x : known_.all()) cands.push_back(symbolName(x));  // the builtins and the prelude too
+      diags_.error(n.range, undefinedNameMessage(symbolName(n.name), cands));
+      return;
+    }
+    FunctionState* f = place_.fn;
+    if (f && innermost(n.name, scopes_.size()) == f->scope && f->assigned.count(n.name) && !f->bound.count(n.name)) {
+      bool outer = innermost(n.name, f->scope).has_value() || known_.contains(n.name);
+      diags_.error(n.range, readBeforeAssignmentMessage(f->name, symbolName(n.name), outer));
+      f->bound.insert(n.name);  // one error per name
+    }
+  }
+
+  // `tf.math.reduce_mean` with tf bound nowhere: reported as TensorFlow's name for a builtin.
+  bool libraryPrefix(const ast::Attribute& a) {
+    const ast::Expr* root = a.object.get();
+    while (root->kind == ast::ExprKind::Attribute) root = static_cast<const ast::Attribute&>(*root).object.get();
+    if (root->kind != ast::ExprKind::Name) return false;
+    Symbol prefix = static_cast<const ast::Name&>(*root).name;
+    if (visible(prefix) || !libraryOfPrefix(symbolName(prefix))) return false;
+    std::vector<std::string> builtins;
+    for (Symbol x : known_.all()) builtins.push_back(symbolName(x));
+    diags_.error(root->range,
+                 libraryPrefixMessage(symbolName(prefix), symbolName(a.name), known_.contains(a.name), builtins));
+    return true;
+  }
+
+  // `x += v` of a name the function does not assign otherwise changes the x it sees outside,
+  // which only a Variable's `+=` and `-=` do (exec.cpp); a name bound outside to values alone
+  // (`count = 0`) cannot hold one.
+  void augmentOuter(const ast::AugAssign& a) {
+    FunctionState* f = place_.fn;
+    if (!f || a.target->kind != ast::ExprKind::Name) return;
+    Symbol n = static_cast<const ast::Name&>(*a.target).name;
+    if (f->assigned.count(n)) return;  // its own: use() checks the read
+    std::optional<size_t> i = innermost(n, f->scope);
+    if (!i && !known_.contains(n)) {
+      diags_.error(a.target->range, readBeforeAssignmentMessage(f->name, symbolName(n), false));
+    } else if (i && ((a.op != ast::BinaryOp::Add && a.op != ast::BinaryOp::Sub) ||
+                     (scopes_[*i].neverVariable && scopes_[*i].neverVariable->count(n)))) {
+      diags_.error(a.target->range,
+                   augmentedOuterMessage(f->name, symbolName(n), ast::binaryOpText(a.op), scopes_[*i].whose));
+    }
   }
 
   void params(const std::vector<ast::Param>& ps, Scope& s) {
@@ -115,8 +209,8 @@ class NameChecker {
     }
   }
 
-  void withScope(Scope& s, const std::function<void()>& body) {
-    scopes_.push_back(&s);
+  void withScope(ScopeInfo s, const std::function<void()>& body) {
+    scopes_.push_back(s);
     body();
     scopes_.pop_back();
   }
@@ -125,6 +219,7 @@ class NameChecker {
   // loop around the call does not count).
   struct Place {
     bool inFunction = false, inLoop = false;
+    FunctionState* fn = nullptr;  // none in a module body, a lambda or at top level
   };
   void within(Place p, const std::function<void()>& body) {
     Place saved = place_;
@@ -134,7 +229,10 @@ class NameChecker {
   }
 
   void block(const ast::Block& b) {
-    for (const auto& st : b) stmt(*st);
+    for (const auto& st : b) {
+      stmt(*st);
+      if (place_.fn) bindStmt(*st, place_.fn->bound, false);
+    }
   }
 
   void stmt(const ast::Stmt& st) {
@@ -151,6 +249,7 @@ class NameChecker {
         auto& a = static_cast<const ast::AugAssign&>(st);
         expr(*a.target);
         expr(*a.value);
+        augmentOuter(a);
         break;
       }
       case K::If: {
@@ -162,13 +261,15 @@ class NameChecker {
       case K::For: {
         auto& f = static_cast<const ast::For&>(st);
         expr(*f.iterable);
-        within({place_.inFunction, true}, [&] { block(f.body); });
+        if (place_.fn) bindTarget(*f.target, place_.fn->bound), bindBlock(f.body, place_.fn->bound, false);
+        within({place_.inFunction, true, place_.fn}, [&] { block(f.body); });
         break;
       }
       case K::While: {
         auto& w = static_cast<const ast::While&>(st);
         expr(*w.condition);
-        within({place_.inFunction, true}, [&] { block(w.body); });
+        if (place_.fn) bindBlock(w.body, place_.fn->bound, false);
+        within({place_.inFunction, true, place_.fn}, [&] { block(w.body); });
         break;
       }
       case K::Break:
@@ -197,7 +298,12 @@ class NameChecker {
         Scope local;
         params(f.params, local);
         bindBlock(f.body, local);
-        within({true, false}, [&] { withScope(local, [&] { block(f.body); }); });
+        FunctionState state{symbolName(f.name), scopes_.size(), {}, {}};
+        for (const auto& p : f.params) state.assigned.insert(p.name), state.bound.insert(p.name);
+        bindBlock(f.body, state.assigned, false);
+        Scope never = neverVariables(f.body);
+        within({true, false, &state},
+               [&] { withScope({&local, &never, "enclosing function's"}, [&] { block(f.body); }); });
         break;
       }
       case K::Module: {
@@ -208,7 +314,12 @@ class NameChecker {
         Scope attrs;
         bindBlock(m.body, attrs);
         bindSelfAttrs(m.body, attrs);
-        within({}, [&] { withScope(ps, [&] { withScope(attrs, [&] { block(m.body); }); }); });
+        Scope never = neverVariables(m.body);
+        within({}, [&] {
+          withScope({&ps, nullptr, "module parameter"}, [&] {
+            withScope({&attrs, &never, "module attribute"}, [&] { block(m.body); });
+          });
+        });
         break;
       }
       case K::Mesh:
@@ -248,7 +359,11 @@ class NameChecker {
     if (stackNearlyFull(size_t(256) << 10)) throw WeftError(e.range, kExpressionTooDeep);
     switch (e.kind) {
       case K::Name: use(static_cast<const ast::Name&>(e)); break;
-      case K::Attribute: expr(*static_cast<const ast::Attribute&>(e).object); break;
+      case K::Attribute: {
+        auto& a = static_cast<const ast::Attribute&>(e);
+        if (!libraryPrefix(a)) expr(*a.object);
+        break;
+      }
       case K::Index: {
         auto& ix = static_cast<const ast::Index&>(e);
         expr(*ix.object);
@@ -266,7 +381,7 @@ class NameChecker {
         if (onGlobalCall_ && c.callee->kind == K::Name) {
           Symbol callee = static_cast<const ast::Name&>(*c.callee).name;
           bool local = false;  // scopes_[0] holds the globals
-          for (size_t i = 1; i < scopes_.size(); ++i) local |= scopes_[i]->count(callee) > 0;
+          for (size_t i = 1; i < scopes_.size(); ++i) local |= scopes_[i].names->count(callee) > 0;
           if (!local) onGlobalCall_(c, callee);
         }
         expr(*c.callee);
@@ -300,7 +415,9 @@ class NameChecker {
         auto& l = static_cast<const ast::Lambda&>(e);
         Scope local;
         params(l.params, local);
-        withScope(local, [&] { expr(*l.body); });
+        // Its body runs when it is called, after the names around it are bound.
+        within({place_.inFunction, place_.inLoop, nullptr},
+               [&] { withScope({&local, nullptr, "parameter"}, [&] { expr(*l.body); }); });
         break;
       }
       case K::List:
@@ -317,11 +434,12 @@ class NameChecker {
         Scope local;
         for (const auto& clause : c.clauses) bindTarget(*clause.target, local);
         expr(*c.clauses[0].iterable);  // the first iterable is evaluated outside
-        withScope(local, [&] {
+        withScope({&local, nullptr, "comprehension"}, [&] {
           for (size_t i = 0; i < c.clauses.size(); ++i) {
             if (i) expr(*c.clauses[i].iterable);
             for (const auto& cond : c.clauses[i].conditions) expr(*cond);
           }
+          if (c.key) expr(*c.key);
           expr(*c.element);
         });
         break;
@@ -337,7 +455,7 @@ class NameChecker {
   const KnownNames& known_;
   Diagnostics& diags_;
   const GlobalCallFn& onGlobalCall_;
-  std::vector<const Scope*> scopes_;
+  std::vector<ScopeInfo> scopes_;
   Place place_;
 };
 
@@ -358,6 +476,23 @@ std::vector<Symbol> KnownNames::all() const {
 void checkNames(const ast::Program& program, const KnownNames& known, Diagnostics& diags,
                 const GlobalCallFn& onGlobalCall) {
   NameChecker(known, diags, onGlobalCall).checkProgram(program);
+}
+
+std::string readBeforeAssignmentMessage(const std::string& fn, const std::string& name, bool outer) {
+  std::string msg = "'" + name + "' is read before " + fn + "() assigns it: a name that a function assigns is its " +
+                    "own throughout it (Python's UnboundLocalError)";
+  return outer ? msg + "; to change the outer '" + name + "', keep it in a Variable (" + name + ".assign(...)), or "
+                       "return the new value"
+               : msg;
+}
+
+std::string augmentedOuterMessage(const std::string& fn, const std::string& name, const std::string& op,
+                                  const std::string& whose) {
+  std::string msg = fn + "() cannot change the " + whose + " '" + name + "' with '" + op + "=': it would make a new '" +
+                    name + "' of its own (Python's UnboundLocalError); ";
+  if (whose == "module attribute") return msg + "write self." + name + " " + op + "= ...";
+  return msg + "keep it in a Variable (" + name + " = Variable(...)), which += and -= change in place, or return the "
+               "new value";
 }
 
 }  // namespace weft

@@ -36,6 +36,15 @@ void checkNames(const ast::Program& program, const KnownNames& known, Diagnostic
 // Adds the names a statement binds, wherever in it (assignments, loops, imports, declarations).
 void bindNames(const ast::Stmt& st, std::set<Symbol>& out);
 
+// Python's UnboundLocalError, found before anything runs where no assignment can come first: a
+// function reads a name it assigns (`print(x); x = 1`), or changes with `x op= ...` a name that is
+// not its own and cannot hold a Variable (`count = 0; fn inc() { count += 1 }`), which would make
+// a new local and leave the outer value as it was. `outer`: whether the name is bound outside;
+// `whose`: where ("global", "module attribute", ...). The run finds the second where it happens.
+std::string readBeforeAssignmentMessage(const std::string& fn, const std::string& name, bool outer);
+std::string augmentedOuterMessage(const std::string& fn, const std::string& name, const std::string& op,
+                                  const std::string& whose);
+
 // The deeper checks of `weft check` (static_checks.cpp), on a program whose names are fine:
 // imports of missing files or of names the imported module does not define, calls of the
 // program's own functions and modules with the wrong number or names of arguments, and literal

@@ -133,15 +133,24 @@ Value Interpreter::evalCompare(const ast::Compare& c, const std::shared_ptr<Env>
   return result;
 }
 
-// The loop variables live in a scope of their own (Python 3's rule), so they do not leak.
+// The loop variables live in a scope of their own (Python 3's rule), so they do not leak. A dict
+// comprehension evaluates each key, then its value, as Python does.
 Value Interpreter::evalListComp(const ast::ListComp& c, const std::shared_ptr<Env>& env) {
   auto local = std::make_shared<Env>(env);
   trackEnv(local);  // a lambda in the element may capture it
   std::vector<Value> out;
+  auto dict = c.key ? std::make_shared<DictObj>() : nullptr;
   std::function<void(size_t)> clause = [&](size_t i) {
     if (i == c.clauses.size()) {
-      if (out.size() % 4096 == 0) checkValueBytes(int64_t((out.size() + 4096) * sizeof(Value)), "a list");
-      out.push_back(eval(*c.element, local));
+      size_t n = dict ? dict->entries.size() : out.size();
+      if (n % 4096 == 0) checkValueBytes(int64_t((n + 4096) * (dict ? 2 : 1) * sizeof(Value)), dict ? "a dict" : "a list");
+      if (!dict) {
+        out.push_back(eval(*c.element, local));
+        return;
+      }
+      Value key = eval(*c.key, local);
+      Value value = eval(*c.element, local);
+      located(*c.key, [&] { dict->set(key, std::move(value)); return Value(); });
       return;
     }
     const auto& cl = c.clauses[i];
@@ -160,7 +169,7 @@ Value Interpreter::evalListComp(const ast::ListComp& c, const std::shared_ptr<En
     });
   };
   clause(0);
-  return makeList(std::move(out));
+  return dict ? Value(std::move(dict)) : makeList(std::move(out));
 }
 
 // Inside a traced @function, a field holding a traced tensor has no value yet: the f-string
@@ -183,6 +192,7 @@ Value Interpreter::evalFString(const ast::FString& f, const std::shared_ptr<Env>
       traced->tensors.push_back(tensorOf(v, "value"));
       continue;
     }
+    if (p.conversion) v = makeStr(p.conversion == 'r' ? toRepr(v) : toStr(v));  // a tensor's repr is its str
     std::string text = located(*p.value, [&] { return makeStr(formatWithSpec(v, p.spec)); }).as<StrObj>()->text;
     out += text;
     format += escapeBraces(text);

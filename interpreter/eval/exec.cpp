@@ -1,6 +1,7 @@
 // Statement execution.
 #include "../graph/tracer.h"
 #include "../values/format.h"
+#include "checker.h"
 #include "hooks.h"
 #include "interpreter.h"
 #include "operators.h"
@@ -21,7 +22,7 @@ std::vector<Value> unpackable(const Value& v, size_t want) {
   const std::vector<Value>* items = nullptr;
   if (v.is(Kind::Tuple)) items = &v.as<TupleObj>()->items;
   else if (v.is(Kind::List)) items = &v.as<ListObj>()->items;
-  else throw WeftError("cannot unpack a " + typeNameOf(v) + " into " + std::to_string(want) + " names");
+  else throw WeftError("cannot unpack " + aTypeName(v) + " into " + std::to_string(want) + " names");
   if (items->size() != want)
     throw WeftError("cannot unpack " + std::to_string(items->size()) + " values into " + std::to_string(want) +
                     " names");
@@ -104,7 +105,7 @@ void Interpreter::assignTo(const ast::Expr& target, Value v, const std::shared_p
   }
 }
 
-void Interpreter::execAugAssign(const ast::AugAssign& s, const std::shared_ptr<Env>& env) {
+void Interpreter::execAugAssign(const ast::AugAssign& s, const std::shared_ptr<Env>& env, const Frame& frame) {
   Value current = eval(*s.target, env);
   Value rhs = eval(*s.value, env);
   // `v += x` on a Variable mutates it in place (assign_add), whatever name or attribute holds it.
@@ -119,6 +120,14 @@ void Interpreter::execAugAssign(const ast::AugAssign& s, const std::shared_ptr<E
       throw;
     }
     return;
+  }
+  // Anything else a function has not bound itself would become a new local, the outer value
+  // unchanged: Python's UnboundLocalError (checker.h finds it before running where it can).
+  if (frame.function && s.target->kind == ast::ExprKind::Name) {
+    Symbol name = static_cast<const ast::Name&>(*s.target).name;
+    if (!env->findLocal(name))
+      throw WeftError(s.target->range, augmentedOuterMessage(*frame.function, symbolName(name),
+                                                              ast::binaryOpText(s.op), "outer"));
   }
   Value result;
   try {
@@ -141,14 +150,14 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
       for (const auto& t : a.targets) assignTo(*t, v, env);
       return Flow::Normal;
     }
-    case K::AugAssign: execAugAssign(static_cast<const ast::AugAssign&>(s), env); return Flow::Normal;
+    case K::AugAssign: execAugAssign(static_cast<const ast::AugAssign&>(s), env, frame); return Flow::Normal;
     case K::If: return execIf(static_cast<const ast::If&>(s), 0, env, frame);
     case K::While: {
       auto& w = static_cast<const ast::While&>(s);
       for (;;) {
         Value c = eval(*w.condition, env);
         // A condition on graph values: the rest of the loop becomes a while node.
-        if (isTensorLike(c) && tensorOf(c, "condition").isSymbolic()) return traceWhile(w, env);
+        if (isTensorLike(c) && tensorOf(c, "condition").isSymbolic()) return traceWhile(w, env, frame);
         if (!located(*w.condition, c)) break;
         checkInterrupt(s.range);
         Flow f = execBlock(w.body, env, frame);
@@ -161,7 +170,7 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
       auto& f = static_cast<const ast::For&>(s);
       Value iterable = eval(*f.iterable, env);
       if (graph::Tracer::active() && f.target->kind == ast::ExprKind::Name)
-        if (auto* r = dynamic_cast<const RangeObj*>(iterable.object())) return traceForRange(f, *r, env);
+        if (auto* r = dynamic_cast<const RangeObj*>(iterable.object())) return traceForRange(f, *r, env, frame);
       Flow result = Flow::Normal;
       auto body = [&](Value item) {  // forEach counts the step
         assignTo(*f.target, std::move(item), env);

@@ -162,6 +162,7 @@ Value Interpreter::traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local,
   } pop{tracing_};
   if (fn.lambdaBody) return eval(*fn.lambdaBody, local);
   Frame frame;
+  frame.function = &fn.name;
   execBlock(*fn.body, local, frame);
   return std::move(frame.returnValue);
 }

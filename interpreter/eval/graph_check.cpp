@@ -1,8 +1,7 @@
 // `weft check` and `weft graph`: graph functions traced from their annotations, without calling them.
-#include <set>
-
 #include <cstdio>
 #include <functional>
+#include <set>
 
 #include "../../grammar/shown_text.h"
 #include "../graph/passes.h"
@@ -10,6 +9,7 @@
 #include "../values/format.h"
 #include "hooks.h"
 #include "interpreter.h"
+#include "suggest.h"
 
 namespace weft {
 namespace {
@@ -80,6 +80,23 @@ std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, con
          ", " + bytesText(total) + " per device\n";
 }
 
+// "'NAME' is not defined in the program" (a name weft graph was given), with the closest of the
+// program's names and, for a function, where it is declared.
+std::string notInProgram(Env& globals, const std::vector<Export>& exports, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : globals.entries()) names.push_back(symbolName(k));
+  for (const Export& e : exports) names.push_back(e.name);
+  std::string msg = "'" + name + "' is not defined in the program";
+  auto near = closestName(name, names);
+  if (!near) return msg;
+  msg += "; did you mean '" + *near + "'";
+  SourceRange at;
+  if (Value* v = globals.find(intern(*near)); v && v->is(Kind::Function)) at = v->as<FunctionObj>()->range;
+  if (at.valid())
+    msg += " (" + shownText(at.file->path) + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.col) + ")";
+  return msg + "?";
+}
+
 }  // namespace
 
 std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path) {
@@ -93,7 +110,7 @@ std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path
     std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (start == 0) {
       Value* found = globals_->find(intern(part));
-      if (!found) throw WeftError("'" + part + "' is not defined in the program");
+      if (!found) throw WeftError(notInProgram(*globals_, exports_, part));
       v = *found;
     } else {
       v = getAttr(v, intern(part));
@@ -101,7 +118,7 @@ std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
-  if (!v.is(Kind::Function)) throw WeftError("'" + path + "' is a " + typeNameOf(v) + ", not a function");
+  if (!v.is(Kind::Function)) throw WeftError("'" + path + "' is " + aTypeName(v) + ", not a function");
   auto* fn = v.as<FunctionObj>();
   if (fullyAnnotated(*fn)) return std::make_shared<graph::Graph>(std::move(traceAnnotated(*fn)->graph));
   // Otherwise the graph its last call traced.

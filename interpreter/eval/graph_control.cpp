@@ -252,7 +252,7 @@ std::vector<Tensor> nextValues(const LoopState& st, const std::vector<Symbol>& a
     Value v = *env->findLocal(st.names[i]);
     Value init = st.init[i];
     if (!isTensorLike(v))
-      throw WeftError(at, "loop variable " + nameText(st.names[i]) + " becomes a " + typeNameOf(v) +
+      throw WeftError(at, "loop variable " + nameText(st.names[i]) + " becomes " + aTypeName(v) +
                               " in the loop body: a graph " + loop + " loop carries tensors");
     v = Value(tensorOf(v, "loop value"), v.weak());
     if (v.tensor().dtype() != st.types[i].dtype && v.weak()) unifyDTypes(v, init, loop);
@@ -269,7 +269,7 @@ std::vector<Tensor> nextValues(const LoopState& st, const std::vector<Symbol>& a
 
 }  // namespace
 
-Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared_ptr<Env>& env) {
+Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared_ptr<Env>& env, const Frame& frame) {
   graph::Tracer& tracer = *graph::Tracer::active();
   const graph::Loc at = tracer.loc;  // the while statement's: its body's statements move it
   std::vector<Symbol> assigned;
@@ -288,7 +288,8 @@ Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared
   // The body block.
   params = taped.begin(1, tracer.beginBlock(taped.types));
   for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(params[i], st.init[i].weak()));
-  Frame inner;
+  Frame inner;  // its body's return is refused: only the function's name carries over
+  inner.function = frame.function;
   Flow f = execBlock(w.body, env, inner);
   if (f != Flow::Normal)
     throw WeftError(w.range, std::string("'") + (f == Flow::Return ? "return" : f == Flow::Break ? "break" : "continue") +
@@ -305,7 +306,8 @@ Interpreter::Flow Interpreter::traceWhile(const ast::While& w, const std::shared
   return Flow::Normal;
 }
 
-Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& range, const std::shared_ptr<Env>& env) {
+Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& range, const std::shared_ptr<Env>& env,
+                                             const Frame& frame) {
   graph::Tracer& tracer = *graph::Tracer::active();
   if (range.size() == 0) return Flow::Normal;
   const graph::Loc at = tracer.loc;  // the for statement's: its body's statements move it
@@ -329,7 +331,8 @@ Interpreter::Flow Interpreter::traceForRange(const ast::For& f, const RangeObj& 
   params = taped.begin(1, tracer.beginBlock(taped.types));
   env->set(target, Value(params[0], true));
   for (size_t i = 0; i < st.names.size(); ++i) env->set(st.names[i], Value(params[i + 1], st.init[i].weak()));
-  Frame inner;
+  Frame inner;  // its body's return is refused: only the function's name carries over
+  inner.function = frame.function;
   Flow flow = execBlock(f.body, env, inner);
   if (flow != Flow::Normal)
     throw WeftError(f.range, "'break', 'continue' and 'return' inside a for loop over range() are not supported "

@@ -81,7 +81,7 @@ Value Interpreter::importModule(const std::string& spec, bool isPath, const Sour
     std::string why;
     auto read = readSourceFile(key, parseLimits().maxSourceBytes, why);
     if (!read && why == "no such file")
-      throw WeftError(at, "cannot import '" + spec + "': no stdlib module of that name and no file " + display);
+      throw WeftError(at, noModuleMessage(spec, display));
     if (!read) throw WeftError(at, "cannot import '" + spec + "': " + why);
     // Any other file (`import "/etc/passwd"`) would be parsed and its lines quoted in errors.
     if (std::filesystem::path(display).extension() != ".model")

@@ -115,7 +115,7 @@ Value Interpreter::evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& e
       return Value(ops::getItem(t, subs));
     }
     if (ix.items.size() != 1)
-      throw WeftError("a " + typeNameOf(obj) + " takes one subscript, not " + std::to_string(ix.items.size()));
+      throw WeftError(aTypeName(obj) + " takes one subscript, not " + std::to_string(ix.items.size()));
     const ast::Expr& item = *ix.items[0];
     if (item.kind == ast::ExprKind::Ellipsis) throw WeftError("'...' only indexes tensors");
     switch (obj.kind()) {
@@ -141,7 +141,7 @@ Value Interpreter::evalIndex(const ast::Index& ix, const std::shared_ptr<Env>& e
         if (item.kind != ast::ExprKind::Slice)
           if (auto v = obj.as<OpaqueObj>()->getItem(*this, parts[0][0])) return *v;
         [[fallthrough]];
-      default: throw WeftError("a " + typeNameOf(obj) + " cannot be indexed");
+      default: throw WeftError(aTypeName(obj) + " cannot be indexed");
     }
   } catch (WeftError& err) {
     if (!err.at.valid()) err.at = ix.range;
@@ -172,7 +172,7 @@ void setItem(const Value& obj, const Value& key, Value v, const SourceRange& key
     case Kind::Opaque:  // lm["d1.kernel"] = layout; keyAt locates the key's later errors
       if (obj.as<OpaqueObj>()->setItem(key, std::move(v), keyAt)) return;
       [[fallthrough]];
-    default: throw WeftError("a " + typeNameOf(obj) + " does not support item assignment");
+    default: throw WeftError(aTypeName(obj) + " does not support item assignment");
   }
 }
 

@@ -309,7 +309,7 @@ std::function<bool(Value&)> Interpreter::iterate(const Value& iterable) {
       }
       if (auto next = iterable.as<OpaqueObj>()->iterator()) return next;
       [[fallthrough]];
-    default: throw WeftError("a " + typeNameOf(iterable) + " is not iterable");
+    default: throw WeftError(aTypeName(iterable) + " is not iterable");
   }
 }
 
@@ -317,7 +317,7 @@ Interpreter::Flow Interpreter::execWith(const ast::With& s, const std::shared_pt
   Value ctx = eval(*s.context, env);
   auto* obj = ctx.is(Kind::Opaque) ? ctx.as<OpaqueObj>() : nullptr;
   if (!obj || !obj->isContext())
-    throw WeftError(s.context->range, "a " + typeNameOf(ctx) + " cannot be used with 'with'");
+    throw WeftError(s.context->range, aTypeName(ctx) + " cannot be used with 'with'");
   obj->enter(*this);
   if (s.as) env->set(*s.as, ctx);
   Flow f;

@@ -205,20 +205,21 @@ class Interpreter {
   enum class Flow { Normal, Break, Continue, Return };
   struct Frame {
     Value returnValue;
+    const std::string* function = nullptr;  // the function whose body runs; none at top level or in a module body
   };
 
   // Statements (exec.cpp)
   Flow execBlock(const ast::Block& block, const std::shared_ptr<Env>& env, Frame& frame);
   Flow exec(const ast::Stmt& s, const std::shared_ptr<Env>& env, Frame& frame);
   void assignTo(const ast::Expr& target, Value v, const std::shared_ptr<Env>& env);
-  void execAugAssign(const ast::AugAssign& s, const std::shared_ptr<Env>& env);
+  void execAugAssign(const ast::AugAssign& s, const std::shared_ptr<Env>& env, const Frame& frame);
   Flow execIf(const ast::If& s, size_t branch, const std::shared_ptr<Env>& env, Frame& frame);
   // Control flow on graph values while tracing (graph_control.cpp): cond and while nodes.
   Flow traceCond(const ast::Node& at, const Tensor& cond, const std::function<Flow()>& thenPart,
                  const std::function<Flow()>& elsePart, const std::vector<Symbol>& names,
                  const std::shared_ptr<Env>& env, Frame& frame);
-  Flow traceWhile(const ast::While& w, const std::shared_ptr<Env>& env);
-  Flow traceForRange(const ast::For& f, const RangeObj& range, const std::shared_ptr<Env>& env);
+  Flow traceWhile(const ast::While& w, const std::shared_ptr<Env>& env, const Frame& frame);
+  Flow traceForRange(const ast::For& f, const RangeObj& range, const std::shared_ptr<Env>& env, const Frame& frame);
   void execImport(const ast::Stmt& s, const std::shared_ptr<Env>& env);
   Flow execWith(const ast::With& s, const std::shared_ptr<Env>& env, Frame& frame);
 

@@ -5,6 +5,7 @@
 #include "../../grammar/diagnostics.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
+#include "strings.h"
 
 namespace weft {
 namespace {
@@ -137,6 +138,7 @@ Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b) {
     if (op == ast::BinaryOp::MatMul) return Value(ops::matmul(x.tensor(), y.tensor()), weak);
     return Value(ops::binary(toOp(op), x.tensor(), y.tensor()), weak);
   }
+  if (op == ast::BinaryOp::Mod && a.is(Kind::Str)) return percentFormat(a.as<StrObj>()->text, b);
   if (op == ast::BinaryOp::Add) {
     if (a.is(Kind::Str) && b.is(Kind::Str)) {
       checkValueBytes(int64_t(a.as<StrObj>()->text.size() + b.as<StrObj>()->text.size()), "a string");
@@ -177,7 +179,23 @@ Value unaryOp(ast::UnaryOp op, const Value& a) {
   return Value(ops::unary(ops::UnaryOp::Neg, x.tensor()), x.weak());
 }
 
+// Python's `is`: none is none; objects (lists, modules, Variables, ...) are themselves; a tensor is
+// the same tensor (storage, dtype and shape), and booleans are one true and one false, as Python's.
+bool identical(const Value& a, const Value& b) {
+  if (a.isNone() || b.isNone()) return a.isNone() && b.isNone();
+  if (a.isTensor() && b.isTensor()) {
+    const Tensor &x = a.tensor(), &y = b.tensor();
+    if (x.dtype() != y.dtype() || x.shape() != y.shape()) return false;
+    if (x.isAbstract() || y.isAbstract()) return x.isSymbolic() && x.symbol() == y.symbol() && x.trace() == y.trace();
+    if (x.dtype() == DType::Bool && x.rank() == 0) return x.asDouble() == y.asDouble();
+    return x.raw() == y.raw();
+  }
+  return a.kind() == b.kind() && a.object() && a.object() == b.object();
+}
+
 Value compareOp(ast::CompareOp op, const Value& a, const Value& b) {
+  if (op == ast::CompareOp::Is || op == ast::CompareOp::IsNot)
+    return Value(Tensor::scalar<bool>(identical(a, b) == (op == ast::CompareOp::Is)));
   if (op == ast::CompareOp::In) return Value(Tensor::scalar<bool>(containerContains(b, a)));
   if (op == ast::CompareOp::NotIn) return Value(Tensor::scalar<bool>(!containerContains(b, a)));
   if (isTensorLike(a) && isTensorLike(b)) {

@@ -32,8 +32,7 @@ std::optional<std::set<Symbol>> importedNames(const std::string& spec, bool isPa
     std::string display = p.lexically_normal().string(), why;
     file = readSourceFile(p.string(), parseLimits().maxSourceBytes, why);
     if (!file) {
-      diags.error(at, "cannot import '" + spec + "': " +
-                          (why == "no such file" ? "no stdlib module of that name and no file " + display : why));
+      diags.error(at, why == "no such file" ? noModuleMessage(spec, display) : "cannot import '" + spec + "': " + why);
       return std::nullopt;
     }
   }
@@ -156,9 +155,7 @@ void checkCall(const ast::Call& c, const Signature& sig, Diagnostics& diags) {
       if (sig.module && (key == "name" || key == "input_shape" || key == "trainable")) continue;
       std::vector<std::string> names;
       for (const auto& p : params) names.push_back(symbolName(p.name));
-      std::string msg = sig.name + "() got an unexpected keyword argument '" + key + "'";
-      if (auto s = closestName(key, names)) msg += "; did you mean '" + *s + "'?";
-      diags.error(a.range, msg);
+      diags.error(a.range, unexpectedKeywordMessage(sig.name, key, names));
       continue;
     }
     if (bound[i]) diags.error(a.range, sig.name + "() got multiple values for argument '" + key + "'");

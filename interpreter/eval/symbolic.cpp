@@ -48,7 +48,7 @@ Value Interpreter::callModuleSymbolic(ModuleObj& m, Args& args) {
   if (!m.built) buildModule(m, args.pos[0], args.site);
   Value out = call(callFn, shapes);
   if (!isTensorLike(out))
-    throw WeftError(args.site, "layer '" + m.name + "' returned a " + typeNameOf(out) +
+    throw WeftError(args.site, "layer '" + m.name + "' returned " + aTypeName(out) +
                                    "; a layer in a functional model must return a tensor");
   const Tensor& t = tensorOf(out, "output");
   node->spec = Tensor::abstract(t.dtype(), t.shape());

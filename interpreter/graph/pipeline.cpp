@@ -25,12 +25,6 @@ const std::vector<Pass>& passes() {
   return list;
 }
 
-bool isPass(const std::string& name) {
-  for (const Pass& p : passes())
-    if (name == p.name) return true;
-  return false;
-}
-
 namespace {
 
 Graph run(const Graph& input, Target target, const std::string& last, std::ostream* dump) {

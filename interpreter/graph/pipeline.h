@@ -21,7 +21,6 @@ struct Pass {
 
 // Every pass, in order.
 const std::vector<Pass>& passes();
-bool isPass(const std::string& name);
 
 // Runs the target's passes in order, verifying the graph after each; after the one named
 // `dumpAfter` (when not empty) prints the graph's text to `dump`.

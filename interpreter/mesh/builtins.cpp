@@ -68,7 +68,7 @@ Value declareMesh(const ast::MeshDecl& decl, const std::vector<Value>& sizes) {
 Value declareLayoutMap(const ast::LayoutMapDecl& decl, const Value* mesh) {
   if (!mesh) throw WeftError(decl.meshRange, "mesh '" + symbolName(decl.mesh) + "' is not defined");
   if (!dynamic_cast<MeshObj*>(mesh->object()))
-    throw WeftError(decl.meshRange, "'" + symbolName(decl.mesh) + "' is a " + typeNameOf(*mesh) + ", not a mesh");
+    throw WeftError(decl.meshRange, "'" + symbolName(decl.mesh) + "' is " + aTypeName(*mesh) + ", not a mesh");
   auto lm = std::make_shared<LayoutMapObj>();
   lm->name = symbolName(decl.name);
   lm->mesh = std::static_pointer_cast<MeshObj>(mesh->objectPtr());

@@ -1,6 +1,7 @@
 #include "layout.h"
 
 #include "../eval/args.h"
+#include "../eval/suggest.h"
 #include "../values/env.h"
 #include "../values/format.h"
 
@@ -92,8 +93,11 @@ std::shared_ptr<LayoutObj> makeLayout(std::vector<std::optional<std::string>> di
     throw WeftError(where(0), "a layout has at most " + std::to_string(rt::kMaxRank) + " dimensions");
   for (size_t i = 0; i < dims.size(); ++i) {
     if (!dims[i]) continue;
-    if (mesh->dimIndex(*dims[i]) < 0)
-      throw WeftError(where(i), "layout dimension '" + *dims[i] + "' is not a dimension of " + mesh->describe());
+    if (mesh->dimIndex(*dims[i]) < 0) {
+      std::string msg = "layout dimension '" + *dims[i] + "' is not a dimension of " + mesh->describe();
+      if (auto near = closestName(*dims[i], mesh->dimNames)) msg += "; did you mean '" + *near + "'?";
+      throw WeftError(where(i), msg);
+    }
     for (size_t j = 0; j < i; ++j)
       if (dims[j] == dims[i])
         throw WeftError(where(i), "mesh dimension '" + *dims[i] +

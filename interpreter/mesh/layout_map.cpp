@@ -82,7 +82,7 @@ std::optional<Value> LayoutMapObj::getItem(Interpreter&, const Value& key) {
 bool LayoutMapObj::setItem(const Value& key, Value v, const SourceRange& at) {
   if (!key.is(Kind::Str)) throw WeftError(at, "a layout map key must be a string, not " + typeNameOf(key));
   auto* layout = dynamic_cast<LayoutObj*>(v.object());
-  if (!layout) throw WeftError(at, "a layout map maps keys to Layouts, not to a " + typeNameOf(v));
+  if (!layout) throw WeftError(at, "a layout map maps keys to Layouts, not to " + aTypeName(v));
   add(key.as<StrObj>()->text, std::static_pointer_cast<LayoutObj>(v.objectPtr()), at);
   return true;
 }

@@ -1,6 +1,7 @@
 #include "format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -143,6 +144,14 @@ std::string typeNameOf(const Value& v) {
     case Kind::Builtin: return "function";
     default: return kindName(v.kind());
   }
+}
+
+std::string aTypeName(const Value& v) {
+  std::string name = typeNameOf(v);
+  // f32 and f64 are read "ef": "an f32[]", as "an i32[]" and "an Embedding".
+  bool vowel = !name.empty() && (std::string("aeiouAEIOU").find(name[0]) != std::string::npos ||
+                                 (name[0] == 'f' && name.size() > 1 && std::isdigit(static_cast<unsigned char>(name[1]))));
+  return (vowel ? "an " : "a ") + name;
 }
 
 std::string withCommas(int64_t n) {

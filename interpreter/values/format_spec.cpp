@@ -27,7 +27,7 @@ std::string formatWithSpec(const Value& v, const std::string& spec) {
     if (std::string why = rt::formatScalarWithSpec(t.raw(), t.dtype(), p, out); !why.empty()) throw WeftError(why);
     return out;
   }
-  if (p.type && p.type != 's') throw WeftError("format spec '" + spec + "' needs a number, not a " + typeNameOf(v));
+  if (p.type && p.type != 's') throw WeftError("format spec '" + spec + "' needs a number, not " + aTypeName(v));
   if (p.sign != '-' || p.grouping || p.align == '=') throw WeftError("format spec '" + spec + "' is for numbers, not strings");
   std::string text = toStr(v);
   if (p.precision >= 0 && size_t(p.precision) < text.size()) text.resize(size_t(p.precision));
