@@ -71,7 +71,7 @@ run(${WEFT} run ${SRC}/saved/keras_mlp.model ${saved_cases})
 run(${WEFT} compile ${saved_cases}/keras_mlp -o ${WORK}/gen/keras_mlp --main)
 string(APPEND super "add_subdirectory(keras_mlp)\n")
 string(APPEND super "add_executable(alloc_test ${SRC}/alloc_test.cpp)\n"
-                    "target_link_libraries(alloc_test PRIVATE mlp control state cnn cnn_train)\n"
+                    "target_link_libraries(alloc_test PRIVATE mlp control state cnn cnn_train ops)\n"
                     "add_executable(classifier_app ${EXAMPLE}/main.cpp)\n"
                     "target_link_libraries(classifier_app PRIVATE classifier)\n")
 file(WRITE ${WORK}/gen/CMakeLists.txt "${super}")

@@ -13,33 +13,21 @@ using ops::OpId;
 
 bool isGrad(const Node& n) { return n.op == OpId::AttentionGrad; }
 
-// The leading (batch) axes of q, k and v (and of the gradient's out and dout) may be open and
-// must agree; the lengths, depths and the mask are static. The gradient's results have the
-// shapes of q, k and v.
-void sizes(Emitter& e, const Node& n) {
-  const Dims& q = e.dims(n.inputs[0]);
+// Only the leading (batch) axes of q, k and v (and of the gradient's out and dout) may be open:
+// the kernels' geometry is the lengths and depths the graph knows (the inference checks that
+// the batch axes agree).
+void checkStatic(Emitter& e, const Node& n) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    const Dims& d = e.dims(n.inputs[i]);
+    const Shape& s = e.type(n.inputs[i]).shape;
     const bool batched = i < 3 || (isGrad(n) && i < 5);
-    for (size_t a = batched ? d.size() - 2 : 0; a < d.size(); ++a)
-      if (!isLiteral(d[a])) e.unsupported(n, "only its batch axes may have sizes known only at run time");
-    if (batched)
-      for (size_t a = 0; a + 2 < d.size(); ++a)
-        if (d[a] != q[a])
-          e.check(n, d[a] + " == " + q[a], "\"" + std::string(ops::opName(n.op)) + ": the batch axes differ\"");
+    for (int a = batched ? s.rank() - 2 : 0; a < s.rank(); ++a)
+      if (s[a] == rt::kUnknownDim) e.unsupported(n, "only its batch axes may have sizes known only at run time");
   }
-  if (isGrad(n)) {
-    for (size_t i = 0; i < 3; ++i) e.same(n.outputs[i], n.inputs[i]);
-    return;
-  }
-  Dims r = q;
-  r.back() = e.dims(n.inputs[2]).back();
-  for (size_t a = 0; a < r.size(); ++a) r[a] = e.dim(n.outputs[0], int(a), r[a]);
-  e.setDims(n.outputs[0], r);
 }
 
 // (q, k, v[, mask]) -> out; the gradient (q, k, v, out, dout[, mask]) -> dq, dk, dv.
 void code(Emitter& e, const Node& n, const std::string& p) {
+  checkStatic(e, n);
   const size_t maskAt = isGrad(n) ? 5 : 3;
   const bool masked = n.inputs.size() > maskAt;
   const double scale = ops::impl::attentionScale(n.attrs, e.type(n.inputs[0]).shape.back());
@@ -62,6 +50,6 @@ void code(Emitter& e, const Node& n, const std::string& p) {
 
 }  // namespace
 
-const ops::EmitRule kAttentionRule{"attention.h", sizes, nullptr, code};
+const ops::EmitRule kAttentionRule{"attention.h", nullptr, nullptr, code};
 
 }  // namespace weft::codegen

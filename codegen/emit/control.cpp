@@ -15,13 +15,9 @@ void condSizes(Emitter& e, const Node& n) {
   e.sizes(n.blocks[0]);
   e.sizes(n.blocks[1]);
   for (size_t i = 0; i < n.outputs.size(); ++i) {
-    const Dims &t = e.dims(n.blocks[0].results[i]), &f = e.dims(n.blocks[1].results[i]);
-    Dims r;
-    for (size_t a = 0; a < t.size(); ++a) {
-      r.push_back(e.dim(n.outputs[i], int(a), t[a]));
-      if (t[a] != f[a]) e.unsupported(n, "its branches give results whose sizes may differ at run time");
-    }
-    e.setDims(n.outputs[i], r);
+    if (e.sizesOf(n.blocks[0].results[i]) != e.sizesOf(n.blocks[1].results[i]))
+      e.unsupported(n, "its branches give results whose sizes may differ at run time");
+    e.same(n.outputs[i], n.blocks[0].results[i]);
   }
 }
 
@@ -44,7 +40,7 @@ void whileSizes(Emitter& e, const Node& n) {
   e.sizes(n.blocks[0]);
   e.sizes(n.blocks[1]);
   for (size_t i = 0; i < n.outputs.size(); ++i)
-    if (e.dims(n.blocks[1].results[i]) != e.dims(n.inputs[i])) e.unsupported(n, "a loop value's sizes may change at run time");
+    if (e.sizesOf(n.blocks[1].results[i]) != e.sizesOf(n.inputs[i])) e.unsupported(n, "a loop value's sizes may change at run time");
 }
 
 // The loop values are the node's outputs; the blocks' parameters are those bytes.

@@ -14,28 +14,19 @@ using ops::OpId;
 // The operands whose first dimension is the batch (conv2d_backprop_input's kernel is not).
 bool batched(const Node& n, size_t i) { return !((n.op == OpId::Conv2DBackpropInput || n.op == OpId::Conv2D) && i == 1); }
 
-// Only the batch may be open; operands with a batch must agree on it. The result has the batch
-// of the first operand, except the filter's gradient, which has none.
-void sizes(Emitter& e, const Node& n) {
-  std::vector<std::string> batches;
+// Only the batch may be open (the inference checks that the operands' batches agree): the
+// geometry is the sizes the graph knows.
+void checkStatic(const Emitter& e, const Node& n) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    const Dims& d = e.dims(n.inputs[i]);
-    for (size_t a = batched(n, i) ? 1 : 0; a < d.size(); ++a)
-      if (!isLiteral(d[a])) e.unsupported(n, "only its batch size may be known only at run time");
-    if (batched(n, i)) batches.push_back(d[0]);
+    const Shape& s = e.type(n.inputs[i]).shape;
+    for (int a = batched(n, i) ? 1 : 0; a < s.rank(); ++a)
+      if (s[a] == rt::kUnknownDim) e.unsupported(n, "only its batch size may be known only at run time");
   }
-  if (batches.size() == 2 && batches[0] != batches[1])
-    e.check(n, batches[0] + " == " + batches[1],
-            "\"" + std::string(ops::opName(n.op)) + ": the operands' batch sizes differ\"");
-  const int out = n.outputs[0];
-  if (n.op == OpId::Conv2DBackpropFilter) return e.known(n, out);
-  Dims r{e.dim(out, 0, batches[0])};
-  for (int a = 1; a < 4; ++a) r.push_back(std::to_string(e.type(out).shape[a]));
-  e.setDims(out, r);
 }
 
 // The forward op's window geometry, as a C++ expression; the batch size is the first operand's.
 std::string geometry(const Emitter& e, const Node& n) {
+  checkStatic(e, n);
   auto pair = [&](const char* k) {
     const auto& v = n.attrs.ints(k);
     return std::array<int64_t, 2>{v[0], v[1]};
@@ -115,9 +106,9 @@ void poolGradCode(Emitter& e, const Node& n, const std::string& p) {
 
 }  // namespace
 
-const ops::EmitRule kConvRule{"conv.h", sizes, convMemory, convCode};
-const ops::EmitRule kPoolRule{"pool.h", sizes, nullptr, poolCode};
-const ops::EmitRule kConvGradRule{"conv_grad.h", sizes, convMemory, convGradCode};
-const ops::EmitRule kPoolGradRule{"pool.h", sizes, nullptr, poolGradCode};
+const ops::EmitRule kConvRule{"conv.h", nullptr, convMemory, convCode};
+const ops::EmitRule kPoolRule{"pool.h", nullptr, nullptr, poolCode};
+const ops::EmitRule kConvGradRule{"conv_grad.h", nullptr, convMemory, convGradCode};
+const ops::EmitRule kPoolGradRule{"pool.h", nullptr, nullptr, poolGradCode};
 
 }  // namespace weft::codegen

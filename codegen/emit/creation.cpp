@@ -11,8 +11,6 @@ namespace {
 using graph::Node;
 using ops::OpId;
 
-void knownSizes(Emitter& e, const Node& n) { e.known(n, n.outputs[0]); }
-
 // Creation ops depend on their attributes alone: their value is a constant.
 void creationMemory(Emitter& e, const Node& n) {
   const Tensor value = ops::opDef(n.op).run({}, n.attrs).at(0);
@@ -52,7 +50,7 @@ void randomCode(Emitter& e, const Node& n, const std::string& p) {
 
 }  // namespace
 
-const ops::EmitRule kCreationRule{"", knownSizes, creationMemory, noCode};
-const ops::EmitRule kRandomRule{"random.h", knownSizes, randomMemory, randomCode};
+const ops::EmitRule kCreationRule{"", nullptr, creationMemory, noCode};
+const ops::EmitRule kRandomRule{"random.h", nullptr, randomMemory, randomCode};
 
 }  // namespace weft::codegen

@@ -20,9 +20,6 @@ std::string intOperandCheck(const Emitter& e, const Node& n, const std::string& 
          (binaryRule(n.op) == ops::BinaryRule::Power ? "true" : "false") + "); !why.empty()) " + e.fail(n, "why");
 }
 
-void sameAsInput(Emitter& e, const Node& n) { e.same(n.outputs[0], n.inputs[0]); }
-void broadcastInputs(Emitter& e, const Node& n) { e.broadcast(n, n.outputs[0], n.inputs); }
-
 void unaryCode(Emitter& e, const Node& n, const std::string& p) {
   e.code() << p << "weft::rt::unaryKernel<weft::rt::" << functorOf(n.op) << ">(" << e.ptr(n.inputs[0]) << ", "
            << e.ptr(n.outputs[0]) << ", " << e.numel(n.outputs[0]) << ");\n";
@@ -54,10 +51,10 @@ void castCode(Emitter& e, const Node& n, const std::string& p) {
 
 }  // namespace
 
-const ops::EmitRule kUnaryRule{"unary.h", sameAsInput, nullptr, unaryCode};
-const ops::EmitRule kBinaryRule{"binary.h", broadcastInputs, nullptr, binaryCode};
-const ops::EmitRule kTernaryRule{"binary.h", broadcastInputs, nullptr, ternaryCode};
-const ops::EmitRule kCastRule{"unary.h", sameAsInput, castMemory, castCode};
+const ops::EmitRule kUnaryRule{"unary.h", nullptr, nullptr, unaryCode};
+const ops::EmitRule kBinaryRule{"binary.h", nullptr, nullptr, binaryCode};
+const ops::EmitRule kTernaryRule{"binary.h", nullptr, nullptr, ternaryCode};
+const ops::EmitRule kCastRule{"unary.h", nullptr, castMemory, castCode};
 
 // Each node of the group is a kernel call on a chunk.
 void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set<int>& chunked,

@@ -1,6 +1,6 @@
 // The op table's emit column (ops::OpDef::emit): how each primitive becomes C++, written once per
 // op family. `rules.cpp` names the rule of every op; the driver (function_body.cpp) calls a rule's
-// three steps for each node, in three walks over the graph: sizes, memory, code.
+// steps for each node, in three walks over the graph: sizes, memory, code.
 #pragma once
 #include <string>
 
@@ -14,8 +14,9 @@ namespace weft::ops {
 
 struct EmitRule {
   const char* header;  // the weft_runtime/ header its code calls, or "" for none
-  // The results' sizes as C++ expressions (Emitter::setDims, dim, broadcast...) and the checks
-  // of the inputs' run-time sizes.
+  // The results' sizes (Emitter::setSizes) for the ops without an inference function (state and
+  // control flow); null for every other op, whose sizes and run-time checks are its inference's
+  // on symbolic sizes (Emitter::sizes).
   void (*sizes)(codegen::Emitter& e, const graph::Node& n);
   // Which results own arena bytes and which alias others, and the workspace; null for the
   // default, Emitter::ownResults.

@@ -1,5 +1,6 @@
-// What an export's emission shares with the op families' emit rules: each value's sizes as C++
-// expressions of the inputs' sizes, its pointer and its place in the memory plan, the run-time
+// What an export's emission shares with the op families' emit rules: each value's sizes (the op
+// table's inference over symbolic sizes, ops::SymbolicSizes, printed as C++ expressions of the
+// inputs' sizes), its pointer and its place in the memory plan, the run-time
 // checks and workspaces, and the code written so far. function_body.cpp is the driver; each
 // family's rules live in their own file (elementwise.cpp, reduce.cpp, matmul.cpp, conv.cpp,
 // shape.cpp, indexing.cpp, creation.cpp, state.cpp, control.cpp) and reach it through the op
@@ -13,6 +14,7 @@
 
 #include "../unit.h"
 #include "function_emitter.h"
+#include "interpreter/ops/symbolic_sizes.h"
 #include "memory_plan.h"
 #include "op_emit.h"
 #include "variable_plan.h"
@@ -41,19 +43,20 @@ class Emitter {
   std::string fail(const graph::Node& n, const std::string& message) const;
 
   // --- sizes ---
-  void setDims(int v, Dims d) { dims_[size_t(v)] = std::move(d); }
-  // Dimension a of v: a literal when the graph knows it, else `expr` (declared once as a
-  // variable when it is more than a name).
-  std::string dim(int v, int a, const std::string& expr);
-  // `const int64_t name = expr;` before the code (once per name); returns what names the value.
-  std::string declare(const std::string& name, const std::string& expr);
-  void declareRaw(const std::string& statement);  // a statement before the code, once
-  // A condition the node's inputs must meet when the call runs, and the message when they do not.
-  void check(const graph::Node& n, const std::string& cond, const std::string& message);
-  void same(int v, int from) { dims_[size_t(v)] = dims_[size_t(from)]; }
-  void broadcast(const graph::Node& n, int v, const std::vector<int>& operands);  // NumPy's rule
+  // v's sizes, symbolic (a dimension the graph knows is that constant); dims(v) prints them.
+  void setSizes(int v, const std::vector<ops::Dim>& d);
+  const std::vector<ops::Dim>& sizesOf(int v) const { return sizes_[size_t(v)]; }
+  void same(int v, int from) { setSizes(v, sizesOf(from)); }
   void known(const graph::Node& n, int v);  // sizes the graph knows, all of them
+  // Each node's result sizes: its rule's sizes step, or (every op with inference) the op
+  // table's inference on symbolic sizes, whose requirements become the node's checks.
   void sizes(const graph::Block& b);
+  // The C++ expression of a size: a literal or a name, else a variable declared before the code
+  // (once per expression).
+  std::string print(const ops::Dim& d);
+  // The table the sizes are symbols of: a shape as inference takes it, and its results back.
+  ops::SymbolicSizes& symbols() { return symbols_; }
+  Shape encoded(int v) { return symbols_.encode(sizesOf(v)); }
 
   // --- memory ---
   void own(int v);           // v needs arena bytes of its own
@@ -77,6 +80,9 @@ class Emitter {
   void need(const std::string& header) { headers_.insert(header); }
 
  private:
+  void inferSizes(const graph::Node& n);
+  // A condition the node's inputs must meet when the call runs, and the message when they do not.
+  void check(const graph::Node& n, const std::string& cond, const std::string& message);
   void markNode(const graph::Node& n);
   void layout();
   void fuseGroup(const std::vector<const graph::Node*>& group);
@@ -85,7 +91,9 @@ class Emitter {
   const CompileUnit& unit_;
   const ExportGraph& e_;
   const graph::Graph& g_;
-  std::vector<Dims> dims_;
+  ops::SymbolicSizes symbols_;  // active on this thread while the emitter lives
+  std::vector<std::vector<ops::Dim>> sizes_;
+  std::vector<Dims> dims_;  // sizes_ printed
   std::vector<std::string> ptr_;
   std::vector<bool> constPtr_, declared_;
   PlanInput in_;
@@ -97,7 +105,8 @@ class Emitter {
   std::map<const graph::Node*, std::vector<const graph::Node*>> fused_;  // by last node: one loop
   std::set<const graph::Node*> skip_;                             // the other nodes of those groups
   std::ostringstream pro_, layout_, code_, constants_;
-  std::set<std::string> headers_, declaredNames_;
+  std::set<std::string> headers_;
+  std::map<std::string, std::string> declaredSizes_;  // a size expression -> its variable
 };
 
 // A fuse-elementwise group as one loop over chunks of its elements (elementwise.cpp): `chunked`

@@ -51,6 +51,7 @@ const ops::EmitRule& ruleOf(const Emitter& e, const Node& n) {
 Emitter::Emitter(const CompileUnit& unit, const ExportGraph& e) : unit_(unit), e_(e), g_(e.graph) {
   registerEmitRules();
   const size_t n = g_.values.size();
+  sizes_.resize(n);
   dims_.resize(n);
   ptr_.resize(n);
   in_.owned.assign(n, false);
@@ -75,20 +76,22 @@ FunctionCode Emitter::run() {
     out.inputNames.push_back(name);
     const graph::TensorType& t = g_.values[size_t(v)];
     pro_ << "  // " << name << ": " << graph::typeText(t) << "\n";
+    std::vector<ops::Dim> dims;
     for (int a = 0; a < t.shape.rank(); ++a) {
       std::string given = name + "_shape[" + std::to_string(a) + "]";
       if (t.shape[a] != rt::kUnknownDim) {
         pro_ << "  if (" << given << " != " << t.shape[a] << ") return fail(\"input '" << name << "' expects "
              << graph::typeText(t) << ", got size \" + std::to_string(" << given << ") + \" in dimension " << a
              << "\");\n";
-        dims_[size_t(v)].push_back(std::to_string(t.shape[a]));
+        dims.push_back(t.shape[a]);
       } else {
         std::string d = "v" + std::to_string(v) + "_d" + std::to_string(a);
         pro_ << "  const int64_t " << d << " = " << given << ";\n"
              << "  if (" << d << " < 0) return fail(\"input '" << name << "' has a negative size\");\n";
-        dims_[size_t(v)].push_back(d);
+        dims.push_back(ops::Dim::symbol(d));
       }
     }
+    setSizes(v, dims);
     ptr_[size_t(v)] = "const_cast<" + std::string(cppType(t.dtype)) + "*>(" + name + ")";
     constPtr_[size_t(v)] = true;
     declared_[size_t(v)] = true;
@@ -161,23 +164,21 @@ std::string Emitter::fail(const Node& n, const std::string& message) const {
 
 // --- sizes ---
 
-std::string Emitter::dim(int v, int a, const std::string& expr) {
-  int64_t known = type(v).shape[a];
-  if (known != rt::kUnknownDim) return std::to_string(known);
-  if (isSimple(expr)) return expr;
-  std::string d = "v" + std::to_string(v) + "_d" + std::to_string(a);
-  pro_ << "  const int64_t " << d << " = " << expr << ";\n";
-  return d;
+void Emitter::setSizes(int v, const std::vector<ops::Dim>& d) {
+  const Shape& known = type(v).shape;
+  sizes_[size_t(v)].clear();
+  dims_[size_t(v)].clear();
+  for (int a = 0; a < int(d.size()); ++a) {
+    sizes_[size_t(v)].push_back(known[a] != rt::kUnknownDim ? ops::Dim(known[a]) : d[size_t(a)]);
+    dims_[size_t(v)].push_back(print(sizes_[size_t(v)].back()));
+  }
 }
 
-std::string Emitter::declare(const std::string& name, const std::string& expr) {
-  if (isSimple(expr)) return expr;
-  declareRaw("const int64_t " + name + " = " + expr);
-  return name;
-}
-
-void Emitter::declareRaw(const std::string& statement) {
-  if (declaredNames_.insert(statement).second) pro_ << "  " << statement << ";\n";
+std::string Emitter::print(const ops::Dim& d) {
+  if (isSimple(d.str())) return d.str();
+  auto [it, added] = declaredSizes_.try_emplace(d.str(), "vs" + std::to_string(declaredSizes_.size()));
+  if (added) pro_ << "  const int64_t " << it->second << " = " << d.str() << ";\n";
+  return it->second;
 }
 
 void Emitter::check(const Node& n, const std::string& cond, const std::string& message) {
@@ -185,40 +186,59 @@ void Emitter::check(const Node& n, const std::string& cond, const std::string& m
   if (std::find(checks.begin(), checks.end(), std::pair{cond, message}) == checks.end()) checks.push_back({cond, message});
 }
 
-void Emitter::broadcast(const Node& n, int v, const std::vector<int>& operands) {
-  const int rank = type(v).shape.rank();
-  Dims out;
-  for (int a = 0; a < rank; ++a) {
-    std::vector<std::string> ds;
-    for (int o : operands) {
-      const Dims& od = dims_[size_t(o)];
-      int k = a - (rank - int(od.size()));
-      if (k >= 0 && od[size_t(k)] != "1") ds.push_back(od[size_t(k)]);
-    }
-    std::sort(ds.begin(), ds.end());
-    ds.erase(std::unique(ds.begin(), ds.end()), ds.end());
-    std::string expr = ds.empty() ? "1" : ds[0];
-    for (size_t i = 1; i < ds.size(); ++i) expr = "std::max<int64_t>(" + expr + ", " + ds[i] + ")";
-    std::string d = dim(v, a, expr);
-    for (const auto& x : ds)
-      if (x != d)
-        check(n, "(" + x + " == " + d + " || " + x + " == 1)",
-              "\"" + std::string(ops::opName(n.op)) + ": sizes \" + std::to_string(" + x + ") + \" and \" + std::to_string(" +
-                  d + ") + \" do not broadcast\"");
-    out.push_back(d);
-  }
-  dims_[size_t(v)] = out;
-}
-
 void Emitter::known(const Node& n, int v) {
   for (int64_t d : type(v).shape)
     if (d == rt::kUnknownDim) unsupported(n, "its result has a size known only at run time");
-  dims_[size_t(v)].clear();
-  for (int64_t d : type(v).shape) dims_[size_t(v)].push_back(std::to_string(d));
+  setSizes(v, std::vector<ops::Dim>(type(v).shape.begin(), type(v).shape.end()));
+}
+
+// The op's own inference, on its inputs' symbolic sizes: the results' sizes, and what the call
+// must check of its inputs when it runs (as eager code checks them).
+void Emitter::inferSizes(const Node& n) {
+  std::vector<graph::TensorType> in;
+  for (int i : n.inputs) in.push_back({type(i).dtype, encoded(i)});
+  std::vector<graph::TensorType> out;
+  try {
+    out = ops::opDef(n.op).infer(in, n.attrs);
+  } catch (const WeftError& err) {
+    unsupported(n, "its inference failed on the sizes it is compiled for: " + err.message);
+  }
+  const std::string op = ops::opName(n.op);
+  auto text = [&](const ops::Dim& d) { return "std::to_string(" + print(d) + ")"; };
+  for (const ops::SizeRequirement& r : symbols_.takeRequirements()) {
+    const std::string a = print(r.a), b = print(r.b);
+    switch (r.kind) {
+      case ops::SizeRequirement::Equal:
+        check(n, a + " == " + b, "\"" + op + ": sizes \" + " + text(r.a) + " + \" and \" + " + text(r.b) + " + \" differ\"");
+        break;
+      case ops::SizeRequirement::Broadcast:
+        check(n, "(" + a + " == " + b + " || " + a + " == 1 || " + b + " == 1)",
+              "\"" + op + ": sizes \" + " + text(r.a) + " + \" and \" + " + text(r.b) + " + \" do not broadcast\"");
+        break;
+      case ops::SizeRequirement::BroadcastTo:
+        check(n, "(" + a + " == " + b + " || " + a + " == 1)",
+              "\"" + op + ": a size \" + " + text(r.a) + " + \" does not broadcast to \" + " + text(r.b));
+        break;
+      case ops::SizeRequirement::InRange:
+        check(n, "(0 <= " + a + " && " + a + " < " + b + ")",
+              "\"" + op + ": index \" + " + text(r.a) + " + \" is out of range for a dimension of size \" + " + text(r.b));
+        break;
+    }
+  }
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const std::vector<ops::Dim> dims = symbols_.decode(out[k].shape);
+    for (const ops::Dim& d : dims)
+      if (d.isConstant() && d.constant() < 0) unsupported(n, "its result has a size known only at run time");
+    setSizes(n.outputs[k], dims);
+  }
 }
 
 void Emitter::sizes(const Block& b) {
-  for (const auto& n : b.nodes) ruleOf(*this, n).sizes(*this, n);
+  for (const auto& n : b.nodes) {
+    const ops::EmitRule& r = ruleOf(*this, n);
+    if (r.sizes) r.sizes(*this, n);
+    else inferSizes(n);
+  }
 }
 
 // --- memory ---

@@ -21,48 +21,6 @@ std::array<std::string, 4> transposedSizes(const Emitter& e, const Node& n) {
   return {m, t.a ? a[0] : a.back(), t.b ? b[1] : b[0], t.b ? b[0] : b[1]};
 }
 
-std::string innerCheck(const std::string& k, const std::string& kb) {
-  return "\"matmul: inner dimensions differ (\" + std::to_string(" + k + ") + \" and \" + std::to_string(" + kb + ") + \")\"";
-}
-
-void sizes(Emitter& e, const Node& n) {
-  const int out = n.outputs[0];
-  const Dims &a = e.dims(n.inputs[0]), &b = e.dims(n.inputs[1]);
-  Dims r;
-  if (transposed(n)) {
-    const auto [m, k, kb, nn] = transposedSizes(e, n);
-    if (k != kb) e.check(n, k + " == " + kb, innerCheck(k, kb));
-    if (a.size() > 2)  // rows stacked in leading axes, times a transposed matrix
-      for (size_t i = 0; i + 1 < a.size(); ++i) r.push_back(e.dim(out, int(i), a[i]));
-    else
-      r.push_back(e.dim(out, 0, m));
-    r.push_back(e.dim(out, int(r.size()), nn));
-    e.setDims(out, r);
-    return;
-  }
-  const bool av = a.size() == 1, bv = b.size() == 1;
-  const std::string k = a.back(), kb = bv ? b[0] : b[b.size() - 2];
-  if (k != kb) e.check(n, k + " == " + kb, innerCheck(k, kb));
-  // Batch dimensions broadcast.
-  const int batch = e.type(out).shape.rank() - (av ? 0 : 1) - (bv ? 0 : 1);
-  const Dims ab = slice(a, 0, a.size() - (av ? 1 : 2)), bb = slice(b, 0, b.size() - (bv ? 1 : 2));
-  for (int i = 0; i < batch; ++i) {
-    int ia = i - (batch - int(ab.size())), ib = i - (batch - int(bb.size()));
-    std::string x = ia >= 0 ? ab[size_t(ia)] : "1", y = ib >= 0 ? bb[size_t(ib)] : "1";
-    std::string expr = x == "1" ? y : (y == "1" || y == x ? x : "std::max<int64_t>(" + x + ", " + y + ")");
-    r.push_back(e.dim(out, i, expr));
-    if (x != y && x != "1" && y != "1")
-      e.check(n, "(" + x + " == " + y + " || " + x + " == 1 || " + y + " == 1)", "\"matmul: batch sizes do not broadcast\"");
-  }
-  if (!av) r.push_back(e.dim(out, int(r.size()), a[a.size() - 2]));
-  if (!bv) r.push_back(e.dim(out, int(r.size()), b.back()));
-  e.setDims(out, r);
-  if (n.inputs.size() == 3) {  // a fused bias: one row of the result's width
-    const Dims& bias = e.dims(n.inputs[2]);
-    if (bias.back() != r.back()) e.check(n, bias.back() + " == " + r.back(), "\"matmul: the bias does not fit the result\"");
-  }
-}
-
 // The op table's workspace column, from the runtime function that computes it.
 void memory(Emitter& e, const Node& n) {
   e.ownResults(n);
@@ -110,6 +68,6 @@ void code(Emitter& e, const Node& n, const std::string& p) {
 
 }  // namespace
 
-const ops::EmitRule kMatMulRule{"matmul.h", sizes, memory, code};
+const ops::EmitRule kMatMulRule{"matmul.h", nullptr, memory, code};
 
 }  // namespace weft::codegen

@@ -22,18 +22,6 @@ std::vector<bool> reducedAxes(const Node& n, int rank) {
   return red;
 }
 
-void reducedSizes(Emitter& e, const Node& n) {
-  const int out = n.outputs[0];
-  const Dims& d = e.dims(n.inputs[0]);
-  std::vector<bool> red = reducedAxes(n, int(d.size()));
-  const bool keep = n.attrs.b("keepdims");
-  Dims r;
-  for (size_t a = 0; a < d.size(); ++a)
-    if (!red[a]) r.push_back(e.dim(out, int(r.size()), d[a]));
-    else if (keep) r.push_back("1");
-  e.setDims(out, r);
-}
-
 // A mean of integers or bools runs in f64 (reduce.h's intMeanKernel), as eager code does.
 bool isIntMean(Emitter& e, const Node& n) { return n.op == OpId::ReduceMean && !rt::isFloat(e.type(n.inputs[0]).dtype); }
 
@@ -106,7 +94,7 @@ void argReduceCode(Emitter& e, const Node& n, const std::string& p) {
 
 }  // namespace
 
-const ops::EmitRule kReduceRule{"reduce.h", reducedSizes, reduceMemory, reduceCode};
-const ops::EmitRule kArgReduceRule{"arg_reduce.h", reducedSizes, nullptr, argReduceCode};
+const ops::EmitRule kReduceRule{"reduce.h", nullptr, reduceMemory, reduceCode};
+const ops::EmitRule kArgReduceRule{"arg_reduce.h", nullptr, nullptr, argReduceCode};
 
 }  // namespace weft::codegen

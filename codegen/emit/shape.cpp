@@ -12,47 +12,6 @@ using ops::OpId;
 
 // --- views ---
 
-void reshapeSizes(Emitter& e, const Node& n) {
-  const int out = n.outputs[0], x = n.inputs[0];
-  const auto& target = n.attrs.ints("shape");
-  Dims known;
-  for (int64_t t : target)
-    if (t != -1) known.push_back(std::to_string(t));
-  Dims r;
-  for (size_t a = 0; a < target.size(); ++a) {
-    if (target[a] != -1) {
-      r.push_back(std::to_string(target[a]));
-      continue;
-    }
-    const std::string k = product(known);
-    r.push_back(e.dim(out, int(a), k == "0" ? "0" : "(" + e.numel(x) + ") / " + k));
-  }
-  e.setDims(out, r);
-  e.check(n, product(r) + " == " + e.numel(x),
-          "\"reshape: \" + std::to_string(" + e.numel(x) + ") + \" elements do not fit the new shape\"");
-}
-
-void expandDimsSizes(Emitter& e, const Node& n) {
-  Dims r = e.dims(n.inputs[0]);
-  r.insert(r.begin() + axisAttr(n, "axis", int(r.size()) + 1), "1");
-  e.setDims(n.outputs[0], r);
-}
-
-// The graph's type says which dimensions remain; the others must be 1.
-void squeezeSizes(Emitter& e, const Node& n) {
-  const Dims& d = e.dims(n.inputs[0]);
-  const auto& axes = n.attrs.ints("axes");
-  Dims r;
-  for (size_t a = 0; a < d.size(); ++a) {
-    bool drop = axes.empty() && d[a] == "1";
-    for (int64_t x : axes) drop = drop || (x < 0 ? x + int64_t(d.size()) : x) == int64_t(a);
-    if (!drop) r.push_back(d[a]);
-    else if (d[a] != "1") e.check(n, d[a] + " == 1", "\"squeeze: a squeezed dimension is not 1\"");
-  }
-  if (int(r.size()) != e.type(n.outputs[0]).shape.rank()) e.unsupported(n, "which dimensions it drops is known only at run time");
-  e.setDims(n.outputs[0], r);
-}
-
 void viewMemory(Emitter& e, const Node& n) { e.alias(n.outputs[0], n.inputs[0]); }
 void noCode(Emitter&, const Node&, const std::string&) {}
 
@@ -67,14 +26,6 @@ std::vector<int> permOf(const Node& n, int rank) {
   return perm;
 }
 
-void transposeSizes(Emitter& e, const Node& n) {
-  const Dims& d = e.dims(n.inputs[0]);
-  std::vector<int> perm = permOf(n, int(d.size()));
-  Dims r;
-  for (size_t a = 0; a < perm.size(); ++a) r.push_back(e.dim(n.outputs[0], int(a), d[size_t(perm[a])]));
-  e.setDims(n.outputs[0], r);
-}
-
 void transposeCode(Emitter& e, const Node& n, const std::string& p) {
   std::vector<int> perm = permOf(n, e.type(n.inputs[0]).shape.rank());
   e.code() << p << "{\n" << p << "  const int perm[] = {";
@@ -84,67 +35,12 @@ void transposeCode(Emitter& e, const Node& n, const std::string& p) {
            << e.ptr(n.outputs[0]) << ");\n" << p << "}\n";
 }
 
-// The target's sizes are in the graph's type.
-void broadcastToSizes(Emitter& e, const Node& n) { e.broadcast(n, n.outputs[0], n.inputs); }
-
 void broadcastToCode(Emitter& e, const Node& n, const std::string& p) {
   e.code() << p << "weft::rt::broadcastToKernel(" << e.ptr(n.inputs[0]) << ", " << e.shape(n.inputs[0]) << ", "
            << e.ptr(n.outputs[0]) << ", " << e.shape(n.outputs[0]) << ");\n";
 }
 
 // --- concat, stack, split: chunks per outer index ---
-
-void concatSizes(Emitter& e, const Node& n) {
-  const int out = n.outputs[0], rank = e.type(out).shape.rank();
-  const int64_t axis = axisAttr(n, "axis", rank);
-  Dims r;
-  for (int a = 0; a < rank; ++a) {
-    if (a == axis) {
-      std::string expr;
-      for (int i : n.inputs) expr += (expr.empty() ? "" : " + ") + e.dims(i)[size_t(a)];
-      r.push_back(e.dim(out, a, "(" + expr + ")"));
-      continue;
-    }
-    r.push_back(e.dim(out, a, e.dims(n.inputs[0])[size_t(a)]));
-    for (int i : n.inputs)
-      if (e.dims(i)[size_t(a)] != r.back())
-        e.check(n, e.dims(i)[size_t(a)] + " == " + r.back(), "\"concat: the inputs' sizes differ off the axis\"");
-  }
-  e.setDims(out, r);
-}
-
-// Stacked inputs have one shape; the result has a new axis of their count.
-void stackSizes(Emitter& e, const Node& n) {
-  const int out = n.outputs[0];
-  const Dims& first = e.dims(n.inputs[0]);
-  const size_t axis = size_t(axisAttr(n, "axis", int(first.size()) + 1));
-  Dims r;
-  for (size_t a = 0; a < first.size(); ++a) {
-    r.push_back(e.dim(out, int(a < axis ? a : a + 1), first[a]));
-    for (int i : n.inputs)
-      if (e.dims(i)[a] != r.back())
-        e.check(n, e.dims(i)[a] + " == " + r.back(), "\"stack: the inputs' shapes differ\"");
-  }
-  r.insert(r.begin() + long(axis), std::to_string(n.inputs.size()));
-  e.setDims(out, r);
-}
-
-// The split axis's sizes are attributes; the other sizes are the input's.
-void splitSizes(Emitter& e, const Node& n) {
-  const Dims& d = e.dims(n.inputs[0]);
-  const size_t axis = size_t(axisAttr(n, "axis", int(d.size())));
-  const auto& parts = n.attrs.ints("sizes");
-  int64_t total = 0;
-  for (int64_t s : parts) total += s;
-  if (d[axis] != std::to_string(total))
-    e.check(n, d[axis] + " == " + std::to_string(total),
-            "\"split: sizes adding up to " + std::to_string(total) + " do not fit a dimension of \" + std::to_string(" + d[axis] + ")");
-  for (size_t k = 0; k < n.outputs.size(); ++k) {
-    Dims r;
-    for (size_t a = 0; a < d.size(); ++a) r.push_back(a == axis ? std::to_string(parts[k]) : e.dim(n.outputs[k], int(a), d[a]));
-    e.setDims(n.outputs[k], r);
-  }
-}
 
 void chunksCode(Emitter& e, const Node& n, const std::string& p, const std::string& outer, const std::vector<std::string>& chunks) {
   const int out = n.outputs[0];
@@ -187,8 +83,6 @@ void splitCode(Emitter& e, const Node& n, const std::string& p) {
 
 // --- shape: the input's sizes as an i64 tensor ---
 
-void shapeOfSizes(Emitter& e, const Node& n) { e.known(n, n.outputs[0]); }
-
 void shapeOfCode(Emitter& e, const Node& n, const std::string& p) {
   const Dims& d = e.dims(n.inputs[0]);
   for (size_t a = 0; a < d.size(); ++a) e.code() << p << e.ptr(n.outputs[0]) << "[" << a << "] = " << d[a] << ";\n";
@@ -196,14 +90,14 @@ void shapeOfCode(Emitter& e, const Node& n, const std::string& p) {
 
 }  // namespace
 
-const ops::EmitRule kReshapeRule{"", reshapeSizes, viewMemory, noCode};
-const ops::EmitRule kExpandDimsRule{"", expandDimsSizes, viewMemory, noCode};
-const ops::EmitRule kSqueezeRule{"", squeezeSizes, viewMemory, noCode};
-const ops::EmitRule kTransposeRule{"copy.h", transposeSizes, nullptr, transposeCode};
-const ops::EmitRule kBroadcastToRule{"copy.h", broadcastToSizes, nullptr, broadcastToCode};
-const ops::EmitRule kConcatRule{"layout_ops.h", concatSizes, nullptr, concatCode};
-const ops::EmitRule kStackRule{"layout_ops.h", stackSizes, nullptr, stackCode};
-const ops::EmitRule kSplitRule{"layout_ops.h", splitSizes, nullptr, splitCode};
-const ops::EmitRule kShapeOfRule{"", shapeOfSizes, nullptr, shapeOfCode};
+const ops::EmitRule kReshapeRule{"", nullptr, viewMemory, noCode};
+const ops::EmitRule kExpandDimsRule{"", nullptr, viewMemory, noCode};
+const ops::EmitRule kSqueezeRule{"", nullptr, viewMemory, noCode};
+const ops::EmitRule kTransposeRule{"copy.h", nullptr, nullptr, transposeCode};
+const ops::EmitRule kBroadcastToRule{"copy.h", nullptr, nullptr, broadcastToCode};
+const ops::EmitRule kConcatRule{"layout_ops.h", nullptr, nullptr, concatCode};
+const ops::EmitRule kStackRule{"layout_ops.h", nullptr, nullptr, stackCode};
+const ops::EmitRule kSplitRule{"layout_ops.h", nullptr, nullptr, splitCode};
+const ops::EmitRule kShapeOfRule{"", nullptr, nullptr, shapeOfCode};
 
 }  // namespace weft::codegen

@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kOp = "scaled_dot_product_attention";
 
-bool sameDim(int64_t a, int64_t b) { return a == b || a == rt::kUnknownDim || b == rt::kUnknownDim; }
+bool sameDim(int64_t a, int64_t b) { return a == rt::kUnknownDim || b == rt::kUnknownDim || sizes::same(a, b); }
 int64_t knownOf(int64_t a, int64_t b) { return a == rt::kUnknownDim ? b : a; }
 
 // q [..., tq, d], k [..., tk, d], v [..., tk, dv] with the same leading axes; a mask that
@@ -111,11 +111,15 @@ std::vector<TensorType> attentionGradTypes(std::span<const TensorType> in, const
   const std::string op = std::string(kOp) + "_grad";
   checkCount(op, in.size(), 5);
   const TensorType out = check(op, in.first(3), in.size() == 6 ? &in[5] : nullptr);
-  for (int i : {3, 4})
-    if (in[size_t(i)] != out)
+  for (int i : {3, 4}) {
+    const TensorType& t = in[size_t(i)];
+    bool same = t.dtype == out.dtype && t.shape.rank() == out.shape.rank();
+    for (int a = 0; same && a < t.shape.rank(); ++a) same = sizes::same(t.shape[a], out.shape[a]);
+    if (!same)
       fail(op + ": " + (i == 3 ? "the output" : "the output's gradient") + " has type " + dtypeStr(in[size_t(i)].dtype) +
            in[size_t(i)].shape.str() + ", but attention of these q, k, v gives " + dtypeStr(out.dtype) +
            out.shape.str());
+  }
   return {in[0], in[1], in[2]};
 }
 

@@ -218,7 +218,7 @@ void checkOutputGradient(const std::string& op, const TensorType& dy, DType dtyp
   const Shape& d = dy.shape;
   Shape want{g.n, g.oh, g.ow, channels};
   bool fits = true;  // an open size matches any
-  for (int i = 0; i < 4; ++i) fits &= d[i] == want[i] || d[i] < 0 || want[i] < 0;
+  for (int i = 0; i < 4; ++i) fits &= d[i] == rt::kUnknownDim || want[i] == rt::kUnknownDim || sizes::same(d[i], want[i]);
   if (!fits)
     fail(op + ": the output's gradient has shape " + d.str() + ", but " + forward + " gives " + want.str());
 }
@@ -299,8 +299,8 @@ Plan maxPoolGradGradPlan(const TensorType& x, const TensorType& gx, Pair pool, P
   // gx is a gradient of max_pool2d_grad's result: it has x's type (an unknown batch matches any).
   if (gx.dtype != x.dtype) fail("dtype mismatch: " + dtypeStr(gx.dtype) + " and " + dtypeStr(x.dtype) + " (in " + op + ")");
   const Shape &d = gx.shape, &xs = x.shape;
-  const bool batch = d.rank() == 4 && (d[0] == xs[0] || d[0] < 0 || xs[0] < 0);
-  if (!batch || d[1] != xs[1] || d[2] != xs[2] || d[3] != xs[3])
+  const bool batch = d.rank() == 4 && (d[0] == rt::kUnknownDim || xs[0] == rt::kUnknownDim || sizes::same(d[0], xs[0]));
+  if (!batch || !sizes::same(d[1], xs[1]) || !sizes::same(d[2], xs[2]) || !sizes::same(d[3], xs[3]))
     fail(op + ": the input's gradient has shape " + d.str() + ", but the input has shape " + xs.str());
   return {g, {x.dtype, Shape{g.n, g.oh, g.ow, g.c}}, g.c};
 }

@@ -116,7 +116,7 @@ namespace weft::ops {
 
 Shape broadcastShape(const Shape& a, const Shape& b) {
   Shape s;
-  if (!rt::broadcastShapes(a, b, s)) fail("cannot broadcast shapes " + a.str() + " and " + b.str());
+  if (!ops::broadcastShapes(a, b, s)) fail("cannot broadcast shapes " + a.str() + " and " + b.str());
   return s;
 }
 

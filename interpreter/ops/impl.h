@@ -6,6 +6,7 @@
 #pragma once
 #include "../../stdlib/runtime/window.h"
 #include "op_table.h"
+#include "symbolic_sizes.h"
 
 namespace weft::ops::impl {
 

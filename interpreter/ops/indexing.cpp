@@ -9,10 +9,22 @@ namespace weft::ops::impl {
 namespace {
 
 // Python's slice.indices(n): clamps start and stop, returns the number of selected elements.
+// Of a symbolic n, the count and the first index are the runtime's own clamp, called when the
+// code runs (the first index 0 when nothing is selected, so that the offset stays inside).
 int64_t adjustSlice(const Subscript& sub, int64_t n, int64_t& start, int64_t& step) {
   if (sub.step.value_or(1) == 0) fail("slice step cannot be zero");
-  const rt::SliceRange r = rt::sliceRange(n, bool(sub.start), sub.start.value_or(0), bool(sub.stop), sub.stop.value_or(0),
-                                          sub.step.value_or(1));
+  const std::vector<int64_t> args{n, bool(sub.start), sub.start.value_or(0), bool(sub.stop), sub.stop.value_or(0),
+                                  sub.step.value_or(1)};
+  if (sizes::symbolic(n)) {
+    step = rt::sliceRange(0, false, 0, false, 0, args[5]).step;
+    if (!sub.start && !sub.stop && step == 1) {  // all of it
+      start = 0;
+      return n;
+    }
+    start = *sizes::call("weft::rt::sliceFirst", args);
+    return *sizes::call("weft::rt::sliceCount", args);
+  }
+  const rt::SliceRange r = rt::sliceRange(n, args[1], args[2], args[3], args[4], args[5]);
   start = r.start;
   step = r.step;
   return r.count;
@@ -29,7 +41,7 @@ Selection selection(const Shape& s, const std::vector<Subscript>& subs) {
   if (ellipses > 1) fail("an index can only have a single ellipsis ('...')");
   if (consumed > s.rank())
     fail("too many indices for shape " + s.str() + ": " + std::to_string(consumed) + " given");
-  const auto st = rt::stridesOf(s);
+  const auto st = sizes::strides(s);
   Selection sel;
   int d = 0;
   auto keep = [&](int64_t n, int64_t stride) {
@@ -45,11 +57,11 @@ Selection selection(const Shape& s, const std::vector<Subscript>& subs) {
           ++d;
           break;
         }
-        int64_t i = sub.index < 0 ? sub.index + n : sub.index;
-        if (i < 0 || i >= n)
+        int64_t i = sub.index < 0 ? sizes::offset(n, sub.index) : sub.index;
+        if (!sizes::inRange(i, n))
           fail("index " + std::to_string(sub.index) + " is out of range for axis " + std::to_string(d) +
                " of shape " + s.str());
-        sel.base += i * st[d];
+        sel.base = *sizes::add(sel.base, *sizes::mul(i, st[d]));  // within the tensor: no overflow
         sel.whole = sel.whole && n == 1;
         ++d;
         break;
@@ -62,9 +74,9 @@ Selection selection(const Shape& s, const std::vector<Subscript>& subs) {
         }
         int64_t start, step;
         const int64_t n = adjustSlice(sub, s[d], start, step);
-        if (n > 0) sel.base += start * st[d];
-        sel.whole = sel.whole && (n == s[d]) && (step == 1 || n <= 1);
-        keep(n, step * st[d]);
+        if (sizes::symbolic(n) || n > 0) sel.base = *sizes::add(sel.base, *sizes::mul(start, st[d]));
+        sel.whole = sel.whole && (n == s[d]) && (step == 1 || (!sizes::symbolic(n) && n <= 1));
+        keep(n, sizes::times(step, st[d]));
         ++d;
         break;
       }
@@ -102,8 +114,7 @@ Selection assignment(const TensorType& x, const std::vector<Subscript>& subs, co
   if (value.dtype != x.dtype)
     fail("dtype mismatch: cannot assign a " + dtypeStr(value.dtype) + " value into a " + dtypeStr(x.dtype) +
          " tensor (use cast() to convert)");
-  Shape b;
-  if (!rt::broadcastShapes(value.shape, sel.shape, b) || b != sel.shape)
+  if (!broadcastsTo(value.shape, sel.shape))
     fail("cannot assign a value of shape " + value.shape.str() + " to a selection of shape " + sel.shape.str());
   return sel;
 }

@@ -32,17 +32,13 @@ TensorType concatType(std::span<const TensorType> xs, int axis) {
       fail("dtype mismatch: " + dtypeStr(first.dtype) + " and " + dtypeStr(x.dtype) + " (in concat; use cast() to convert)");
     bool ok = x.shape.rank() == first.shape.rank();
     for (int i = 0; ok && i < x.shape.rank(); ++i)
-      if (i != d && x.shape[i] != first.shape[i] && x.shape[i] != rt::kUnknownDim &&
+      if (i != d && !sizes::same(x.shape[i], first.shape[i]) && x.shape[i] != rt::kUnknownDim &&
           first.shape[i] != rt::kUnknownDim)  // an unknown size in a graph is checked when it runs
         ok = false;
     if (!ok)
       fail("concat: shapes " + first.shape.str() + " and " + x.shape.str() + " differ outside axis " +
            std::to_string(axis));
-    if (out.shape[d] == rt::kUnknownDim || x.shape[d] == rt::kUnknownDim) {
-      out.shape[d] = rt::kUnknownDim;
-      continue;
-    }
-    out.shape[d] = checkedSize("concat", rt::sizeAdd(out.shape[d], x.shape[d]),
+    out.shape[d] = checkedSize("concat", sizes::add(out.shape[d], x.shape[d]),
                                "the size along axis " + std::to_string(axis) + " of shapes " + out.shape.str() +
                                    " and " + x.shape.str());
   }
@@ -77,9 +73,12 @@ namespace {
 int stackAxis(std::span<const TensorType> xs, int axis) {
   if (xs.empty()) fail("stack: needs at least one tensor");
   checkRank("stack", xs[0].shape.rank() + 1);
-  for (const TensorType& x : xs)
-    if (x.shape != xs[0].shape)
+  for (const TensorType& x : xs) {
+    bool same = x.shape.rank() == xs[0].shape.rank();
+    for (int i = 0; same && i < x.shape.rank(); ++i) same = sizes::same(x.shape[i], xs[0].shape[i]);
+    if (!same)
       fail("stack: all tensors must have the same shape, got " + xs[0].shape.str() + " and " + x.shape.str());
+  }
   return normalizeAxis("stack", axis, xs[0].shape.rank() + 1, xs[0].shape);
 }
 
@@ -107,15 +106,17 @@ std::vector<TensorType> splitTypes(const TensorType& x, const std::vector<int64_
   const int d = normalizeAxis("split", axis, x.shape);
   const Shape& s = x.shape;
   int64_t total = 0;
+  bool fits = !sizes.empty();
   for (int64_t n : sizes) {
     if (n < 0) fail("split: sizes must be non-negative, got " + std::to_string(n));
-    if (n > s[d] - total) {  // also guards the sum against overflow
-      total = -1;
+    // A known size also guards the sum against overflow; a symbolic one is checked when the code runs.
+    if (!sizes::symbolic(s[d]) && n > s[d] - total) {
+      fits = false;
       break;
     }
-    total += n;
+    total = checkedSize("split", rt::sizeAdd(total, n), "the sum of its sizes");
   }
-  if (sizes.empty() || total != s[d]) {
+  if (!fits || !sizes::same(total, s[d])) {
     std::string list;
     for (size_t i = 0; i < sizes.size(); ++i) list += (i ? ", " : "") + std::to_string(sizes[i]);
     fail("split: sizes [" + list + "] do not add up to " + std::to_string(s[d]) + ", the size of axis " +

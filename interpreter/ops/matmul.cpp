@@ -31,12 +31,12 @@ TensorType matmulType(const TensorType& a, const TensorType& b, MatmulTransposes
   const bool aVec = as.rank() == 1, bVec = bs.rank() == 1;
   const int64_t m = aVec ? 1 : as[as.rank() - 2], k = as.back();
   const int64_t kb = bVec ? bs[0] : bs[bs.rank() - 2], n = bVec ? 1 : bs.back();
-  if (k != kb) fail("matmul: inner dimensions differ: " + as.str() + " @ " + bs.str());
+  if (!sizes::same(k, kb)) fail("matmul: inner dimensions differ: " + as.str() + " @ " + bs.str());
 
   Shape ab, bb, cb;
   for (int i = 0; i + 2 < as.rank(); ++i) ab.push_back(as[i]);
   for (int i = 0; i + 2 < bs.rank(); ++i) bb.push_back(bs[i]);
-  if (!rt::broadcastShapes(ab, bb, cb)) fail("matmul: cannot broadcast the batch dimensions of " + as.str() + " @ " + bs.str());
+  if (!ops::broadcastShapes(ab, bb, cb)) fail("matmul: cannot broadcast the batch dimensions of " + as.str() + " @ " + bs.str());
   TensorType out{a.dtype, cb};
   if (!aVec) out.shape.push_back(m);
   if (!bVec) out.shape.push_back(n);

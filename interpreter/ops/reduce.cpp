@@ -96,11 +96,11 @@ TensorType reduceType(ReduceOp op, const TensorType& x, const std::vector<int>& 
   int64_t count = 1, outN = 1;
   for (int d = 0; d < s.rank(); ++d) {
     if (reduced[d]) {
-      count *= s[d];
+      count = sizes::mul(count, s[d]).value_or(rt::kUnknownDim);  // x's shape passed checkShape
       if (keepdims) out.shape.push_back(1);
     } else {
       out.shape.push_back(s[d]);
-      outN *= s[d];
+      outN = sizes::mul(outN, s[d]).value_or(rt::kUnknownDim);
     }
   }
   if ((op == ReduceOp::Max || op == ReduceOp::Min) && count == 0 && outN > 0)

@@ -10,7 +10,7 @@ namespace {
 
 Shape broadcast3(const char* op, const Shape& a, const Shape& b, const Shape& c) {
   Shape ab, abc;
-  if (!rt::broadcastShapes(a, b, ab) || !rt::broadcastShapes(ab, c, abc))
+  if (!ops::broadcastShapes(a, b, ab) || !ops::broadcastShapes(ab, c, abc))
     fail(std::string(op) + ": cannot broadcast shapes " + a.str() + ", " + b.str() + " and " +
          c.str());
   return abc;
@@ -85,8 +85,7 @@ Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype) {
 
 TensorType broadcastToType(const TensorType& x, const Shape& shape) {
   checkShape("broadcast_to", shape);
-  Shape s;
-  if (!rt::broadcastShapes(x.shape, shape, s) || s != shape)
+  if (!broadcastsTo(x.shape, shape))
     fail("cannot broadcast shape " + x.shape.str() + " to " + shape.str());
   return {x.dtype, shape};
 }

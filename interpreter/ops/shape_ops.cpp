@@ -57,13 +57,19 @@ TensorType reshapeType(const TensorType& x, const std::vector<int64_t>& dims) {
       if (infer >= 0) s[infer] = rt::kUnknownDim;
       return {x.dtype, s};
     }
-  const int64_t n = x.shape.numel();
+  const int64_t n = *sizes::numel(x.shape);  // x's shape passed checkShape
   auto wrong = [&]() -> std::string {
     std::string target = "[";
     for (size_t i = 0; i < dims.size(); ++i) target += (i ? ", " : "") + std::to_string(dims[i]);
     return "cannot reshape " + x.shape.str() + " (" + std::to_string(n) + " elements) to " + target + "]";
   };
-  if (infer >= 0) {
+  if (sizes::symbolic(n)) {  // the element counts are compared when the code runs
+    if (infer >= 0) {
+      if (known <= 0) fail(wrong());
+      s[infer] = sizes::floorDiv(n, known);
+    }
+    if (!sizes::same(*sizes::numel(s), n)) fail(wrong());
+  } else if (infer >= 0) {
     if (known <= 0 || n % known != 0) fail(wrong());
     s[infer] = n / known;
   } else if (known != n) {
@@ -105,7 +111,7 @@ TensorType squeezeType(const TensorType& x, const std::vector<int>& axes) {
   } else {
     for (int a : axes) {
       int d = normalizeAxis("squeeze", a, s);
-      if (s[d] != 1)
+      if (!sizes::same(s[d], 1))  // a symbolic size is checked when the code runs
         fail("squeeze: axis " + std::to_string(a) + " of shape " + s.str() + " has size " + std::to_string(s[d]) +
              ", not 1");
       drop[d] = true;

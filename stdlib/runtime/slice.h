@@ -32,4 +32,15 @@ inline SliceRange sliceRange(int64_t n, bool hasStart, int64_t start, bool hasSt
   return r;
 }
 
+// The count and the first index of a range, as generated code computes sizes known only when it
+// runs (the interpreter's inference names these); the first index is 0 when nothing is selected,
+// so that an offset stays inside the tensor.
+inline int64_t sliceCount(int64_t n, bool hasStart, int64_t start, bool hasStop, int64_t stop, int64_t step) {
+  return sliceRange(n, hasStart, start, hasStop, stop, step).count;
+}
+inline int64_t sliceFirst(int64_t n, bool hasStart, int64_t start, bool hasStop, int64_t stop, int64_t step) {
+  const SliceRange r = sliceRange(n, hasStart, start, hasStop, stop, step);
+  return r.count > 0 ? r.start : 0;
+}
+
 }  // namespace weft::rt

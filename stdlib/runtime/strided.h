@@ -17,10 +17,6 @@ inline bool broadcastShapes(const Shape& a, const Shape& b, Shape& out) {
   for (int i = 0; i < r; ++i) {
     int ia = i - (r - a.rank()), ib = i - (r - b.rank());
     int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
-    if (da == kUnknownDim || db == kUnknownDim) {  // decided when the graph runs
-      s.push_back(da == kUnknownDim ? (db == 1 ? da : db) : (da == 1 ? db : da));
-      continue;
-    }
     if (da != db && da != 1 && db != 1) return false;
     s.push_back(da == 1 ? db : da);
   }

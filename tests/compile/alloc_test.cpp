@@ -1,9 +1,11 @@
 // Steady-state calls of compiled code allocate nothing (SPEC §9): malloc and its kin are counted
 // around repeated calls of the compiled MLP, a CNN, a CNN's train step (the gradients of conv2d
 // and the pools, Adam), reductions and functions with loops, after a first call has sized their
-// arenas. Also: exports of one program share its variables.
+// arenas. Also: exports of one program share its variables, and open sizes are checked when a
+// call runs.
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "addprint.h"
@@ -12,6 +14,7 @@
 #include "crops.h"
 #include "collatz.h"
 #include "damped.h"
+#include "pair.h"
 #include "predict.h"
 #include "scaled.h"
 
@@ -136,6 +139,23 @@ int main() {
   st = predict.call(x.data(), xs, y.data(), 10, ys);
   CHECK(!st.ok() && ys[0] == 64 && ys[1] == 5);
   std::printf("%s\n", st.message().c_str());
+
+  // What open sizes must meet is checked when the call runs: two batches that concat joins
+  // side by side must agree, and an empty batch has no last row.
+  std::shared_ptr<ops::State> os;
+  CHECK(ops::State::load(ops::kDefaultWeightsDir, os).ok());
+  ops::Pair pair(os);
+  std::vector<float> pa(4 * 3, 1.0f), pb(4 * 3, 2.0f), pout(64);
+  int64_t pas[2] = {4, 3}, pbs[2] = {2, 3}, pempty[2] = {0, 3}, pos[3][2];
+  st = pair.call(pa.data(), pas, pb.data(), pbs, pout.data(), 64, pos[0], pout.data(), 64, pos[1], pout.data(), 64, pos[2]);
+  CHECK(!st.ok() && st.message().find("concat: sizes 2 and 4 differ") != std::string::npos);
+  std::printf("%s\n", st.message().c_str());
+  st = pair.call(pa.data(), pempty, pb.data(), pempty, pout.data(), 64, pos[0], pout.data(), 64, pos[1], pout.data(), 64,
+                 pos[2]);
+  CHECK(!st.ok() && st.message().find("getitem: index -1 is out of range for a dimension of size 0") != std::string::npos);
+  std::printf("%s\n", st.message().c_str());
+  pbs[0] = 4;
+  CHECK(pair.call(pa.data(), pas, pb.data(), pbs, pout.data(), 64, pos[0], pout.data(), 64, pos[1], pout.data(), 64, pos[2]).ok());
 
   // Two exports of one program share its variable: what addprint assigns, scaled reads.
   state::Addprint addprint(s);
