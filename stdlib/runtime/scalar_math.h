@@ -90,7 +90,7 @@ inline T combineBits(T a, T b, bool useAnd) {
 template <class T>
 inline T maxOf(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    const T m = (a > b) | (a != a) ? a : b;
+    const T m = ((a > b) | (a != a)) ? a : b;
     return a == b ? combineBits(a, b, true) : m;
   } else {
     return a > b ? a : b;
@@ -99,7 +99,7 @@ inline T maxOf(T a, T b) {
 template <class T>
 inline T minOf(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    const T m = (a < b) | (a != a) ? a : b;
+    const T m = ((a < b) | (a != a)) ? a : b;
     return a == b ? combineBits(a, b, false) : m;
   } else {
     return a < b ? a : b;
