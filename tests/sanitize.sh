@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tests/configure_asan.sh "$@"
 # Only what the tests run: the benchmarks are not built.
-cmake --build build-asan --target weft weft_unit_tests weft_repl_tests weft_closures_flat
+cmake --build build-asan --target weft weft_unit_tests weft_repl_tests weft_closures_flat weft_modules_flat
 # Any report fails the test that caused it (UBSan is fatal through -fno-sanitize-recover).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1
