@@ -4,14 +4,17 @@
 
 #include <ostream>
 
+#include "../../grammar/shown_text.h"
 #include "../autodiff/tape.h"
 #include "../graph/passes.h"
+#include "../graph/spmd_executor.h"
 #include "../graph/tracer.h"
 #include "../graph/verify.h"
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
 #include "exports.h"
+#include "hooks.h"
 #include "types.h"
 
 namespace weft {
@@ -207,6 +210,23 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceAnnotated(FunctionObj& fn)
   return traceSignature(fn, types, fn.range);
 }
 
+std::string placeVariables(graph::Graph& g, const std::vector<std::shared_ptr<VariableObj>>& vars,
+                           const std::string& name, const SourceRange& at) {
+  std::string first;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    spmd::MeshAxes axes;
+    spmd::Placements placements;
+    if (!evalHooks().variablePlacements(*vars[k], axes, placements)) continue;
+    if (!g.mesh.empty() && !(axes == g.mesh))
+      throw WeftError(at, name + ": variables on two meshes meet in one graph: '" + shownText(first) + "' on mesh(" +
+                      spmd::meshText(g.mesh) + ") and '" + shownText(g.variables[k].name) + "' on mesh(" + spmd::meshText(axes) + ")");
+    if (g.mesh.empty()) first = g.variables[k].name;
+    g.mesh = axes;
+    g.variables[k].placements = placements;
+  }
+  return g.mesh.empty() ? "" : "mesh(" + spmd::meshText(g.mesh) + ")";
+}
+
 namespace {
 
 // Why weft compile cannot return what an export's trace returned, or "": a C++ signature holds
@@ -273,7 +293,12 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
     for (const auto& s : sig) inputs.push_back(s.input);
     std::unique_ptr<GraphTraces::Entry> e = traceGraph(fn, local, inputs, site);
     e->key = key;
-    e->executor = std::make_unique<graph::Executor>(e->graph, e->variables, out_, [this, site] { checkInterrupt(site); });
+    // On a mesh, the runner partitions a copy placed by the variables' layouts; the entry keeps the
+    // graph as traced (weft graph, saved models, weft compile).
+    graph::Graph placed = e->graph;
+    placeVariables(placed, e->variables, fn.name, site);
+    e->executor = graph::makeRunner(placed.mesh.empty() ? e->graph : placed, e->variables, out_,
+                                    [this, site] { checkInterrupt(site); });
     traces.signaturesSeen.resize(params.size());
     for (size_t i = 0; i < params.size(); ++i) traces.signaturesSeen[i].insert(sig[i].key);
     if (++traces.traceCount >= kRetraceWarning && !traces.warned) {

@@ -14,7 +14,7 @@ struct GraphTraces {
     std::string key;
     graph::Graph graph;
     std::vector<std::shared_ptr<VariableObj>> variables;
-    std::unique_ptr<graph::Executor> executor;
+    std::unique_ptr<graph::GraphRunner> executor;  // SPMD when its variables lie on a mesh
     std::vector<size_t> inputParams;  // the parameters that are graph inputs, in input order
     Value structure;  // the traced result; its tensors stand for the graph's outputs, in order
   };
@@ -23,6 +23,12 @@ struct GraphTraces {
   std::vector<std::set<std::string>> signaturesSeen;  // per parameter, for the retracing warning
   bool warned = false;
 };
+
+// Gives the graph the mesh and placements of its variables' layouts (SPEC §7.1); returns the
+// mesh's text ("" when no variable has a layout). Variables on different meshes cannot meet in one
+// graph: that is an error at `at`, naming the graph `name`.
+std::string placeVariables(graph::Graph& g, const std::vector<std::shared_ptr<VariableObj>>& vars,
+                           const std::string& name, const SourceRange& at);
 
 // The graph input type an annotation names (`f32[None, 3]`), or nullopt when it does not name a
 // tensor type with its dimensions (`f32` alone, `int`, `str`, a module type).

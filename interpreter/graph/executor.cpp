@@ -5,7 +5,10 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../../stdlib/runtime/strided.h"
+#include "../spmd/blocks.h"
+#include "../values/context.h"
 #include "../values/format.h"
+#include "comm_counts.h"
 #include "passes.h"
 #include "pipeline.h"
 
@@ -171,6 +174,9 @@ void Executor::runNode(const Node& n) {
     default: break;
   }
   const ops::OpDef& def = ops::opDef(n.op);
+  if (def.family == ops::Family::Collective)
+    if (CommCounts* counts = context().commCounts)
+      counts->add(n.loc, n.op, spmd::collectiveBytes(n.op, slots_[size_t(n.inputs[0])].bytes(), n.attrs.i("group")));
   if (ops::tapeHook()) {  // a gradient tape records each op (a loaded model trained): no buffer is reused
     in_.clear();
     for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
