@@ -259,19 +259,21 @@ bool isNameToken(size_t type) {
          type == WeftParser::MODULE || type == WeftParser::LAYOUT_MAP;
 }
 
-// A character no token starts with: reported, then retyped (`&&` to `and`) or dropped.
-void strayCharacter(TokenList& tokens, size_t i, SyntaxErrors& errors) {
+// C's `&&` and `||` (two `&` or `|` tokens side by side): reported, then read as `and` / `or`.
+void doubledOperator(TokenList& tokens, size_t i, SyntaxErrors& errors) {
   WeftToken& t = tokens[i];
   WeftToken* next = i + 1 < tokens.size() ? &tokens[i + 1] : nullptr;
+  if (!next || next->getType() != t.getType() || next->getStartIndex() != t.getStartIndex() + 1) return;
+  bool amp = t.getType() == WeftParser::AMP;
+  errors.add(tokenBegin(&t), tokenEnd(next), amp ? "'&&' is written 'and' in Weft" : "'||' is written 'or' in Weft");
+  t.setType(amp ? WeftParser::AND : WeftParser::OR);
+  next->setType(kDropped);
+}
+
+// A character no token starts with: reported, then retyped (`!` to `not`) or dropped.
+void strayCharacter(TokenList& tokens, size_t i, SyntaxErrors& errors) {
+  WeftToken& t = tokens[i];
   char32_t c = static_cast<Utf32InputStream*>(t.getInputStream())->text()[t.getStartIndex()];
-  bool doubled = next && next->getType() == WeftParser::ERROR_CHAR && next->getStartIndex() == t.getStartIndex() + 1 &&
-                 next->getText() == t.getText();
-  if ((c == U'&' || c == U'|') && doubled) {
-    errors.add(tokenBegin(&t), tokenEnd(next), c == U'&' ? "'&&' is written 'and' in Weft" : "'||' is written 'or' in Weft");
-    t.setType(c == U'&' ? WeftParser::AND : WeftParser::OR);
-    next->setType(kDropped);
-    return;
-  }
   if (c == U'!') {
     errors.add(&t, "'!' is written 'not' in Weft");
     t.setType(WeftParser::NOT);
@@ -308,6 +310,9 @@ void checkTokens(TokenList& tokens, SyntaxErrors& errors) {
           t.setType(kDropped);  // one error for a run of stray characters
         else
           strayCharacter(tokens, i, errors);
+        break;
+      case WeftParser::AMP: case WeftParser::BAR:
+        doubledOperator(tokens, i, errors);
         break;
       case WeftParser::UNTERMINATED_STRING:
         errors.add(tokenBegin(&t), tokenBegin(&t), "unterminated string");

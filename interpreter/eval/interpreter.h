@@ -48,6 +48,7 @@ void assignedNames(const ast::Block& block, std::vector<Symbol>& names);
 
 // The attributes and methods of a tensor (attributes.cpp).
 std::vector<std::string> tensorAttributeNames();
+std::vector<std::string> setMethodNames();
 
 
 class Interpreter {
