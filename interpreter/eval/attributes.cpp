@@ -386,6 +386,7 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
           return dims;
         }
         if (n == "dtype") return Value::dtype(sym->spec.dtype());
+        if (n == "name") return makeStr(sym->layer.as<ModuleObj>()->name);  // an Input's is its own name
       }
       if (auto v = obj.as<OpaqueObj>()->getAttr(*this, name)) return *v;
       noAttribute(obj, name, {});
