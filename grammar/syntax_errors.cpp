@@ -383,7 +383,9 @@ bool checkHeader(TokenList& tokens, size_t i, SyntaxErrors& errors) {
     if (type == WeftParser::LPAREN || type == WeftParser::LBRACK) ++depth;
     else if (type == WeftParser::RPAREN || type == WeftParser::RBRACK) --depth;
     if (depth > 0) continue;
-    if (type == WeftParser::LBRACE || type == WeftParser::NEWLINE || type == WeftParser::SEMI || type == Token::EOF)
+    // A bracket opened before the keyword closes: it was a comprehension's `for` or `if`.
+    if (depth < 0 || type == WeftParser::LBRACE || type == WeftParser::RBRACE || type == WeftParser::NEWLINE ||
+        type == WeftParser::SEMI || type == Token::EOF)
       return false;
     if (type == WeftParser::ASSIGN && condition) {
       errors.add(&t, "'=' in a condition; did you mean '=='?");
