@@ -43,7 +43,7 @@ block : LBRACE statement* RBRACE ;
 
 // An expression statement, a (chained, tuple) assignment or an augmented assignment.
 exprStmt : exprList (augOp exprList | (ASSIGN exprList)*) ;
-augOp : PLUS_EQ | MINUS_EQ | STAR_EQ | SLASH_EQ | DSLASH_EQ | PERCENT_EQ | POW_EQ | AT_EQ ;
+augOp : PLUS_EQ | MINUS_EQ | STAR_EQ | SLASH_EQ | DSLASH_EQ | PERCENT_EQ | POW_EQ | AT_EQ | AMP_EQ | BAR_EQ ;
 
 returnStmt : RETURN exprList? ;
 assertStmt : ASSERT expr (COMMA expr)? ;
@@ -201,6 +201,8 @@ STAR_EQ : '*=' ;
 SLASH_EQ : '/=' ;
 PERCENT_EQ : '%=' ;
 AT_EQ : '@=' ;
+AMP_EQ : '&=' ;
+BAR_EQ : '|=' ;
 POW : '**' ;
 DSLASH : '//' ;
 ARROW : '->' ;

@@ -72,8 +72,8 @@ BinaryOp binaryOp(size_t token) {
     case P::DSLASH: case P::DSLASH_EQ: return BinaryOp::FloorDiv;
     case P::PERCENT: case P::PERCENT_EQ: return BinaryOp::Mod;
     case P::POW: case P::POW_EQ: return BinaryOp::Pow;
-    case P::AMP: return BinaryOp::BitAnd;
-    case P::BAR: return BinaryOp::BitOr;
+    case P::AMP: case P::AMP_EQ: return BinaryOp::BitAnd;
+    case P::BAR: case P::BAR_EQ: return BinaryOp::BitOr;
     default: return BinaryOp::MatMul;
   }
 }

@@ -144,7 +144,7 @@ bool expectsOperand(antlr4::Parser& parser, const Token* bad) {
   switch (prev) {
     case WeftParser::ASSIGN: case WeftParser::PLUS_EQ: case WeftParser::MINUS_EQ: case WeftParser::STAR_EQ:
     case WeftParser::SLASH_EQ: case WeftParser::DSLASH_EQ: case WeftParser::PERCENT_EQ: case WeftParser::POW_EQ:
-    case WeftParser::AT_EQ: case WeftParser::LPAREN: case WeftParser::LBRACK: case WeftParser::COLON:
+    case WeftParser::AT_EQ: case WeftParser::AMP_EQ: case WeftParser::BAR_EQ: case WeftParser::LPAREN: case WeftParser::LBRACK: case WeftParser::COLON:
       return true;
     default:
       return isContinuation(prev);

@@ -475,7 +475,8 @@ Scan scanBrackets(TokenList& tokens, SyntaxErrors* errors, const ParseLimits& li
       case WeftLexer::SEMI: case WeftLexer::COMMA: case WeftLexer::COLON:
       case WeftLexer::ASSIGN: case WeftLexer::ARROW: case WeftLexer::PLUS_EQ: case WeftLexer::MINUS_EQ:
       case WeftLexer::STAR_EQ: case WeftLexer::SLASH_EQ: case WeftLexer::DSLASH_EQ:
-      case WeftLexer::PERCENT_EQ: case WeftLexer::POW_EQ: case WeftLexer::AT_EQ:
+      case WeftLexer::PERCENT_EQ: case WeftLexer::POW_EQ: case WeftLexer::AT_EQ: case WeftLexer::AMP_EQ:
+      case WeftLexer::BAR_EQ:
         endAll();
         break;
       case WeftLexer::POW:
