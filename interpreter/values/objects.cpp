@@ -37,6 +37,9 @@ constexpr size_t kLinearDict = 8;
 }  // namespace
 
 void checkHashable(const Value& key, Kind container) {
+  if (key.isTensor() && key.tensor().isAbstract())  // compared by value, which a graph value has not yet
+    throw WeftError(std::string(container == Kind::Dict ? "a dict key" : "a set element") +
+                    " cannot be a graph value (" + typeNameOf(key) + "): its value is not known while tracing");
   if (key.is(Kind::Str) || key.isNone() || key.is(Kind::Module) || key.is(Kind::Variable)) return;
   if (key.isTensor() && key.tensor().rank() == 0 && !rt::isFloat(key.tensor().dtype())) return;
   if (container == Kind::Dict)
