@@ -9,13 +9,22 @@
 
 namespace weft {
 
+// How one parameter enters a traced graph: not at all (its argument is traced by value), as one
+// graph input, or, for a list or tuple of tensors (a model's several inputs), as one per item,
+// as tf.function takes nested tensors.
+struct ParamInputs {
+  std::vector<graph::TensorType> types;  // empty: by value
+  Kind sequence = Kind::None;            // Kind::List or Kind::Tuple: the argument is one of these
+};
+
 struct GraphTraces {
   struct Entry {
     std::string key;
     graph::Graph graph;
     std::vector<std::shared_ptr<VariableObj>> variables;
     std::unique_ptr<graph::GraphRunner> executor;  // SPMD when its variables lie on a mesh
-    std::vector<size_t> inputParams;  // the parameters that are graph inputs, in input order
+    // The graph inputs in order: a parameter, and the item of its list or tuple (-1: the argument).
+    std::vector<std::pair<size_t, int>> inputSlots;
     Value structure;  // the traced result; its tensors stand for the graph's outputs, in order
   };
   std::vector<std::unique_ptr<Entry>> entries;
