@@ -446,6 +446,8 @@ def main():
     ap.add_argument("--weft", help="use this weft binary instead of building one")
     ap.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     ap.add_argument("--json", help="write the raw samples to this file")
+    ap.add_argument("--loop-grad", action="store_true",
+                    help="then bench/loop_grad.py: a graph loop's gradient per step at n = 100, 1,000, 10,000")
     args = ap.parse_args()
 
     build_dir = Path(args.build_dir).resolve()
@@ -570,6 +572,10 @@ def main():
             "date": time.strftime("%Y-%m-%d %H:%M"), "host": platform.node(),
             "perop": perop, "startup": startup, "check": check, "mlp": mlp, "seq_mlp": seq,
             "conv": conv}, indent=1))
+    if args.loop_grad:
+        print()
+        sys.stdout.flush()
+        subprocess.run([sys.executable, ROOT / "bench/loop_grad.py", "--build-dir", build_dir], check=False)
     return 0
 
 

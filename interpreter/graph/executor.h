@@ -62,6 +62,7 @@ class Executor final : public GraphRunner {
   // kByOp: the op's `into` decides (OpDef::intoChecks).
   enum : char { kNoReuse, kStatic, kRuntimeShape, kByOp };
   std::vector<char> reuse_;
+  std::vector<int> uses_;      // per value of the optimized graph: how many inputs and results name it
   std::vector<Tensor> in_;     // a node's inputs, reused
 };
 
