@@ -122,12 +122,12 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
   for (const auto& e : u.exports) c << " " << e.name << ".cpp";
   c << ")\n"
     << "target_include_directories(" << u.program << " PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})\n"
-    << "target_link_libraries(" << u.program << " PUBLIC Eigen3::Eigen ${CMAKE_DL_LIBS})\n"
+    << "target_link_libraries(" << u.program << " PUBLIC Eigen3::Eigen)\n"
     << "# GEMMs run on the library `weft compile` measured fastest for each class of shapes, loaded\n"
     << "# when first needed; a library not found here leaves its classes on Eigen (docs/internals.md).\n"
-    << "find_library(WEFT_OPENBLAS_LIBRARY openblas)\nfind_library(WEFT_BLIS_LIBRARY blis)\n"
-    << "target_compile_definitions(" << u.program << " PUBLIC WEFT_GEMM_PLAN=\"" << gemmPlanText()
-    << "\" $<$<BOOL:${WEFT_OPENBLAS_LIBRARY}>:WEFT_HAVE_OPENBLAS> $<$<BOOL:${WEFT_BLIS_LIBRARY}>:WEFT_HAVE_BLIS>)\n"
+    << "include(${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/find_gemm_libraries.cmake)\n"
+    << "weft_gemm_libraries(" << u.program << " PUBLIC)\n"
+    << "target_compile_definitions(" << u.program << " PUBLIC WEFT_GEMM_PLAN=\"" << gemmPlanText() << "\")\n"
     << "target_compile_definitions(" << u.program << " PUBLIC " << macro
     << "_WEIGHTS_DIR=\"${CMAKE_CURRENT_SOURCE_DIR}/weights\")\n"
     << "target_compile_options(" << u.program << " PRIVATE -fno-math-errno $<$<BOOL:${" << macro

@@ -4,7 +4,8 @@
 // single-threaded. Which library a class uses is measured once per machine by the interpreter
 // (stdlib/gemm_choice.cpp, cached in a file); generated code carries the choice `weft
 // compile` found (WEFT_GEMM_PLAN); WEFT_GEMM=eigen|openblas|blis forces one for every class.
-// WEFT_HAVE_OPENBLAS / WEFT_HAVE_BLIS say which libraries the build found (only those are tried).
+// WEFT_OPENBLAS_FILE / WEFT_BLIS_FILE name the files the build found (find_gemm_libraries.cmake);
+// only those are tried.
 #ifndef WEFT_RT_GEMM_LIBRARIES_H
 #define WEFT_RT_GEMM_LIBRARIES_H
 #include <dlfcn.h>
@@ -47,9 +48,9 @@ struct GemmPlan {
 struct GemmLibrary {
   void* sgemm = nullptr;  // cblas_sgemm (OpenBLAS) or bli_sgemm (BLIS)
   void* dgemm = nullptr;
-  char version[160] = "";
+  char version[320] = "";  // its version and file
   char missing[200] = "";  // empty when loaded
-  bool built = false;      // the build found it (WEFT_HAVE_*), so it was tried
+  bool built = false;      // the build found it (WEFT_*_FILE), so it was tried
   bool loaded() const { return sgemm && dgemm; }
 };
 
@@ -72,15 +73,23 @@ inline GemmLibrary loadGemmLibrary(GemmLib lib, const char* file) {
   l.dgemm = dlsym(h, openblas ? "cblas_dgemm" : "bli_dgemm");
   void* threads = dlsym(h, openblas ? "openblas_set_num_threads" : "bli_thread_set_num_threads");
   void* version = dlsym(h, openblas ? "openblas_get_config" : "bli_info_get_version_str");
-  if (!l.loaded() || !threads || !version) {
+  // BLIS's threaded builds allocate on every call, which generated code promises not to do.
+  void* threaded = openblas ? nullptr : dlsym(h, "bli_info_get_enable_threading");
+  if (!l.loaded() || !threads || !version || (!openblas && !threaded)) {
     std::snprintf(l.missing, sizeof l.missing, "%s lacks the expected functions", file);
-    l.sgemm = l.dgemm = nullptr;
-    dlclose(h);
+  } else if (threaded && reinterpret_cast<int64_t (*)()>(threaded)()) {
+    std::snprintf(l.missing, sizeof l.missing,
+                  "%s is a threaded build of BLIS, which allocates on every call (Debian: install libblis4-serial)",
+                  file);
+  } else {
+    if (openblas) reinterpret_cast<void (*)(int)>(threads)(1);
+    else reinterpret_cast<void (*)(int64_t)>(threads)(1);
+    std::snprintf(l.version, sizeof l.version, "%s%s (%s)", openblas ? "" : "BLIS ",
+                  reinterpret_cast<char* (*)()>(version)(), file);
     return l;
   }
-  if (openblas) reinterpret_cast<void (*)(int)>(threads)(1);
-  else reinterpret_cast<void (*)(int64_t)>(threads)(1);
-  std::snprintf(l.version, sizeof l.version, "%s%s", openblas ? "" : "BLIS ", reinterpret_cast<char* (*)()>(version)());
+  l.sgemm = l.dgemm = nullptr;
+  dlclose(h);
   return l;
 }
 
@@ -91,14 +100,14 @@ struct Libraries {
     lib[0].built = true;
     std::snprintf(lib[0].version, sizeof lib[0].version, "Eigen %d.%d.%d", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
                   EIGEN_MINOR_VERSION);
-#ifdef WEFT_HAVE_OPENBLAS
-    lib[1] = loadGemmLibrary(GemmLib::OpenBLAS, "libopenblas.so.0");
+#ifdef WEFT_OPENBLAS_FILE
+    lib[1] = loadGemmLibrary(GemmLib::OpenBLAS, WEFT_OPENBLAS_FILE);
     lib[1].built = true;
 #else
     copyText(lib[1].missing, sizeof lib[1].missing, "not found when this program was built");
 #endif
-#ifdef WEFT_HAVE_BLIS
-    lib[2] = loadGemmLibrary(GemmLib::BLIS, "libblis.so.4");
+#ifdef WEFT_BLIS_FILE
+    lib[2] = loadGemmLibrary(GemmLib::BLIS, WEFT_BLIS_FILE);
     lib[2].built = true;
 #else
     copyText(lib[2].missing, sizeof lib[2].missing, "not found when this program was built");

@@ -81,10 +81,17 @@ TEST_CASE("every GEMM library found computes Eigen's products, transposed, accum
   }
 }
 
-TEST_CASE("a GEMM library missing at run time is reported, not loaded") {
+TEST_CASE("a GEMM library missing at run time, or BLIS's threaded build, is reported, not loaded") {
   const rt::GemmLibrary l = rt::gemm_detail::loadGemmLibrary(GemmLib::OpenBLAS, "libweft-no-such-blas.so.0");
   CHECK_FALSE(l.loaded());
   CHECK(std::string(l.missing).find("libweft-no-such-blas.so.0") != std::string::npos);
+  // Debian's OpenMP build of BLIS allocates on every call: refused, with what to install instead.
+  const char* openmp = "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4";
+  if (std::filesystem::exists(openmp)) {
+    const rt::GemmLibrary b = rt::gemm_detail::loadGemmLibrary(GemmLib::BLIS, openmp);
+    CHECK_FALSE(b.loaded());
+    CHECK(std::string(b.missing).find("threaded build of BLIS") != std::string::npos);
+  }
 }
 
 TEST_CASE("GEMM plans are written and read in class order; anything else is refused") {
