@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -266,12 +265,13 @@ std::string describe() {
   }
   const rt::GemmPlan& plan = rt::gemmPlan();
   const char* forced = std::getenv("WEFT_GEMM");
-  const Choice& c = processChoice();
-  const bool byEnv = forced && *forced;
-  o << "GEMM choice (" << (byEnv ? "WEFT_GEMM=" + std::string(forced) : c.source) << "):\n";
+  GemmLib named;
+  const bool byEnv = forced && rt::parseGemmLib(forced, std::strlen(forced), named);
+  const Choice* c = byEnv ? nullptr : &processChoice();  // forced: nothing measured
+  o << "GEMM choice (" << (byEnv ? "WEFT_GEMM=" + std::string(forced) : c->source) << "):\n";
   for (int cls = 0; cls < kGemmClasses; ++cls) {
     o << "  " << rt::kGemmClassNames[cls] << ": " << rt::kGemmLibNames[int(plan.use[cls])];
-    if (!byEnv && !c.measured[cls].empty()) o << "  (" << c.measured[cls] << ")";
+    if (c && !c->measured[cls].empty()) o << "  (" << c->measured[cls] << ")";
     o << "\n";
   }
   return o.str();
