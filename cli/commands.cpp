@@ -10,6 +10,7 @@
 #include "interpreter/values/context.h"
 #include "interpreter/mesh/plan.h"
 #include "limit_options.h"
+#include "stdlib/gemm_choice.h"
 
 namespace weft::cli {
 namespace {
@@ -34,6 +35,8 @@ const char* kUsage =
     "                                  emit C++ for the program's exports (docs/compiled_code.md)\n"
     "  weft show SAVED_DIR [--all]     a saved model's signatures; --all adds its functions,\n"
     "                                  modules, variables and mesh\n"
+    "  weft info                       the CPU, the GEMM libraries found and which one runs\n"
+    "                                  each class of shapes (docs/internals.md)\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
     "  weft help                       this text\n";
 
@@ -123,8 +126,12 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "graph") return graphCommand(args);
   if (args[0] == "compile") return compileCommand(args);
   if (args[0] == "show") return showCommand(args);
+  if (args[0] == "info") {
+    std::cout << gemm::describe();
+    return 0;
+  }
   std::cerr << "weft: unknown command '" << shownText(args[0]) << "'";
-  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "repl", "help"}))
+  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "info", "repl", "help"}))
     std::cerr << "; did you mean 'weft " << *near << "'?";
   std::cerr << "\n" << kUsage;
   return 2;
