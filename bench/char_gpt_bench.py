@@ -131,7 +131,8 @@ def torch_tokens_per_second(model):
 
 
 def run(cmd, **kw):
-    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, **kw).stdout
+    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, errors="replace",
+                          **kw).stdout
 
 
 def child_seconds(cmd, **kw):
