@@ -54,15 +54,16 @@ int fail(const weft::rt::Status& s) {
 int main(int argc, char** argv) {
   std::string corpus = "/usr/share/games/fortunes/";
   long steps = 200, bytes = 200, batch = 32, context = 128;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool known = argc % 2 == 1;  // options and their values
+  for (int i = 1; known && i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--corpus")) corpus = std::string(argv[i + 1]) + "/";
     else if (!std::strcmp(argv[i], "--steps")) steps = std::atol(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--bytes")) bytes = std::atol(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--batch")) batch = std::atol(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--context")) context = std::atol(argv[i + 1]);
-    else break;
+    else known = false;
   }
-  if (argc % 2 == 0 || steps < 0 || bytes < 0 || batch <= 0 || context <= 0) {
+  if (!known || steps < 0 || bytes < 0 || batch <= 0 || context <= 0) {
     std::fprintf(stderr, "usage: %s [--corpus DIR] [--steps N] [--bytes N] [--batch B] [--context T]\n", argv[0]);
     return 2;
   }
