@@ -2,13 +2,17 @@
 # Installs Weft's build dependencies from Debian's packages (when missing) and builds it in build/.
 # graphviz is for `weft graph -o F.svg` and `.png` (Graphviz's `dot`) only; zlib1g-dev reads gzip
 # files (load_idx); dataset-fashion-mnist holds the files fashion_mnist() reads (and its test);
-# fortunes is the English text examples/char_gpt trains on.
+# fortunes is the English text examples/char_gpt trains on; libopenblas-dev and libblis-dev (with
+# libblis4-serial, BLIS's single-threaded build) are GEMM libraries Weft runs where they measure
+# faster than Eigen (docs/internals.md; OpenBLAS is also the libblas.so.3 that PyTorch, the
+# benchmarks' anchor, then calls).
 # Usage: ./setup.sh [extra cmake arguments]
 set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(g++ cmake ninja-build antlr4 libantlr4-runtime-dev libeigen3-dev libyaml-cpp-dev doctest-dev
-          libedit-dev libre2-dev graphviz zlib1g-dev dataset-fashion-mnist fortunes)
+          libedit-dev libre2-dev graphviz zlib1g-dev dataset-fashion-mnist fortunes libopenblas-dev libblis-dev
+          libblis4-serial)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

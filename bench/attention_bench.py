@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import machine
+
 for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_v] = "1"
 
@@ -25,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 TORCH_CHILD = r"""
 import resource, sys, time, torch, torch.nn.functional as F
-torch.set_num_threads(1)
-t, reps, iters = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+t, reps, iters, threads = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+torch.set_num_threads(threads)
 sdpa = getattr(F, "scaled_dot_product_attention", None) or F._scaled_dot_product_attention
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 q, k, v, do = (torch.randn(1, 4, t, 64, requires_grad=i < 3) for i in range(4))
@@ -67,8 +69,8 @@ def weft_peak_kb(exe, spawn, t):
     return peak(t) - peak(64)
 
 
-def torch_run(t, reps, iters):
-    out = subprocess.run([sys.executable, "-c", TORCH_CHILD, str(t), str(reps), str(iters)],
+def torch_run(t, reps, iters, threads=1):
+    out = subprocess.run([sys.executable, "-c", TORCH_CHILD, str(t), str(reps), str(iters), str(threads)],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     return [float(l) for l in out if not l.startswith("peak")], int(out[-1].split()[1])
 
@@ -89,6 +91,12 @@ def main():
         print(f"T={t}: weft {m['weft']:.1f} ms, torch {m['torch']:.1f} ms, weft/torch {m['weft'] / m['torch']:.2f}x; "
               f"peak memory over the baseline: weft +{weft_peak_kb(exe, spawn, t) / 1024:.1f} MB, "
               f"torch +{torch_kb / 1024:.1f} MB")
+        cores = os.cpu_count()
+        if cores > 1:  # PyTorch at its default, every core, beside Weft's one thread
+            at_cores = statistics.median(sum((torch_run(t, reps, iters, cores)[0] for _ in range(args.rounds)), []))
+            print(f"  torch on {cores} threads {at_cores:.1f} ms, weft (1 thread) / torch {m['weft'] / at_cores:.2f}x")
+    weft_exe = args.build_dir.resolve() / "cli/weft"
+    print("\n" + machine.describe(weft_exe if weft_exe.exists() else None))
 
 if __name__ == "__main__":
     main()

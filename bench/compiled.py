@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Compiled code beside its anchors, one thread, in one run (docs/benchmarks.md):
+"""Compiled code beside its anchors, in one run (docs/benchmarks.md):
 
   - the MLP 784-512-512-10 (relu) forward at batch 1, 32 and 256: `weft compile` output timed by
-    its driver's --time, the hand-written Eigen anchor (bench_mlp_eigen) and PyTorch eager
-    (Debian's python3-torch; OpenBLAS when libopenblas0-pthread is installed, OPENBLAS_NUM_THREADS=1);
+    its driver's --time (on the GEMM libraries Weft chose, and on Eigen alone: WEFT_GEMM=eigen),
+    the hand-written Eigen anchor (bench_mlp_eigen) and PyTorch eager (Debian's python3-torch;
+    OpenBLAS when libopenblas0-pthread is installed), all on one thread; then the anchors again at
+    the machine's core count (--threads), beside Weft's one thread (it has no intra-op threads yet);
   - `weft compile` plus the C++ build of that MLP, and the built library's size;
   - a while loop of 10,000 scalar steps: compiled, as a graph function, and eagerly.
 
-Usage: python3 bench/compiled.py [--build-dir build]. Prints medians and ratios.
+Usage: python3 bench/compiled.py [--build-dir build] [--threads N]. Prints medians and ratios.
 """
 import argparse
 import os
@@ -18,6 +20,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import machine
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_PY = "/usr/bin/python3"
@@ -70,8 +74,13 @@ for r in range({reps}) {{
 """
 
 
-def run(cmd, **kw):
-    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=ENV, **kw).stdout
+def run(cmd, threads=1, gemm=None):
+    """cmd's stdout; its libraries (OpenMP, OpenBLAS, PyTorch) on `threads` threads; WEFT_GEMM=gemm."""
+    env = {**ENV, "OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
+           "WEFT_BENCH_THREADS": str(threads)}
+    if gemm:
+        env["WEFT_GEMM"] = gemm
+    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=env).stdout
 
 
 def floats(text):
@@ -95,6 +104,7 @@ def median(xs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build-dir", default=str(ROOT / "build"))
+    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="the anchors' second thread count")
     args = ap.parse_args()
     build = Path(args.build_dir).resolve()
     weft, eigen = build / "cli/weft", build / "bench/bench_mlp_eigen"
@@ -111,21 +121,26 @@ def main():
     lib = work / "gen/build/libmlp.a"
     print(f"weft compile: {t1 - t0:.2f} s; C++ build (cmake + ninja -j2): {t2 - t1:.2f} s; "
           f"total {t2 - t0:.2f} s; libmlp.a {lib.stat().st_size / 1024:.0f} KiB")
-    blas = "OpenBLAS" if any(Path(p).exists() for p in ["/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3"]) \
-        else "reference BLAS"
-    print(f"PyTorch uses {blas}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(machine.describe(weft))
 
     driver = work / "gen/build/forward_main"
-    print(f"\n{'MLP 784-512-512-10 fwd (µs)':<28}{'compiled':>10}{'Eigen':>10}{'torch':>10}{'c/Eigen':>9}{'c/torch':>9}")
-    for b in BATCHES:
-        iters = max(20, 6400 // b)
-        got = {"compiled": [], "eigen": [], "torch": []}
-        for _ in range(ROUNDS):  # interleaved, so that load affects all alike
-            got["compiled"].append(floats(run([driver, "--time", iters, work / f"x{b}.npy", work / "y.npy"]))[-1])
-            got["eigen"].append(floats(run([eigen, 3, iters, b]))[-1])
-            got["torch"].append(median(floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "mlp", 3, iters, b]))))
-        c, e, t = (median(got[k]) for k in ("compiled", "eigen", "torch"))
-        print(f"{'batch ' + str(b):<28}{c:>10.1f}{e:>10.1f}{t:>10.1f}{c / e:>9.3f}{c / t:>9.3f}")
+    for threads in sorted({1, args.threads}):
+        print(f"\nMLP 784-512-512-10 fwd (µs, median of {ROUNDS} interleaved rounds); the anchors on {threads} "
+              f"thread(s), Weft on 1; 'Eigen only': the compiled code with WEFT_GEMM=eigen")
+        print(f"{'':<12}{'compiled':>10}{'Eigen only':>11}{'Eigen':>10}{'torch':>10}{'c/Eigen':>9}{'c/torch':>9}"
+              f"{'Eigen-only/torch':>18}")
+        for b in BATCHES:
+            iters = max(20, 6400 // b)
+            got = {"compiled": [], "eigen_only": [], "eigen": [], "torch": []}
+            time_args = ["--time", iters, work / f"x{b}.npy", work / "y.npy"]
+            for _ in range(ROUNDS):  # interleaved, so that load affects all alike
+                got["compiled"].append(floats(run([driver, *time_args]))[-1])
+                got["eigen_only"].append(floats(run([driver, *time_args], gemm="eigen"))[-1])
+                got["eigen"].append(floats(run([eigen, 3, iters, b], threads))[-1])
+                got["torch"].append(median(floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "mlp", 3, iters, b],
+                                                      threads))))
+            c, o, e, t = (median(got[k]) for k in ("compiled", "eigen_only", "eigen", "torch"))
+            print(f"{'batch ' + str(b):<12}{c:>10.1f}{o:>11.1f}{e:>10.1f}{t:>10.1f}{c / e:>9.3f}{c / t:>9.3f}{o / t:>18.3f}")
 
     loops = {"compiled": [], "graph": [], "eager": []}
     for mode, deco in (("graph", "@function\n"), ("eager", "")):

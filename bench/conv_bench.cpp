@@ -13,10 +13,12 @@
 #include <vector>
 
 #include "interpreter/ops/ops.h"
+#include "stdlib/gemm_choice.h"
 
 using namespace weft;
 
 int main(int argc, char** argv) {
+  weft::gemm::installPlanner();  // the gradients' GEMMs run where weft would run them
   auto arg = [&](int i, int64_t dflt) { return argc > i ? std::atoll(argv[i]) : dflt; };
   const int reps = int(arg(1, 11)), iters = int(arg(2, 20));
   const int64_t n = arg(3, 8), h = arg(4, 32), w = arg(5, 32), c = arg(6, 32);

@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import machine
+
 for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_v] = "1"  # before torch loads
 
@@ -91,6 +93,7 @@ def main():
     print(f"torch {torch.__version__}, threads {torch.get_num_threads()}; ms per conv, median of "
           f"{args.rounds * REPS} samples\n")
     print(f"{'workload':36} {'weft':>8} {'torch':>8} {'torch CL':>9} {'weft/best':>10}")
+    medians = {}
     for w in WORKLOADS if args.all else WORKLOADS[:TARGETED]:
         got = {"weft": [], "nchw": [], "cl": []}
         for _ in range(args.rounds):
@@ -101,6 +104,21 @@ def main():
         ratio = m["weft"] / min(m["nchw"], m["cl"])
         verdict = "" if w not in WORKLOADS[:TARGETED] else ("  ok" if ratio <= TARGET else f"  MISSED (target {TARGET}x)")
         print(f"{w[0]:36} {m['weft']:8.3f} {m['nchw']:8.3f} {m['cl']:9.3f} {ratio:9.2f}x{verdict}")
+        medians[w[0]] = m["weft"]
+    cores = os.cpu_count()
+    if cores > 1:  # PyTorch at its default, every core, beside Weft's one thread
+        torch.set_num_threads(cores)
+        print(f"\ntorch on {cores} threads (weft's medians above, on 1 thread)")
+        for w in WORKLOADS if args.all else WORKLOADS[:TARGETED]:
+            got = {"nchw": [], "cl": []}
+            for _ in range(args.rounds):
+                got["nchw"] += torch_samples(w, False)
+                got["cl"] += torch_samples(w, True)
+            m = {k: statistics.median(v) for k, v in got.items()}
+            print(f"{w[0]:36} {medians[w[0]]:8.3f} {m['nchw']:8.3f} {m['cl']:9.3f} "
+                  f"{medians[w[0]] / min(m['nchw'], m['cl']):9.2f}x")
+    weft = args.build_dir.resolve() / "cli/weft"
+    print("\n" + machine.describe(weft if weft.exists() else None))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 
 Usage:  /usr/bin/python3 bench/run.py [--build-dir build] [--weft PATH] [--markdown]
 Builds `weft`, `bench_mlp_eigen` and `bench_spawn` with CMake (Release, -O3 -march=native),
-runs everything single-threaded, reports medians. Exit status 0 even when targets miss.
+runs everything single-threaded, reports medians; then the MLP's and the convolution's anchors at
+the machine's core count, their defaults (Weft has no intra-op threads yet). Prints the CPU and
+each contender's GEMM library (machine.py). Exit status 0 even when targets miss.
 """
 import argparse
 import json
@@ -15,6 +17,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import machine
 
 for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "EIGEN_NUM_THREADS"):
     os.environ[_v] = "1"  # before any child starts: every contender gets one thread
@@ -90,9 +94,11 @@ class Failed(Exception):
     pass
 
 
-def run_figures(cmd, timeout=300):
-    """Runs cmd, returns the floats it prints one per line (a trailing non-number line is kept)."""
-    r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True, timeout=timeout)
+def run_figures(cmd, timeout=300, threads=1):
+    """Runs cmd, returns the floats it prints one per line (a trailing non-number line is kept).
+    Its libraries (OpenMP, OpenBLAS, PyTorch through WEFT_BENCH_THREADS) get `threads` threads."""
+    env = {**os.environ, **{v: str(threads) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "WEFT_BENCH_THREADS")}}
+    r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True, timeout=timeout, env=env)
     if r.returncode != 0:
         raise Failed(f"{Path(str(cmd[0])).name} exited {r.returncode}: "
                      + (r.stderr.strip().splitlines() or ["(no stderr)"])[0])
@@ -418,6 +424,16 @@ def bench_conv(weft, work):
                          f"f32 [{CONV_BATCH}, 32, 32, 32]", {"torch": lambda: run_figures(anchor)[0]}, work)
 
 
+def bench_anchors_at(eigen, threads):
+    """The MLP's and the convolution's anchors on `threads` threads (their defaults)."""
+    torch = [TORCH_PY, ROOT / "bench/torch_anchors.py"]
+    return contend({
+        "eigen": lambda: run_figures([eigen, MLP_REPS, MLP_ITERS, MLP_BATCH], threads=threads)[0],
+        "torch": lambda: run_figures([*torch, "mlp", MLP_REPS, MLP_ITERS, MLP_BATCH], threads=threads)[0],
+        "torch_conv": lambda: run_figures([*torch, "conv", CONV_REPS, CONV_ITERS, CONV_BATCH], threads=threads)[0],
+    })
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -446,6 +462,8 @@ def main():
     ap.add_argument("--weft", help="use this weft binary instead of building one")
     ap.add_argument("--markdown", action="store_true", help="also print the table as Markdown")
     ap.add_argument("--json", help="write the raw samples to this file")
+    ap.add_argument("--loop-grad", action="store_true",
+                    help="then bench/loop_grad.py: a graph loop's gradient per step at n = 100, 1,000, 10,000")
     args = ap.parse_args()
 
     build_dir = Path(args.build_dir).resolve()
@@ -471,6 +489,10 @@ def main():
     seq = bench_seq_mlp(weft, eigen, work)
     log("6/6 Conv2D layer forward ...")
     conv = bench_conv(weft, work)
+    cores = os.cpu_count()
+    if cores > 1:
+        log(f"the MLP's and the convolution's anchors on {cores} threads ...")
+        at_cores = bench_anchors_at(eigen, cores)
     graph = {}
     if weft:
         log("graph functions: per-op overhead, MLP at batch 1/32/256, tracing the transformer ...")
@@ -545,6 +567,13 @@ def main():
             print("  ".join("-" * w for w in widths))
     if isinstance(check["weft"], list) and check["weft"]:
         print(f"(weft check peak RSS {fmt(med(check['weft_rss']))} MB)")
+    if cores > 1:
+        e, t, tc = (med(at_cores[k]) for k in ("eigen", "torch", "torch_conv"))
+        print(f"\nThe anchors at their defaults, {cores} threads (Weft on 1 thread; medians):")
+        print(f"  MLP fwd, batch {MLP_BATCH} (µs): Eigen {fmt(e)}, torch {fmt(t)}; "
+              f"Weft/Eigen {fmt(ratio(w_mlp, e))}, Weft/torch {fmt(ratio(w_mlp, t))}")
+        print(f"  Conv2D layer (µs): torch {fmt(tc)}; Weft/torch {fmt(ratio(w_conv, tc))}")
+    print("\n" + machine.describe(weft))
     errors = {**{f"perop/{k}": v for k, v in perop.items() if isinstance(v, str)},
               **{f"startup/{k}": v for k, v in startup_err.items()},
               **{f"check/{k}": v for k, v in check.items() if isinstance(v, str)},
@@ -570,6 +599,10 @@ def main():
             "date": time.strftime("%Y-%m-%d %H:%M"), "host": platform.node(),
             "perop": perop, "startup": startup, "check": check, "mlp": mlp, "seq_mlp": seq,
             "conv": conv}, indent=1))
+    if args.loop_grad:
+        print()
+        sys.stdout.flush()
+        subprocess.run([sys.executable, ROOT / "bench/loop_grad.py", "--build-dir", build_dir], check=False)
     return 0
 
 

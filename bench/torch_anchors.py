@@ -1,4 +1,5 @@
-"""PyTorch eager anchors, one thread. Run by run.py with /usr/bin/python3 (Debian's torch).
+"""PyTorch eager anchors, one thread (WEFT_BENCH_THREADS=N: N threads, for the rows at the
+machine's core count). Run by run.py with /usr/bin/python3 (Debian's torch).
 
   torch_anchors.py perop REPS CALLS OPS   1 function of OPS chained `x = x + a` on f32[4]
   torch_anchors.py mlp REPS ITERS BATCH   relu(relu(x @ w1 + b1) @ w2 + b2) @ w3 + b3
@@ -16,7 +17,9 @@ import time
 
 import torch
 
-torch.set_num_threads(1)
+import os
+
+torch.set_num_threads(int(os.environ.get("WEFT_BENCH_THREADS", "1")))
 torch.set_num_interop_threads(1)
 
 

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Training beside its anchors, one thread, in one run (docs/benchmarks.md):
+"""Training beside its anchors, in one run (docs/benchmarks.md):
 
   - one Adam train step of the MLP 784-512-512-10 (relu), batch 64, cross-entropy on logits:
-    `weft compile` output (its driver's --time), the same step as a graph function in the
-    interpreter, PyTorch eager (Debian's python3-torch with OpenBLAS, OPENBLAS_NUM_THREADS=1), and
-    the step's GEMMs alone in hand-written Eigen (bench_train_gemms), the floor;
+    `weft compile` output (its driver's --time; also with WEFT_GEMM=eigen, Eigen alone), the same
+    step as a graph function in the interpreter, PyTorch eager (Debian's python3-torch with
+    OpenBLAS), and the step's GEMMs alone in hand-written Eigen (bench_train_gemms), the floor; all
+    on one thread, then the anchors again at the machine's core count (--threads) beside Weft's
+    one thread (it has no intra-op threads yet);
   - 5 epochs of Fashion-MNIST (batches of 64): examples/train_compiled built and run, the
     interpreter's Keras fit (examples/fashion_mnist.model), and PyTorch.
 
-Usage: /usr/bin/python3 bench/train.py [--build-dir build] [--epochs N] [--no-epochs]
+Usage: /usr/bin/python3 bench/train.py [--build-dir build] [--threads N] [--epochs N] [--no-epochs]
 Prints medians and ratios; the exit status is 0 even when a target is missed.
 """
 import argparse
@@ -18,6 +20,8 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+
+import machine
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_PY = "/usr/bin/python3"
@@ -60,8 +64,13 @@ TARGETS = {"compiled/torch": 0.55, "compiled/gemms": 1.4, "graph/torch": 0.7,
            "epochs compiled/torch": 0.6, "epochs fit/torch": 0.8}
 
 
-def run(cmd, **kw):
-    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=ENV, **kw).stdout
+def run(cmd, threads=1, gemm=None):
+    """cmd's stdout; its libraries (OpenMP, OpenBLAS, PyTorch) on `threads` threads; WEFT_GEMM=gemm."""
+    env = {**ENV, "OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
+           "WEFT_BENCH_THREADS": str(threads)}
+    if gemm:
+        env["WEFT_GEMM"] = gemm
+    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=env).stdout
 
 
 def floats(text):
@@ -81,6 +90,7 @@ def verdict(name, ratio):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build-dir", default=str(ROOT / "build"))
+    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="the anchors' second thread count")
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--no-epochs", action="store_true", help="only the train step")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the epochs (medians)")
@@ -93,21 +103,27 @@ def main():
     run([weft, "compile", work / "step.model", "-o", work / "gen", "--main"])
     run(["cmake", "-S", work / "gen", "-B", work / "gen/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"])
     run(["cmake", "--build", work / "gen/build", "-j2"])
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; one thread everywhere")
+    print(machine.describe(weft))
 
-    got = {"compiled": [], "graph": [], "torch": [], "gemms": []}
     driver = work / "gen/build/train_step_main"
-    for _ in range(ROUNDS):  # interleaved, so that load affects all alike
-        got["compiled"].append(floats(run([driver, "--time", ITERS, work / "x.npy", work / "y.npy", work / "l.npy"]))[-1])
-        got["graph"].append(median(floats(run([weft, "run", work / "step.model", "time", 3, ITERS // 2]))))
-        got["torch"].append(median(floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "step", 3, ITERS, 64]))))
-        got["gemms"].append(floats(run([gemms, 3, ITERS, 64]))[-1])
-    c, g, t, e = (median(got[k]) / 1000 for k in ("compiled", "graph", "torch", "gemms"))
-    print(f"\nAdam train step, MLP 784-512-512-10, batch 64 (ms, median of {ROUNDS} rounds)")
-    print(f"  compiled {c:.3f}   graph function {g:.3f}   PyTorch {t:.3f}   its GEMMs alone (Eigen) {e:.3f}")
-    print(f"  compiled / PyTorch {verdict('compiled/torch', c / t)}")
-    print(f"  compiled / GEMMs   {verdict('compiled/gemms', c / e)}")
-    print(f"  graph / PyTorch    {verdict('graph/torch', g / t)}")
+    step_args = ["--time", ITERS, work / "x.npy", work / "y.npy", work / "l.npy"]
+    for threads in sorted({1, args.threads}):
+        got = {"compiled": [], "eigen_only": [], "graph": [], "torch": [], "gemms": []}
+        for _ in range(ROUNDS):  # interleaved, so that load affects all alike
+            got["compiled"].append(floats(run([driver, *step_args]))[-1])
+            got["eigen_only"].append(floats(run([driver, *step_args], gemm="eigen"))[-1])
+            got["graph"].append(median(floats(run([weft, "run", work / "step.model", "time", 3, ITERS // 2]))))
+            got["torch"].append(median(floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "step", 3, ITERS, 64],
+                                                  threads))))
+            got["gemms"].append(floats(run([gemms, 3, ITERS, 64], threads))[-1])
+        c, o, g, t, e = (median(got[k]) / 1000 for k in ("compiled", "eigen_only", "graph", "torch", "gemms"))
+        print(f"\nAdam train step, MLP 784-512-512-10, batch 64 (ms, median of {ROUNDS} rounds); the anchors on "
+              f"{threads} thread(s), Weft on 1")
+        print(f"  compiled {c:.3f} (Eigen only: {o:.3f})   graph function {g:.3f}   PyTorch {t:.3f}   "
+              f"its GEMMs alone (Eigen) {e:.3f}")
+        print(f"  compiled / PyTorch {verdict('compiled/torch', c / t)}   (Eigen only: {o / t:.2f})")
+        print(f"  compiled / GEMMs   {verdict('compiled/gemms', c / e)}")
+        print(f"  graph / PyTorch    {verdict('graph/torch', g / t)}")
 
     if not args.no_epochs:
         example = work / "example"

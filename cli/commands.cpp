@@ -5,18 +5,23 @@
 #include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/eval/suggest.h"
+#include "interpreter/graph/comm_counts.h"
 #include "interpreter/graph/pipeline.h"
+#include "interpreter/values/context.h"
 #include "interpreter/mesh/plan.h"
 #include "limit_options.h"
+#include "stdlib/gemm_choice.h"
 
 namespace weft::cli {
 namespace {
 
 const char* kUsage =
     "usage: weft COMMAND [ARGS]\n"
-    "  weft run [LIMITS] [--run-functions-eagerly] FILE.model [ARGS...]\n"
+    "  weft run [LIMITS] [--run-functions-eagerly] [--comm-report] [--no-implicit-comm] FILE.model [ARGS...]\n"
     "                                  run a program (LIMITS: see below); graph functions run\n"
-    "                                  their traced graphs unless --run-functions-eagerly\n"
+    "                                  their traced graphs unless --run-functions-eagerly;\n"
+    "                                  --comm-report: the collectives its sharded graphs ran;\n"
+    "                                  --no-implicit-comm: a re-layout between ops is an error\n"
     "  weft check [--plan] [--comm-plan] FILE.model\n"
     "                                  parse and check a program without running it; with layouts\n"
     "                                  or --plan, run it on shapes alone and report its layouts;\n"
@@ -30,19 +35,27 @@ const char* kUsage =
     "                                  emit C++ for the program's exports (docs/compiled_code.md)\n"
     "  weft show SAVED_DIR [--all]     a saved model's signatures; --all adds its functions,\n"
     "                                  modules, variables and mesh\n"
+    "  weft info                       the CPU, the GEMM libraries found and which one runs\n"
+    "                                  each class of shapes (docs/internals.md)\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
     "  weft help                       this text\n";
 
 }  // namespace
 
 int runCommand(const std::vector<std::string>& given) {
+  graph::CommCounts counts;  // outlives the interpreter, whose context points to it
   Interpreter interp(std::cout, std::cerr);
   std::vector<std::string> args;
+  bool report = false;
   for (size_t i = 0; i < given.size(); ++i) {
-    bool option = i > 0 && given[i] == "--run-functions-eagerly" && (args.size() < 2 || args.back().rfind("--", 0) == 0);
-    if (option) interp.setRunFunctionsEagerly(true);
+    // Options come before the file (after it, they are the program's arguments).
+    const bool beforeFile = i > 0 && (args.size() < 2 || args.back().rfind("--", 0) == 0);
+    if (beforeFile && given[i] == "--run-functions-eagerly") interp.setRunFunctionsEagerly(true);
+    else if (beforeFile && given[i] == "--comm-report") report = true;
+    else if (beforeFile && given[i] == "--no-implicit-comm") context().noImplicitComm = true;
     else args.push_back(given[i]);
   }
+  if (report) context().commCounts = &counts;
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (size_t(file) >= args.size()) {
@@ -50,7 +63,10 @@ int runCommand(const std::vector<std::string>& given) {
     return 2;
   }
   interp.setProgramArgs({args.begin() + file + 1, args.end()});
-  return interp.runFile(args[file]);
+  const int status = interp.runFile(args[file]);
+  if (report) std::cout << counts.report();
+  context().commCounts = nullptr;
+  return status;
 }
 
 int checkCommand(const std::vector<std::string>& given) {
@@ -110,8 +126,12 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "graph") return graphCommand(args);
   if (args[0] == "compile") return compileCommand(args);
   if (args[0] == "show") return showCommand(args);
+  if (args[0] == "info") {
+    std::cout << gemm::describe();
+    return 0;
+  }
   std::cerr << "weft: unknown command '" << shownText(args[0]) << "'";
-  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "repl", "help"}))
+  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "info", "repl", "help"}))
     std::cerr << "; did you mean 'weft " << *near << "'?";
   std::cerr << "\n" << kUsage;
   return 2;

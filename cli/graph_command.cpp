@@ -70,9 +70,13 @@ int graphCommand(const std::vector<std::string>& given) {
     std::cerr << e.format();
     return 2;
   }
-  // The graph as traced, or after the passes of weft compile's pipeline up to `dumpAfter`.
+  // The graph as traced, or after the passes of weft compile's pipeline up to `dumpAfter` (the
+  // executor's, for a pass only it runs: a graph on a mesh placed and partitioned).
+  graph::Target target = graph::Target::Cpp;
+  for (const graph::Pass& p : graph::passes())
+    if (dumpAfter == p.name && !p.cpp) target = graph::Target::Executor;
   auto show = [&](const graph::Graph& traced) {
-    const graph::Graph g = dumpAfter.empty() ? traced : graph::runPipelineUntil(traced, graph::Target::Cpp, dumpAfter);
+    const graph::Graph g = dumpAfter.empty() ? traced : graph::runPipelineUntil(traced, target, dumpAfter);
     if (out.empty()) std::cout << graph::printText(g);
     else graph::writeGraphFile(g, out);
   };

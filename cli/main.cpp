@@ -1,4 +1,4 @@
-// The `weft` command: run, check, graph, repl.
+// The `weft` command: run, check, graph, compile, show, info, repl.
 #include <pthread.h>
 
 #include <cstring>
@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "interpreter/builtins/builtins.h"
+#include "stdlib/gemm_choice.h"
 
 namespace {
 
@@ -38,6 +39,7 @@ int runWithLargeStack(std::function<int()> fn) {
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   weft::installBuiltins();
+  weft::gemm::installPlanner();  // GEMMs run on the library measured fastest here
   std::vector<std::string> args(argv + 1, argv + argc);
   return runWithLargeStack([&] { return weft::cli::dispatch(args); });
 }

@@ -43,7 +43,7 @@ block : LBRACE statement* RBRACE ;
 
 // An expression statement, a (chained, tuple) assignment or an augmented assignment.
 exprStmt : exprList (augOp exprList | (ASSIGN exprList)*) ;
-augOp : PLUS_EQ | MINUS_EQ | STAR_EQ | SLASH_EQ | DSLASH_EQ | PERCENT_EQ | POW_EQ | AT_EQ ;
+augOp : PLUS_EQ | MINUS_EQ | STAR_EQ | SLASH_EQ | DSLASH_EQ | PERCENT_EQ | POW_EQ | AT_EQ | AMP_EQ | BAR_EQ ;
 
 returnStmt : RETURN exprList? ;
 assertStmt : ASSERT expr (COMMA expr)? ;
@@ -96,6 +96,8 @@ expr
   | (MINUS | PLUS) expr                                    # unaryExpr
   | expr (STAR | SLASH | DSLASH | PERCENT | AT) expr       # mulExpr
   | expr (PLUS | MINUS) expr                               # addExpr
+  | expr AMP expr                                          # bitAndExpr
+  | expr BAR expr                                          # bitOrExpr
   | expr compOp expr                                       # compareExpr
   | NOT expr                                               # notExpr
   | expr AND expr                                          # andExpr
@@ -121,12 +123,14 @@ subscript : ELLIPSIS | expr (COLON expr? (COLON expr?)?)? | COLON expr? (COLON e
 
 // `( )` is the empty tuple, `(e)` a parenthesised expression, `(e,)` and `(a, b)` tuples;
 // `[e for x in xs if c]` a list comprehension, `{k: v for x in xs}` a dict comprehension.
+// Inside braces, entries with a colon make a dict and entries without one a set (`{1, 2}`,
+// `{x for x in xs}`); `{}` is the empty dict, as in Python. The builder rejects a mix.
 group
   : LPAREN (expr (COMMA expr)* COMMA?)? RPAREN
   | LBRACK (expr (compFor+ | (COMMA expr)* COMMA?))? RBRACK
   | LBRACE (dictEntry (compFor+ NEWLINE? | (entrySep dictEntry)* entrySep?))? RBRACE
   ;
-dictEntry : expr COLON expr ;
+dictEntry : expr (COLON expr)? ;
 compFor : FOR forTarget IN expr (IF expr)* ;
 
 // `mesh`, `on`, `module` and `layout_map` are keywords only where a declaration can start, so
@@ -197,6 +201,8 @@ STAR_EQ : '*=' ;
 SLASH_EQ : '/=' ;
 PERCENT_EQ : '%=' ;
 AT_EQ : '@=' ;
+AMP_EQ : '&=' ;
+BAR_EQ : '|=' ;
 POW : '**' ;
 DSLASH : '//' ;
 ARROW : '->' ;
@@ -214,6 +220,8 @@ STAR : '*' ;
 SLASH : '/' ;
 PERCENT : '%' ;
 AT : '@' ;
+AMP : '&' ;
+BAR : '|' ;
 ELLIPSIS : '...' ;
 DOT : '.' ;
 COMMA : ',' ;

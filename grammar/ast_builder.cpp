@@ -52,8 +52,11 @@ const char* describe(const Expr& e) {
     case ExprKind::Conditional: return "a conditional expression";
     case ExprKind::Lambda: return "a lambda";
     case ExprKind::Dict: return "a dict literal";
-    case ExprKind::List: return "a list";
-    case ExprKind::ListComp: return static_cast<const ListComp&>(e).key ? "a dict comprehension" : "a list comprehension";
+    case ExprKind::List: return static_cast<const ListExpr&>(e).isSet ? "a set" : "a list";
+    case ExprKind::ListComp: {
+      auto& c = static_cast<const ListComp&>(e);
+      return c.key ? "a dict comprehension" : c.isSet ? "a set comprehension" : "a list comprehension";
+    }
     case ExprKind::FString: return "an f-string";
     case ExprKind::Tuple: return "a tuple";
     default: return "this expression";
@@ -69,6 +72,8 @@ BinaryOp binaryOp(size_t token) {
     case P::DSLASH: case P::DSLASH_EQ: return BinaryOp::FloorDiv;
     case P::PERCENT: case P::PERCENT_EQ: return BinaryOp::Mod;
     case P::POW: case P::POW_EQ: return BinaryOp::Pow;
+    case P::AMP: case P::AMP_EQ: return BinaryOp::BitAnd;
+    case P::BAR: case P::BAR_EQ: return BinaryOp::BitOr;
     default: return BinaryOp::MatMul;
   }
 }
@@ -93,7 +98,9 @@ enum class Chain { None, Arith, Compare, And, Or };
 
 Chain chainKind(P::ExprContext* ctx) {
   const std::type_info& t = typeid(*ctx);
-  if (t == typeid(P::AddExprContext) || t == typeid(P::MulExprContext)) return Chain::Arith;
+  if (t == typeid(P::AddExprContext) || t == typeid(P::MulExprContext) || t == typeid(P::BitAndExprContext) ||
+      t == typeid(P::BitOrExprContext))
+    return Chain::Arith;
   if (t == typeid(P::CompareExprContext)) return Chain::Compare;
   if (t == typeid(P::AndExprContext)) return Chain::And;
   if (t == typeid(P::OrExprContext)) return Chain::Or;
@@ -134,11 +141,12 @@ void AstBuilder::checkTarget(const Expr& e, const char* what) {
       for (auto& item : static_cast<const TupleExpr&>(e).items) checkTarget(*item, what);
       return;
     case ExprKind::List:
+      if (static_cast<const ListExpr&>(e).isSet) break;
       for (auto& item : static_cast<const ListExpr&>(e).items) checkTarget(*item, what);
       return;
-    default:
-      error(e.range, std::string(what) + describe(e));
+    default: break;
   }
+  error(e.range, std::string(what) + describe(e));
 }
 
 std::string AstBuilder::decodeString(const Token* t) {
@@ -636,20 +644,32 @@ ExprPtr AstBuilder::transformSubscript(P::SubscriptContext& ctx) {
   return s;
 }
 
-// `( )` empty tuple, `(e)` just parentheses, `(e,)` and `(a, b)` tuples, `[...]` lists, `{...}`.
+// `( )` empty tuple, `(e)` just parentheses, `(e,)` and `(a, b)` tuples, `[...]` lists, `{...}`
+// dicts (entries with a colon) and sets (without).
 ExprPtr AstBuilder::transformGroup(P::GroupContext& ctx) {
   size_t open = ctx.start->getType();
-  if (open == P::LBRACE && !ctx.compFor().empty()) {
-    auto* entry = as<P::DictEntryContext>(ctx.children[1]);
-    ExprPtr c = transformListComp(ctx, exprAt(entry->children.back()));
-    static_cast<ListComp&>(*c).key = transformExpr(exprAt(childAt(entry, 0)));
-    return c;
-  }
   if (open == P::LBRACE) {
+    std::vector<P::DictEntryContext*> entries = ctx.dictEntry();
+    bool isDict = entries.empty() || entries[0]->COLON();
+    for (P::DictEntryContext* e : entries)
+      if (bool(e->COLON()) != isDict)
+        error(range(e), isDict ? "a dict entry needs a key and a value, `key: value` (braces without colons make a set)"
+                               : "a set takes values only, not `key: value` (braces with colons make a dict)");
+    if (!ctx.compFor().empty()) {
+      ExprPtr c = transformListComp(ctx, exprAt(entries[0]->children.back()));
+      if (isDict) static_cast<ListComp&>(*c).key = transformExpr(exprAt(childAt(entries[0], 0)));
+      static_cast<ListComp&>(*c).isSet = !isDict;
+      return c;
+    }
+    if (!isDict) {
+      auto set = node<ListExpr>(range(&ctx));
+      set->isSet = true;
+      for (P::DictEntryContext* e : entries) set->items.push_back(transformExpr(exprAt(childAt(e, 0))));
+      return set;
+    }
     auto d = node<DictExpr>(range(&ctx));
-    for (ParseTree* child : ctx.children)
-      if (auto* e = as<P::DictEntryContext>(child))
-        d->entries.emplace_back(transformExpr(exprAt(childAt(e, 0))), transformExpr(exprAt(e->children.back())));
+    for (P::DictEntryContext* e : entries)
+      d->entries.emplace_back(transformExpr(exprAt(childAt(e, 0))), transformExpr(exprAt(e->children.back())));
     return d;
   }
   std::vector<P::ExprContext*> items;

@@ -229,8 +229,9 @@ uint32_t punctuation(std::u32string_view s, size_t i, size_t& end) {
       {U"**=", L::POW_EQ}, {U"//=", L::DSLASH_EQ}, {U"...", L::ELLIPSIS}, {U"**", L::POW}, {U"//", L::DSLASH},
       {U"->", L::ARROW}, {U"=>", L::FAT_ARROW}, {U"==", L::EQ}, {U"!=", L::NE}, {U"<=", L::LE}, {U">=", L::GE},
       {U"+=", L::PLUS_EQ}, {U"-=", L::MINUS_EQ}, {U"*=", L::STAR_EQ}, {U"/=", L::SLASH_EQ},
-      {U"%=", L::PERCENT_EQ}, {U"@=", L::AT_EQ}, {U"<", L::LT}, {U">", L::GT}, {U"=", L::ASSIGN},
+      {U"%=", L::PERCENT_EQ}, {U"@=", L::AT_EQ}, {U"&=", L::AMP_EQ}, {U"|=", L::BAR_EQ}, {U"<", L::LT}, {U">", L::GT}, {U"=", L::ASSIGN},
       {U"+", L::PLUS}, {U"-", L::MINUS}, {U"*", L::STAR}, {U"/", L::SLASH}, {U"%", L::PERCENT}, {U"@", L::AT},
+      {U"&", L::AMP}, {U"|", L::BAR},
       {U".", L::DOT}, {U",", L::COMMA}, {U":", L::COLON}, {U";", L::SEMI}, {U"(", L::LPAREN},
       {U")", L::RPAREN}, {U"[", L::LBRACK}, {U"]", L::RBRACK}, {U"{", L::LBRACE}, {U"}", L::RBRACE}};
   for (auto& [text, type] : kOps)

@@ -144,7 +144,7 @@ bool expectsOperand(antlr4::Parser& parser, const Token* bad) {
   switch (prev) {
     case WeftParser::ASSIGN: case WeftParser::PLUS_EQ: case WeftParser::MINUS_EQ: case WeftParser::STAR_EQ:
     case WeftParser::SLASH_EQ: case WeftParser::DSLASH_EQ: case WeftParser::PERCENT_EQ: case WeftParser::POW_EQ:
-    case WeftParser::AT_EQ: case WeftParser::LPAREN: case WeftParser::LBRACK: case WeftParser::COLON:
+    case WeftParser::AT_EQ: case WeftParser::AMP_EQ: case WeftParser::BAR_EQ: case WeftParser::LPAREN: case WeftParser::LBRACK: case WeftParser::COLON:
       return true;
     default:
       return isContinuation(prev);
@@ -259,19 +259,21 @@ bool isNameToken(size_t type) {
          type == WeftParser::MODULE || type == WeftParser::LAYOUT_MAP;
 }
 
-// A character no token starts with: reported, then retyped (`&&` to `and`) or dropped.
-void strayCharacter(TokenList& tokens, size_t i, SyntaxErrors& errors) {
+// C's `&&` and `||` (two `&` or `|` tokens side by side): reported, then read as `and` / `or`.
+void doubledOperator(TokenList& tokens, size_t i, SyntaxErrors& errors) {
   WeftToken& t = tokens[i];
   WeftToken* next = i + 1 < tokens.size() ? &tokens[i + 1] : nullptr;
+  if (!next || next->getType() != t.getType() || next->getStartIndex() != t.getStartIndex() + 1) return;
+  bool amp = t.getType() == WeftParser::AMP;
+  errors.add(tokenBegin(&t), tokenEnd(next), amp ? "'&&' is written 'and' in Weft" : "'||' is written 'or' in Weft");
+  t.setType(amp ? WeftParser::AND : WeftParser::OR);
+  next->setType(kDropped);
+}
+
+// A character no token starts with: reported, then retyped (`!` to `not`) or dropped.
+void strayCharacter(TokenList& tokens, size_t i, SyntaxErrors& errors) {
+  WeftToken& t = tokens[i];
   char32_t c = static_cast<Utf32InputStream*>(t.getInputStream())->text()[t.getStartIndex()];
-  bool doubled = next && next->getType() == WeftParser::ERROR_CHAR && next->getStartIndex() == t.getStartIndex() + 1 &&
-                 next->getText() == t.getText();
-  if ((c == U'&' || c == U'|') && doubled) {
-    errors.add(tokenBegin(&t), tokenEnd(next), c == U'&' ? "'&&' is written 'and' in Weft" : "'||' is written 'or' in Weft");
-    t.setType(c == U'&' ? WeftParser::AND : WeftParser::OR);
-    next->setType(kDropped);
-    return;
-  }
   if (c == U'!') {
     errors.add(&t, "'!' is written 'not' in Weft");
     t.setType(WeftParser::NOT);
@@ -308,6 +310,9 @@ void checkTokens(TokenList& tokens, SyntaxErrors& errors) {
           t.setType(kDropped);  // one error for a run of stray characters
         else
           strayCharacter(tokens, i, errors);
+        break;
+      case WeftParser::AMP: case WeftParser::BAR:
+        doubledOperator(tokens, i, errors);
         break;
       case WeftParser::UNTERMINATED_STRING:
         errors.add(tokenBegin(&t), tokenBegin(&t), "unterminated string");
@@ -378,7 +383,9 @@ bool checkHeader(TokenList& tokens, size_t i, SyntaxErrors& errors) {
     if (type == WeftParser::LPAREN || type == WeftParser::LBRACK) ++depth;
     else if (type == WeftParser::RPAREN || type == WeftParser::RBRACK) --depth;
     if (depth > 0) continue;
-    if (type == WeftParser::LBRACE || type == WeftParser::NEWLINE || type == WeftParser::SEMI || type == Token::EOF)
+    // A bracket opened before the keyword closes: it was a comprehension's `for` or `if`.
+    if (depth < 0 || type == WeftParser::LBRACE || type == WeftParser::RBRACE || type == WeftParser::NEWLINE ||
+        type == WeftParser::SEMI || type == Token::EOF)
       return false;
     if (type == WeftParser::ASSIGN && condition) {
       errors.add(&t, "'=' in a condition; did you mean '=='?");

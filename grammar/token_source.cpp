@@ -266,7 +266,7 @@ bool isContinuation(size_t type) {
   switch (type) {
     case WeftLexer::PLUS: case WeftLexer::MINUS: case WeftLexer::STAR: case WeftLexer::SLASH:
     case WeftLexer::DSLASH: case WeftLexer::PERCENT: case WeftLexer::POW: case WeftLexer::AT:
-    case WeftLexer::EQ: case WeftLexer::NE: case WeftLexer::LT: case WeftLexer::LE: case WeftLexer::GT:
+    case WeftLexer::AMP: case WeftLexer::BAR: case WeftLexer::EQ: case WeftLexer::NE: case WeftLexer::LT: case WeftLexer::LE: case WeftLexer::GT:
     case WeftLexer::GE: case WeftLexer::COMMA: case WeftLexer::FAT_ARROW: case WeftLexer::AND:
     case WeftLexer::OR: case WeftLexer::NOT: case WeftLexer::IN:
       return true;
@@ -475,7 +475,8 @@ Scan scanBrackets(TokenList& tokens, SyntaxErrors* errors, const ParseLimits& li
       case WeftLexer::SEMI: case WeftLexer::COMMA: case WeftLexer::COLON:
       case WeftLexer::ASSIGN: case WeftLexer::ARROW: case WeftLexer::PLUS_EQ: case WeftLexer::MINUS_EQ:
       case WeftLexer::STAR_EQ: case WeftLexer::SLASH_EQ: case WeftLexer::DSLASH_EQ:
-      case WeftLexer::PERCENT_EQ: case WeftLexer::POW_EQ: case WeftLexer::AT_EQ:
+      case WeftLexer::PERCENT_EQ: case WeftLexer::POW_EQ: case WeftLexer::AT_EQ: case WeftLexer::AMP_EQ:
+      case WeftLexer::BAR_EQ:
         endAll();
         break;
       case WeftLexer::POW:
@@ -490,8 +491,8 @@ Scan scanBrackets(TokenList& tokens, SyntaxErrors* errors, const ParseLimits& li
         else endTight(), ++f->chain;  // `not in`
         break;
       case WeftLexer::STAR: case WeftLexer::SLASH: case WeftLexer::DSLASH: case WeftLexer::PERCENT:
-      case WeftLexer::AT: case WeftLexer::EQ: case WeftLexer::NE: case WeftLexer::LT: case WeftLexer::LE:
-      case WeftLexer::GT: case WeftLexer::GE: case WeftLexer::IN:
+      case WeftLexer::AT: case WeftLexer::AMP: case WeftLexer::BAR: case WeftLexer::EQ: case WeftLexer::NE:
+      case WeftLexer::LT: case WeftLexer::LE: case WeftLexer::GT: case WeftLexer::GE: case WeftLexer::IN:
         endTight(), ++f->chain;
         break;
       case WeftLexer::AND: case WeftLexer::OR:

@@ -43,10 +43,14 @@ void whileSizes(Emitter& e, const Node& n) {
     if (e.sizesOf(n.blocks[1].results[i]) != e.sizesOf(n.inputs[i])) e.unsupported(n, "a loop value's sizes may change at run time");
 }
 
-// The loop values are the node's outputs; the blocks' parameters are those bytes.
+// The loop values are the node's outputs; the blocks' parameters are those bytes. A loop value
+// whose initial value has bytes of its own outside the arena (a stack of rows sized when it
+// runs) takes them over: that value must die there.
 void whileMemory(Emitter& e, const Node& n) {
   for (size_t i = 0; i < n.outputs.size(); ++i) {
-    e.own(n.outputs[i]);
+    if (!e.onHeap(n.inputs[i])) e.own(n.outputs[i]);
+    else if (e.uses(n.inputs[i]) == 1) e.alias(n.outputs[i], n.inputs[i]);
+    else e.unsupported(n, "a loop value starts from a stack of rows that other nodes read too");
     for (const auto& b : n.blocks) e.alias(b.params[i], n.outputs[i]);
   }
 }

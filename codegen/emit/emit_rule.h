@@ -15,8 +15,8 @@ namespace weft::ops {
 struct EmitRule {
   const char* header;  // the weft_runtime/ header its code calls, or "" for none
   // The results' sizes (Emitter::setSizes) for the ops without an inference function (state and
-  // control flow); null for every other op, whose sizes and run-time checks are its inference's
-  // on symbolic sizes (Emitter::sizes).
+  // control flow) and those sized by an input's value (OpDef::sizedByValue); null for every other
+  // op, whose sizes and run-time checks are its inference's on symbolic sizes (Emitter::sizes).
   void (*sizes)(codegen::Emitter& e, const graph::Node& n);
   // Which results own arena bytes and which alias others, and the workspace; null for the
   // default, Emitter::ownResults.
@@ -44,5 +44,6 @@ extern const ops::EmitRule kCreationRule, kRandomRule;                          
 extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule, kPrintRule; // state.cpp
 extern const ops::EmitRule kCondRule, kWhileRule;                                             // control.cpp
 extern const ops::EmitRule kAttentionRule;                                                    // attention.cpp
+extern const ops::EmitRule kBroadcastRowsRule, kUpdateRowRule;                                // rows.cpp
 
 }  // namespace weft::codegen

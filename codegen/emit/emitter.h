@@ -65,6 +65,14 @@ class Emitter {
   // `inPlace` op) takes the bytes of a same-sized input that dies there.
   void ownResults(const graph::Node& n);
   void point(int v, const std::string& expr);  // v's pointer is `expr` (a constant, the state)
+  // v's bytes are allocated when its node runs, since its first size (`rows`, a variable the
+  // node's code sets) is an input's value (broadcast_rows): `v<v>_heap`, a buffer of the call.
+  // Values aliasing it follow its pointer.
+  void heap(int v, const std::string& rows);
+  bool onHeap(int v) const { return heap_.count(rootOf(v)) > 0; }
+  int rootOf(int v) const;  // what v aliases, in the end
+  int uses(int v) const { return uses_[size_t(v)]; }  // how many inputs and results name v
+  bool loopValue(int v) const { return loopParams_.count(v) > 0; }  // a while body's parameter
   void workspace(const std::string& bytesExpr) { workspaces_.push_back(bytesExpr); }
   // Defines `name` at namespace scope holding t's elements; returns a pointer expression to it.
   std::string constant(const Tensor& t, const std::string& name);
@@ -99,6 +107,7 @@ class Emitter {
   PlanInput in_;
   VariablePlan vars_;
   std::vector<int> uses_;  // per value: how many inputs and results name it
+  std::set<int> heap_, loopParams_;
   std::map<const graph::Node*, std::vector<std::pair<std::string, std::string>>> checks_;
   std::vector<std::string> workspaces_;
   std::map<int64_t, std::vector<const graph::Node*>> groups_;     // fuse-elementwise groups

@@ -10,6 +10,7 @@
 #include "grammar/diagnostics.h"
 #include "interpreter/saved/npy.h"
 #include "op_emit.h"
+#include "../../stdlib/runtime/gemm_libraries.h"
 
 namespace weft::codegen {
 namespace fs = std::filesystem;
@@ -98,6 +99,13 @@ std::string stateSource(const CompileUnit& u) {
   return s.str();
 }
 
+// The plan this process's GEMMs run (rt::gemmPlan()), for generated code to run the same.
+std::string gemmPlanText() {
+  char text[64];
+  rt::gemmPlanText(rt::gemmPlan(), text, sizeof text);
+  return text;
+}
+
 std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
   std::string macro = u.program;
   for (char& c : macro) c = char(std::toupper(static_cast<unsigned char>(c)));
@@ -115,6 +123,11 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
   c << ")\n"
     << "target_include_directories(" << u.program << " PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})\n"
     << "target_link_libraries(" << u.program << " PUBLIC Eigen3::Eigen)\n"
+    << "# GEMMs run on the library `weft compile` measured fastest for each class of shapes, loaded\n"
+    << "# when first needed; a library not found here leaves its classes on Eigen (docs/internals.md).\n"
+    << "include(${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/find_gemm_libraries.cmake)\n"
+    << "weft_gemm_libraries(" << u.program << " PUBLIC)\n"
+    << "target_compile_definitions(" << u.program << " PUBLIC WEFT_GEMM_PLAN=\"" << gemmPlanText() << "\")\n"
     << "target_compile_definitions(" << u.program << " PUBLIC " << macro
     << "_WEIGHTS_DIR=\"${CMAKE_CURRENT_SOURCE_DIR}/weights\")\n"
     << "target_compile_options(" << u.program << " PRIVATE -fno-math-errno $<$<BOOL:${" << macro

@@ -61,6 +61,13 @@ Emitter::Emitter(const CompileUnit& unit, const ExportGraph& e) : unit_(unit), e
   constPtr_.assign(n, false);
   declared_.assign(n, false);
   uses_ = graph::useCounts(g_);
+  std::function<void(const Block&)> loops = [&](const Block& b) {
+    for (const auto& n : b.nodes) {
+      if (n.op == ops::OpId::While) loopParams_.insert(n.blocks[1].params.begin(), n.blocks[1].params.end());
+      for (const auto& inner : n.blocks) loops(inner);
+    }
+  };
+  loops(g_.body);
 }
 
 FunctionCode Emitter::run() {
@@ -253,6 +260,17 @@ void Emitter::alias(int v, int of) {
   declared_[size_t(v)] = true;
 }
 
+void Emitter::heap(int v, const std::string& rows) {
+  heap_.insert(v);
+  point(v, "nullptr");
+  pro_ << "  int64_t " << rows << " = 0;\n  std::vector<unsigned char> " << ptr(v) << "_heap;\n";
+}
+
+int Emitter::rootOf(int v) const {
+  while (in_.aliasOf[size_t(v)] >= 0) v = in_.aliasOf[size_t(v)];
+  return v;
+}
+
 void Emitter::point(int v, const std::string& expr) {
   ptr_[size_t(v)] = expr;
   declared_[size_t(v)] = true;
@@ -338,7 +356,10 @@ void Emitter::layout() {
       std::string t = T(int(v));
       int root = int(v);
       while (in_.aliasOf[size_t(root)] >= 0) root = in_.aliasOf[size_t(root)];
-      if (pass == 1)
+      if (pass == 1 && heap_.count(root)) {  // set when its node runs: the alias follows the pointer
+        if (type(int(v)).dtype != type(root).dtype) throw std::logic_error("a value of another dtype aliases a heap value");
+        layout_ << "  " << t << "*& v" << v << " = v" << root << ";\n";
+      } else if (pass == 1)
         layout_ << "  " << t << "* v" << v << " = reinterpret_cast<" << t << "*>(v" << root << ");\n";
       else if (plan.slotOf[v] >= 0)
         layout_ << "  " << t << "* v" << v << " = reinterpret_cast<" << t << "*>(arena + slot" << plan.slotOf[v] << ");\n";

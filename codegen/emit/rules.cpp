@@ -42,6 +42,8 @@ const ops::EmitRule* emitRule(OpId op, const char** whyNot) {
     case OpId::GetItem: return &kGetItemRule;
     case OpId::SetItem: return &kSetItemRule;
     case OpId::Take: return &kTakeRule;
+    case OpId::BroadcastRows: return &kBroadcastRowsRule;
+    case OpId::UpdateRow: return &kUpdateRowRule;
     case OpId::Full:
     case OpId::Eye:
     case OpId::Arange:

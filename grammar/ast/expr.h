@@ -92,7 +92,8 @@ struct Unary : Expr {
   ExprPtr operand;
 };
 
-enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul };
+// BitAnd and BitOr are `&` and `|`: a set's intersection and union, a bool tensor's and/or.
+enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul, BitAnd, BitOr };
 const char* binaryOpText(BinaryOp op);
 
 struct Binary : Expr {
@@ -136,9 +137,11 @@ struct Lambda : Expr {
   ExprPtr body;
 };
 
+// `[a, b]`, or the set `{a, b}` (isSet).
 struct ListExpr : Expr {
   ListExpr() : Expr(ExprKind::List) {}
   std::vector<ExprPtr> items;
+  bool isSet = false;
 };
 
 struct TupleExpr : Expr {
@@ -159,7 +162,8 @@ struct ListComp : Expr {
     std::vector<ExprPtr> conditions;
   };
   ExprPtr element;  // a dict comprehension's value
-  ExprPtr key;      // a dict comprehension's key ({k: v for ...}); null for a list
+  ExprPtr key;      // a dict comprehension's key ({k: v for ...}); null for a list or a set
+  bool isSet = false;  // `{x for ...}`
   std::vector<Clause> clauses;
 };
 

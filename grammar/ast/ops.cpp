@@ -12,6 +12,8 @@ const char* binaryOpText(BinaryOp op) {
     case BinaryOp::Mod: return "%";
     case BinaryOp::Pow: return "**";
     case BinaryOp::MatMul: return "@";
+    case BinaryOp::BitAnd: return "&";
+    case BinaryOp::BitOr: return "|";
   }
   return "?";
 }

@@ -1,4 +1,5 @@
-// VJP rules of the selecting ops: where, clip, basic indexing (getitem, setitem) and take.
+// VJP rules of the selecting ops: where, clip, basic indexing (getitem, setitem), take and the
+// stack of rows (broadcast_rows, update_row).
 #include "../../grammar/diagnostics.h"
 #include "rules.h"
 
@@ -70,6 +71,18 @@ V takeVjp(const ops::VjpArgs& a) {
   gx = ops::transpose(ops::reshape(gx, {n, pre, post}), {1, 0, 2});
   std::vector<int64_t> dims(x.shape().begin(), x.shape().end());
   return {ops::reshape(gx, dims), std::nullopt};
+}
+
+// n copies of x: the rows' gradients added up.
+V broadcastRowsVjp(const ops::VjpArgs& a) { return {ops::reduce(ops::ReduceOp::Sum, a.gout[0], {0}, false), std::nullopt}; }
+
+// x with row i replaced: x's gradient outside row i, the row's is row i.
+V updateRowVjp(const ops::VjpArgs& a) {
+  const Tensor &row = a.in[1], &i = a.in[2], &g = a.gout[0];
+  V r(3);
+  if (a.need[0]) r[0] = ops::updateRow(g, zerosLike(row), i);
+  if (a.need[1]) r[1] = ops::take(g, i, 0);
+  return r;
 }
 
 }  // namespace weft::autodiff

@@ -38,6 +38,8 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::GetItem: return getItemVjp;
     case OpId::SetItem: return setItemVjp;
     case OpId::Take: return takeVjp;
+    case OpId::BroadcastRows: return broadcastRowsVjp;
+    case OpId::UpdateRow: return updateRowVjp;
     case OpId::ArgMax:
     case OpId::ArgMin:
     case OpId::OneHot:

@@ -35,6 +35,8 @@ ops::VjpResult clipVjp(const ops::VjpArgs& a);
 ops::VjpResult getItemVjp(const ops::VjpArgs& a);
 ops::VjpResult setItemVjp(const ops::VjpArgs& a);
 ops::VjpResult takeVjp(const ops::VjpArgs& a);
+ops::VjpResult broadcastRowsVjp(const ops::VjpArgs& a);
+ops::VjpResult updateRowVjp(const ops::VjpArgs& a);
 ops::VjpResult conv2dVjp(const ops::VjpArgs& a);
 ops::VjpResult maxPool2dVjp(const ops::VjpArgs& a);
 ops::VjpResult avgPool2dVjp(const ops::VjpArgs& a);

@@ -369,11 +369,12 @@ struct Walker {
     return defined.count(id) ? ops::full(t.shape(), 0.0, t.dtype()) : zerosLike(t);
   }
 
-  // The gradient of a while loop that ran n times (its last loop value counts them) is a while
-  // loop over k = n-1, ..., 0 carrying the gradients of the loop values and of the targets: it
-  // recomputes the loop values before iteration k (the body run k times from the initial ones,
-  // a nested while loop), replays the body on them and runs its backward pass. Without stacks of
-  // a run-time length in the graph, that is O(n^2) body runs (docs/training.md).
+  // The gradient of a while loop that ran n times (its last loop value counts them): a fill loop
+  // runs the body n times again from the initial values and keeps the loop values before each
+  // iteration, row i of one stack per value (fill); then a backward loop over k = n-1, ..., 0,
+  // carrying the gradients of the float loop values and of the targets, reads row k, replays
+  // the body on it and runs its backward pass. 3n body runs and O(n) memory (TensorFlow's and
+  // JAX's stacks); the stacks are written in place, a row per iteration.
   void whileBackward(const Tape::Entry& e, Grads& grads, const Remap& remap) {
     std::vector<size_t> carried;  // the loop values with a gradient
     bool any = false;
@@ -388,8 +389,8 @@ struct Walker {
     bool initLive = false;
     for (size_t i : carried) initLive = initLive || live(e.in[i]);
     if (targets.empty() && !initLive) return;
-    std::vector<Tensor> init = remappedAll(e.in, remap);
     Tensor count = remapped(e.out.back(), remap);
+    const std::vector<Tensor> stacks = fill(e, remappedAll(e.in, remap), count, remap);
     Tensor one = ops::cast(Tensor::scalar<int32_t>(1), count.dtype());
     std::vector<graph::TensorType> types{graph::typeOf(count)};
     std::vector<Tensor> start{ops::binary(ops::BinaryOp::Sub, count, one)};
@@ -406,7 +407,9 @@ struct Walker {
     std::vector<Tensor> p = tracer().beginBlock(types);
     blocks.push_back(tracer().endBlock({ops::binary(ops::BinaryOp::Ge, p[0], ops::cast(Tensor::scalar<int32_t>(0), count.dtype()))}));
     p = tracer().beginBlock(types);
-    std::vector<Tensor> state = recompute(e, init, p[0], remap);
+    std::vector<Tensor> state;
+    for (const Tensor& s : stacks) state.push_back(ops::take(s, p[0], 0));
+    state.push_back(p[0]);  // the counter before iteration k is k
     Remap local = remap;
     for (size_t i = 0; i < state.size(); ++i) local[e.params[1][i].tapeId()] = state[i];
     replay(*e.branch[1], local);
@@ -432,22 +435,33 @@ struct Walker {
     for (size_t j = 0; j < targets.size(); ++j) accumulate(grads, targets[j].first, outs[1 + carried.size() + j]);
   }
 
-  // The loop values before iteration k: the body run k times from `init`, counting in the last.
-  std::vector<Tensor> recompute(const Tape::Entry& e, const std::vector<Tensor>& init, const Tensor& k,
-                                const Remap& remap) {
+  // The loop values before each of the `count` iterations, as stacks of `count` rows (the body
+  // run again from `init`; the counter, last, is not kept: before iteration i it is i). Every
+  // loop value is kept, integer ones too, since the body's replay needs them all.
+  std::vector<Tensor> fill(const Tape::Entry& e, const std::vector<Tensor>& init, const Tensor& count,
+                           const Remap& remap) {
+    const size_t m = init.size() - 1;
     std::vector<graph::TensorType> types;
     for (const auto& t : e.params[1]) types.push_back(graph::typeOf(t));
+    std::vector<Tensor> start = init;
+    for (size_t i = 0; i < m; ++i) {
+      start.push_back(ops::broadcastRows(init[i], count));
+      types.push_back(graph::typeOf(start.back()));
+    }
     std::vector<graph::Block> blocks;
     std::vector<Tensor> p = tracer().beginBlock(types);
-    blocks.push_back(tracer().endBlock({ops::binary(ops::BinaryOp::Lt, p.back(), k)}));
+    blocks.push_back(tracer().endBlock({ops::binary(ops::BinaryOp::Lt, p[m], count)}));
     p = tracer().beginBlock(types);
     Remap inner = remap;
-    for (size_t i = 0; i < p.size(); ++i) inner[e.params[1][i].tapeId()] = p[i];
+    for (size_t i = 0; i <= m; ++i) inner[e.params[1][i].tapeId()] = p[i];
     replay(*e.branch[1], inner);
-    blocks.push_back(tracer().endBlock(remappedAll(e.results[1], inner)));
+    std::vector<Tensor> next = remappedAll(e.results[1], inner);
+    for (size_t i = 0; i < m; ++i) next.push_back(ops::updateRow(p[m + 1 + i], p[i], p[m]));
+    blocks.push_back(tracer().endBlock(next));
     std::vector<int> inputs;
-    for (const auto& t : init) inputs.push_back(tracer().valueOf(t));
-    return tracer().emit(ops::OpId::While, inputs, {}, types, std::move(blocks));
+    for (const auto& t : start) inputs.push_back(tracer().valueOf(t));
+    std::vector<Tensor> outs = tracer().emit(ops::OpId::While, inputs, {}, types, std::move(blocks));
+    return std::vector<Tensor>(outs.begin() + long(m + 1), outs.end());
   }
 
   // The gradient of a cond is a cond of the branches' gradients; each branch is replayed inside

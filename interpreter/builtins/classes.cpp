@@ -27,12 +27,12 @@ bool isClass(const Value& c) {
   if (!c.is(Kind::Builtin)) return false;
   const std::string& n = c.as<BuiltinObj>()->name;
   return builtinClass(n) != Class::Other || n == "Variable" || n == "str" || n == "list" || n == "tuple" ||
-         n == "dict";
+         n == "dict" || n == "set";
 }
 
 void checkClass(ArgReader& r, int i, const Value& c) {
   if (!isClass(c))
-    r.fail(i, "must be a class (Module, Layer, Model, Sequential, Variable, str, list, tuple, dict, a dtype or a module type), or a tuple of them; got " +
+    r.fail(i, "must be a class (Module, Layer, Model, Sequential, Variable, str, list, tuple, dict, set, a dtype or a module type), or a tuple of them; got " +
                   typeNameOf(c));
 }
 
@@ -57,6 +57,7 @@ bool instanceOf(const Value& x, const Value& c) {
   if (n == "list") return x.is(Kind::List);
   if (n == "tuple") return x.is(Kind::Tuple);
   if (n == "dict") return x.is(Kind::Dict);
+  if (n == "set") return x.is(Kind::Set);
   if (!x.is(Kind::Module)) return false;
   auto* m = x.as<ModuleObj>();
   switch (builtinClass(n)) {

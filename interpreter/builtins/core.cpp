@@ -58,7 +58,8 @@ Value len(Interpreter&, Args& a) {
   switch (v.kind()) {
     case Kind::List: n = int64_t(v.as<ListObj>()->items.size()); break;
     case Kind::Tuple: n = int64_t(v.as<TupleObj>()->items.size()); break;
-    case Kind::Dict: n = int64_t(v.as<DictObj>()->entries.size()); break;
+    case Kind::Dict:
+    case Kind::Set: n = int64_t(v.as<DictObj>()->entries.size()); break;
     case Kind::Str: n = int64_t(v.as<StrObj>()->text.size()); break;
     case Kind::Tensor:
     case Kind::Variable: {
@@ -176,6 +177,10 @@ void registerCoreBuiltins(Env& env) {
   def(env, "list", [](Interpreter& in, Args& a) {
     ArgReader r(a, "list", {"items?"});
     return makeList(r.has(0) ? toItems(in, r.get(0)) : std::vector<Value>{});
+  });
+  def(env, "set", [](Interpreter& in, Args& a) {
+    ArgReader r(a, "set", {"items?"});
+    return makeSet(r.has(0) ? toItems(in, r.get(0)) : std::vector<Value>{});
   });
   def(env, "tuple", [](Interpreter& in, Args& a) {
     ArgReader r(a, "tuple", {"items?"});

@@ -1,5 +1,7 @@
 // batches(x, y, batch_size, shuffle=true, seed=0): the (xb, yb) pairs of a training loop, made
-// lazily one batch at a time, the last one partial as in Keras' fit. Each pass over the same
+// lazily one batch at a time, the last one partial as in Keras' fit. x may be a list (or tuple) of
+// tensors, the inputs of a model with several: each batch is then a list of their rows, the
+// same rows of every input. Each pass over the same
 // object shuffles anew (reproducibly, from seed and the pass number), as a tf.data pipeline with
 // shuffle(reshuffle_each_iteration=True) does.
 #include <cstring>
@@ -15,13 +17,15 @@ namespace weft {
 namespace {
 
 struct BatchesObj : OpaqueObj {
-  Tensor x, y;
+  std::vector<Tensor> xs;  // one, or the several inputs
+  bool xList = false;      // x was given as a list or tuple: each batch's x is a list too
+  Tensor y;
   int64_t batchSize = 0;
   bool shuffle = true;
   int64_t seed = 0;
   int64_t passes = 0;  // iterations started so far
 
-  int64_t count() const { return x.shape()[0]; }
+  int64_t count() const { return y.shape()[0]; }
   std::string typeName() const override { return "batches"; }
   std::string repr() const override {
     return "<batches of " + std::to_string(batchSize) + " from " + std::to_string(count()) + " examples" +
@@ -65,10 +69,12 @@ struct BatchesObj : OpaqueObj {
       }
     }
     ++passes;
-    return [x = x, y = y, order, size = batchSize, n = count(), at = int64_t(0)](Value& v) mutable {
+    return [xs = xs, xList = xList, y = y, order, size = batchSize, n = count(), at = int64_t(0)](Value& v) mutable {
       if (at >= n) return false;
       const int64_t take = std::min(size, n - at);
-      v = makeTuple({Value(gather(x, *order, at, take)), Value(gather(y, *order, at, take))});
+      std::vector<Value> xb;
+      for (const Tensor& x : xs) xb.push_back(Value(gather(x, *order, at, take)));
+      v = makeTuple({xList ? makeList(std::move(xb)) : xb[0], Value(gather(y, *order, at, take))});
       at += take;
       return true;
     };
@@ -81,17 +87,28 @@ void registerBatches(Env& env) {
   env.set(intern("batches"), makeBuiltin("batches", [](Interpreter&, Args& a) {
             ArgReader r(a, "batches", {"x", "y", "batch_size", "shuffle?", "seed?"});
             auto obj = std::make_shared<BatchesObj>();
-            obj->x = r.tensor(0);
-            obj->y = r.tensor(1);
-            for (int i : {0, 1}) {
-              const Tensor& t = i == 0 ? obj->x : obj->y;
-              if (t.isSymbolic()) r.fail(i, "is a graph value: batches() runs outside graph functions");
-              if (t.rank() == 0) r.fail(i, "must have a first dimension of examples, not be a scalar");
+            obj->xList = r.get(0).is(Kind::List) || r.get(0).is(Kind::Tuple);
+            if (obj->xList) {
+              for (const Value& v : r.items(0)) obj->xs.push_back(tensorOf(v, "batches() argument 'x': each input"));
+              if (obj->xs.empty()) r.fail(0, "must hold at least one tensor");
+            } else {
+              obj->xs.push_back(r.tensor(0));
             }
-            if (obj->x.shape()[0] != obj->y.shape()[0])
-              throw WeftError("batches(): x and y must hold the same number of examples, but x has " +
-                              std::to_string(obj->x.shape()[0]) + " (shape " + obj->x.shape().str() + ") and y " +
-                              std::to_string(obj->y.shape()[0]) + " (shape " + obj->y.shape().str() + ")");
+            obj->y = r.tensor(1);
+            auto check = [](const Tensor& t, const std::string& what) {
+              if (t.isSymbolic()) throw WeftError("batches(): " + what + " is a graph value: batches() runs outside graph functions");
+              if (t.rank() == 0) throw WeftError("batches(): " + what + " must have a first dimension of examples, not be a scalar");
+            };
+            check(obj->y, "y");
+            for (size_t i = 0; i < obj->xs.size(); ++i) {
+              const Tensor& x = obj->xs[i];
+              const std::string what = obj->xList ? "x[" + std::to_string(i) + "]" : "x";
+              check(x, what);
+              if (x.shape()[0] != obj->y.shape()[0])
+                throw WeftError("batches(): x and y must hold the same number of examples, but " + what + " has " +
+                                std::to_string(x.shape()[0]) + " (shape " + x.shape().str() + ") and y " +
+                                std::to_string(obj->y.shape()[0]) + " (shape " + obj->y.shape().str() + ")");
+            }
             obj->batchSize = r.integer(2);
             if (obj->batchSize <= 0) r.fail(2, "must be at least 1, got " + std::to_string(obj->batchSize));
             obj->shuffle = r.flag(3, true);

@@ -176,6 +176,18 @@ Value model(Interpreter& in, Args& a) {
     const std::vector<Value> outputs = listAttr(*self, "outputs", a.site).items;
     TrainingKeyword phase(in, a, self->name);
     std::vector<Value> given = a.pos.size() == 1 && inputs.size() > 1 ? listOrOne(a.pos[0]) : a.pos;
+    if (a.pos.size() == 1 && a.pos[0].is(Kind::Dict)) {  // Keras' {input name: tensor}
+      auto* byName = a.pos[0].as<DictObj>();
+      given.clear();
+      for (const Value& i : inputs) {
+        const std::string& name = symbolic(i)->layer.as<ModuleObj>()->name;
+        Value* v = byName->find(makeStr(name));
+        if (!v) throw WeftError(a.site, "model '" + self->name + "': the dict of inputs has no entry for input '" + name + "'");
+        given.push_back(*v);
+      }
+      if (byName->entries.size() != inputs.size())
+        throw WeftError(a.site, "model '" + self->name + "': the dict of inputs has entries that are not its inputs' names");
+    }
     if (given.size() != inputs.size())
       throw WeftError(a.site, "model '" + self->name + "' takes " + std::to_string(inputs.size()) + " input" +
                                   (inputs.size() == 1 ? "" : "s") + ", got " + std::to_string(given.size()));

@@ -24,13 +24,13 @@ std::pair<Tensor, Tensor> unified(const ArgReader& r, int i, int j) {
   return {a.tensor(), b.tensor()};
 }
 
-// Python's builtins over Python values: the items of a list, tuple or range (`max(losses)`,
+// Python's builtins over Python values: the items of a list, tuple, set or range (`max(losses)`,
 // `sum(range(5))`), or several scalar arguments (`min(3, 4)`). A tensor of rank >= 1 is reduced
 // instead (`max(x, 1)` is over axis 1, as tf.reduce_max), and so is a single scalar.
 std::optional<std::vector<Value>> pythonItems(Interpreter& in, const Args& a) {
   if (a.pos.empty()) return std::nullopt;
   const Value& first = a.pos[0];
-  if (first.is(Kind::List) || first.is(Kind::Tuple) || dynamic_cast<RangeObj*>(first.object())) {
+  if (first.is(Kind::List) || first.is(Kind::Tuple) || first.is(Kind::Set) || dynamic_cast<RangeObj*>(first.object())) {
     if (a.pos.size() > 1 || !a.kw.empty()) return std::nullopt;  // reported by the tensor form
     std::vector<Value> items;
     in.forEach(first, [&](Value v) { items.push_back(std::move(v)); return false; });

@@ -275,7 +275,62 @@ Value dictAttr(const Value& self, const std::string& n) {
   noAttribute(self, intern(n), {"keys", "values", "items", "get"});
 }
 
+// Python's set methods; the operators `|`, `&` and `-` are operators.cpp's.
+Value setObjAttr(const Value& self, const std::string& n) {
+  if (n == "add" || n == "remove" || n == "discard" || n == "update" || n == "clear") checkMutable(self);
+  if (n == "add")
+    return makeBuiltin("add", [](Interpreter&, Args& a) {
+      a.self.as<SetObj>()->add(only(a, "add"));
+      return Value();
+    }, self);
+  if (n == "remove" || n == "discard")  // remove() of a missing element is an error, discard()'s not
+    return makeBuiltin(n, [strict = n == "remove"](Interpreter&, Args& a) {
+      const Value& item = only(a, strict ? "remove" : "discard");
+      checkHashable(item, Kind::Set);
+      if (!a.self.as<SetObj>()->erase(item) && strict) throw WeftError(a.site, toRepr(item) + " is not in the set");
+      return Value();
+    }, self);
+  if (n == "update")
+    return makeBuiltin("update", [](Interpreter& in, Args& a) {
+      in.forEach(only(a, "update"), [&](Value v) { a.self.as<SetObj>()->add(v); return false; });
+      return Value();
+    }, self);
+  if (n == "clear")
+    return makeBuiltin("clear", [](Interpreter&, Args& a) {
+      ArgReader r(a, "clear", {});
+      a.self.as<SetObj>()->clear();
+      return Value();
+    }, self);
+  if (n == "copy")
+    return makeBuiltin("copy", [](Interpreter&, Args& a) {
+      ArgReader r(a, "copy", {});
+      auto out = std::make_shared<SetObj>();
+      for (const auto& [x, none] : a.self.as<SetObj>()->entries) out->add(x);
+      return Value(std::move(out));
+    }, self);
+  if (n == "union" || n == "intersection" || n == "difference" || n == "issubset") {
+    // Any iterable, as Python's methods take (the operators take sets only).
+    return makeBuiltin(n, [n](Interpreter& in, Args& a) {
+      std::vector<Value> items;
+      in.forEach(only(a, n.c_str()), [&](Value v) { items.push_back(std::move(v)); return false; });
+      Value other = makeSet(items);
+      if (n == "issubset") {
+        for (const auto& [x, none] : a.self.as<SetObj>()->entries)
+          if (!other.as<SetObj>()->has(x)) return Value(Tensor::scalar<bool>(false));
+        return Value(Tensor::scalar<bool>(true));
+      }
+      auto op = n == "union" ? ast::BinaryOp::BitOr : n == "intersection" ? ast::BinaryOp::BitAnd : ast::BinaryOp::Sub;
+      return binaryOp(op, a.self, other);
+    }, self);
+  }
+  noAttribute(self, intern(n), setMethodNames());
+}
+
 }  // namespace
+
+std::vector<std::string> setMethodNames() {
+  return {"add", "remove", "discard", "update", "clear", "copy", "union", "intersection", "difference", "issubset"};
+}
 
 std::vector<std::string> tensorAttributeNames() {
   std::vector<std::string> names = {"shape", "dtype", "ndim", "size", "T"};
@@ -301,6 +356,7 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
     case Kind::Module: return moduleAttr(*this, obj, *obj.as<ModuleObj>(), name);
     case Kind::List: return listAttr(obj, symbolName(name));
     case Kind::Dict: return dictAttr(obj, symbolName(name));
+    case Kind::Set: return setObjAttr(obj, symbolName(name));
     case Kind::Str:
       if (auto m = stringMethod(*this, obj, symbolName(name))) return *m;
       noAttribute(obj, name, stringMethodNames());
@@ -330,6 +386,7 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
           return dims;
         }
         if (n == "dtype") return Value::dtype(sym->spec.dtype());
+        if (n == "name") return makeStr(sym->layer.as<ModuleObj>()->name);  // an Input's is its own name
       }
       if (auto v = obj.as<OpaqueObj>()->getAttr(*this, name)) return *v;
       noAttribute(obj, name, {});

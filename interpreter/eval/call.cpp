@@ -2,6 +2,7 @@
 #include <optional>
 
 #include "args.h"
+#include "../graph/tracer.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "interpreter.h"
@@ -112,6 +113,15 @@ Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
     ~Depth() { --d; }
   } depth{++callDepth_};
   std::optional<ScopeGuard> scope = methodScope(fn);
+  // While tracing, the caller's statement goes on after the call: the nodes it makes next are at
+  // its line, not at the callee's last statement.
+  struct RestoreLoc {
+    graph::Tracer* tracer = graph::Tracer::active();
+    graph::Loc at = tracer ? tracer->loc : graph::Loc{};
+    ~RestoreLoc() {
+      if (tracer && graph::Tracer::active() == tracer) tracer->loc = at;
+    }
+  } restoreLoc;
   try {
     Value result;
     if (fn.graph && !functionsEagerly_ && !ops::shapesOnly()) {  // a plan runs bodies on shapes

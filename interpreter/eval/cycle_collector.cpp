@@ -69,7 +69,7 @@ class Collector {
   // symbolic tensors that name the layers of a functional model (which hold them back).
   static bool walked(const Object& o) {
     switch (o.kind) {
-      case Kind::List: case Kind::Tuple: case Kind::Dict: case Kind::Function: case Kind::ModuleType:
+      case Kind::List: case Kind::Tuple: case Kind::Dict: case Kind::Set: case Kind::Function: case Kind::ModuleType:
       case Kind::Module: case Kind::Builtin: case Kind::Namespace: return true;
       case Kind::Opaque: return dynamic_cast<const SymbolicTensor*>(&o) != nullptr;
       default: return false;
@@ -100,6 +100,7 @@ class Collector {
       case Kind::List: for (const Value& v : static_cast<const ListObj&>(o).items) edge(v); break;
       case Kind::Tuple: for (const Value& v : static_cast<const TupleObj&>(o).items) edge(v); break;
       case Kind::Dict:
+      case Kind::Set:
         for (const auto& [k, v] : static_cast<const DictObj&>(o).entries) edge(k), edge(v);
         break;
       case Kind::Function: {
@@ -152,6 +153,7 @@ class Collector {
       case Kind::List: take(static_cast<ListObj&>(o).items); break;
       case Kind::Tuple: take(static_cast<TupleObj&>(o).items); break;
       case Kind::Dict:
+      case Kind::Set:
         for (auto& [k, v] : static_cast<DictObj&>(o).entries) values.push_back(std::move(k)), values.push_back(std::move(v));
         static_cast<DictObj&>(o).clear();
         break;

@@ -99,6 +99,11 @@ Value Interpreter::eval(const ast::Expr& e, const std::shared_ptr<Env>& env) {
       std::vector<Value> vals;
       vals.reserve(items.size());
       for (const auto& it : items) vals.push_back(eval(*it, env));
+      if (e.kind == K::List && static_cast<const ast::ListExpr&>(e).isSet) {
+        auto set = std::make_shared<SetObj>();
+        for (size_t i = 0; i < items.size(); ++i) located(*items[i], [&] { set->add(vals[i]); return Value(); });
+        return Value(std::move(set));
+      }
       return e.kind == K::List ? makeList(std::move(vals)) : makeTuple(std::move(vals));
     }
     case K::Dict: {
@@ -134,23 +139,25 @@ Value Interpreter::evalCompare(const ast::Compare& c, const std::shared_ptr<Env>
 }
 
 // The loop variables live in a scope of their own (Python 3's rule), so they do not leak. A dict
-// comprehension evaluates each key, then its value, as Python does.
+// comprehension evaluates each key, then its value, as Python does; a set's are the keys of one.
 Value Interpreter::evalListComp(const ast::ListComp& c, const std::shared_ptr<Env>& env) {
   auto local = std::make_shared<Env>(env);
   trackEnv(local);  // a lambda in the element may capture it
   std::vector<Value> out;
-  auto dict = c.key ? std::make_shared<DictObj>() : nullptr;
+  std::shared_ptr<DictObj> dict = c.isSet ? std::make_shared<SetObj>() : c.key ? std::make_shared<DictObj>() : nullptr;
   std::function<void(size_t)> clause = [&](size_t i) {
     if (i == c.clauses.size()) {
       size_t n = dict ? dict->entries.size() : out.size();
-      if (n % 4096 == 0) checkValueBytes(int64_t((n + 4096) * (dict ? 2 : 1) * sizeof(Value)), dict ? "a dict" : "a list");
+      if (n % 4096 == 0)
+        checkValueBytes(int64_t((n + 4096) * (dict ? 2 : 1) * sizeof(Value)), c.isSet ? "a set" : dict ? "a dict" : "a list");
       if (!dict) {
         out.push_back(eval(*c.element, local));
         return;
       }
-      Value key = eval(*c.key, local);
-      Value value = eval(*c.element, local);
-      located(*c.key, [&] { dict->set(key, std::move(value)); return Value(); });
+      const ast::Expr& keyExpr = c.isSet ? *c.element : *c.key;
+      Value key = eval(keyExpr, local);
+      Value value = c.isSet ? Value() : eval(*c.element, local);
+      located(keyExpr, [&] { dict->set(key, std::move(value)); return Value(); });
       return;
     }
     const auto& cl = c.clauses[i];

@@ -4,14 +4,17 @@
 
 #include <ostream>
 
+#include "../../grammar/shown_text.h"
 #include "../autodiff/tape.h"
 #include "../graph/passes.h"
+#include "../graph/spmd_executor.h"
 #include "../graph/tracer.h"
 #include "../graph/verify.h"
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
 #include "exports.h"
+#include "hooks.h"
 #include "types.h"
 
 namespace weft {
@@ -84,11 +87,20 @@ void Interpreter::applyInputSignature(FunctionObj& fn, const ast::Call& decorato
 
 namespace {
 
-// How one argument enters the signature: as a graph input of some type, or by its value.
+// How one argument enters the signature: as graph inputs of some types, or by its value.
 struct ArgSignature {
   std::string key;
-  std::optional<graph::TensorType> input;
+  ParamInputs inputs;
 };
+
+// A list or tuple of tensors (none of them a literal) enters as one input per item.
+bool tensorSequence(const Value& v) {
+  if (!v.is(Kind::List) && !v.is(Kind::Tuple)) return false;
+  const auto& items = v.is(Kind::List) ? v.as<ListObj>()->items : v.as<TupleObj>()->items;
+  for (const Value& x : items)
+    if (!x.isTensor() || x.weak()) return false;
+  return !items.empty();
+}
 
 // A tensor is a graph input; so is a literal for a parameter annotated with a tensor type
 // (`n: i32[]`). A literal for an unannotated or `int`/`float` parameter is traced by value, as
@@ -97,13 +109,22 @@ ArgSignature signatureOf(const ast::Param& p, const Value& v) {
   if (v.isTensor() && (!v.weak() || (p.type && p.type->hasDims))) {
     const Tensor& t = v.tensor();
     graph::TensorType type = annotatedType(p, t.dtype()).value_or(graph::typeOf(t));
-    return {graph::typeText(type), type};
+    return {graph::typeText(type), {{type}, Kind::None}};
+  }
+  if (tensorSequence(v)) {
+    ArgSignature s{typeNameOf(v) + "[", {{}, v.kind()}};
+    for (const Value& x : v.is(Kind::List) ? v.as<ListObj>()->items : v.as<TupleObj>()->items) {
+      s.inputs.types.push_back(graph::typeOf(x.tensor()));
+      s.key += (s.inputs.types.size() > 1 ? ", " : "") + graph::typeText(s.inputs.types.back());
+    }
+    s.key += "]";
+    return s;
   }
   // Literals, strings and none are traced as constants; objects (modules, variables, functions)
   // by identity: their variables are read by the graph when it runs.
-  if (v.isTensor() || v.isNone() || v.is(Kind::Str) || v.is(Kind::DType)) return {toRepr(v), std::nullopt};
-  if (v.is(Kind::List) || v.is(Kind::Tuple)) return {typeNameOf(v) + ":" + toRepr(v), std::nullopt};
-  return {"object@" + std::to_string(reinterpret_cast<uintptr_t>(v.object())), std::nullopt};
+  if (v.isTensor() || v.isNone() || v.is(Kind::Str) || v.is(Kind::DType)) return {toRepr(v), {}};
+  if (v.is(Kind::List) || v.is(Kind::Tuple)) return {typeNameOf(v) + ":" + toRepr(v), {}};
+  return {"object@" + std::to_string(reinterpret_cast<uintptr_t>(v.object())), {}};
 }
 
 // A returned Variable gives its value, as tf.function returns a tensor for `return self.x`.
@@ -168,7 +189,7 @@ Value Interpreter::traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local,
 }
 
 std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, const std::shared_ptr<Env>& local,
-                                                            const std::vector<std::optional<graph::TensorType>>& inputs,
+                                                            const std::vector<ParamInputs>& inputs,
                                                             const SourceRange& site) {
   auto e = std::make_unique<GraphTraces::Entry>();
   std::optional<ScopeGuard> scope = methodScope(fn);  // also when traced alone (weft graph, save)
@@ -176,11 +197,21 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, con
   tracer.loc = {fn.range.valid() ? fn.range.file->path : "", int(fn.range.begin.line)};
   tracer.scope = graphScope();
   const auto& params = *fn.params;
-  for (size_t i = 0; i < params.size(); ++i)
-    if (inputs[i]) {
-      e->inputParams.push_back(i);
-      local->set(params[i].name, Value(tracer.addInput(*inputs[i])));
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamInputs& in = inputs[i];
+    if (in.types.empty()) continue;
+    if (in.sequence == Kind::None) {
+      e->inputSlots.emplace_back(i, -1);
+      local->set(params[i].name, Value(tracer.addInput(in.types[0])));
+      continue;
     }
+    std::vector<Value> items;
+    for (size_t k = 0; k < in.types.size(); ++k) {
+      e->inputSlots.emplace_back(i, int(k));
+      items.push_back(Value(tracer.addInput(in.types[k])));
+    }
+    local->set(params[i].name, in.sequence == Kind::List ? makeList(std::move(items)) : makeTuple(std::move(items)));
+  }
   Value result = readVariables(traceInto(fn, local, site));
   std::vector<Tensor> outs;
   flatten(result, outs);
@@ -205,6 +236,23 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceAnnotated(FunctionObj& fn)
     types.push_back(*t);
   }
   return traceSignature(fn, types, fn.range);
+}
+
+std::string placeVariables(graph::Graph& g, const std::vector<std::shared_ptr<VariableObj>>& vars,
+                           const std::string& name, const SourceRange& at) {
+  std::string first;
+  for (size_t k = 0; k < vars.size(); ++k) {
+    spmd::MeshAxes axes;
+    spmd::Placements placements;
+    if (!evalHooks().variablePlacements(*vars[k], axes, placements)) continue;
+    if (!g.mesh.empty() && !(axes == g.mesh))
+      throw WeftError(at, name + ": variables on two meshes meet in one graph: '" + shownText(first) + "' on mesh(" +
+                      spmd::meshText(g.mesh) + ") and '" + shownText(g.variables[k].name) + "' on mesh(" + spmd::meshText(axes) + ")");
+    if (g.mesh.empty()) first = g.variables[k].name;
+    g.mesh = axes;
+    g.variables[k].placements = placements;
+  }
+  return g.mesh.empty() ? "" : "mesh(" + spmd::meshText(g.mesh) + ")";
 }
 
 namespace {
@@ -245,7 +293,8 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceSignature(FunctionObj& fn,
                                                                 const std::vector<graph::TensorType>& types,
                                                                 const SourceRange& site) {
   auto local = std::make_shared<Env>(fn.closure);
-  std::vector<std::optional<graph::TensorType>> inputs(types.begin(), types.end());
+  std::vector<ParamInputs> inputs;
+  for (const graph::TensorType& t : types) inputs.push_back({{t}, Kind::None});
   for (const auto& p : *fn.params) local->set(p.name, Value());
   return traceGraph(fn, local, inputs, site);
 }
@@ -269,11 +318,16 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
   for (auto& e : traces.entries)
     if (e->key == key) entry = e.get();
   if (!entry) {
-    std::vector<std::optional<graph::TensorType>> inputs;
-    for (const auto& s : sig) inputs.push_back(s.input);
+    std::vector<ParamInputs> inputs;
+    for (const auto& s : sig) inputs.push_back(s.inputs);
     std::unique_ptr<GraphTraces::Entry> e = traceGraph(fn, local, inputs, site);
     e->key = key;
-    e->executor = std::make_unique<graph::Executor>(e->graph, e->variables, out_, [this, site] { checkInterrupt(site); });
+    // On a mesh, the runner partitions a copy placed by the variables' layouts; the entry keeps the
+    // graph as traced (weft graph, saved models, weft compile).
+    graph::Graph placed = e->graph;
+    placeVariables(placed, e->variables, fn.name, site);
+    e->executor = graph::makeRunner(placed.mesh.empty() ? e->graph : placed, e->variables, out_,
+                                    [this, site] { checkInterrupt(site); });
     traces.signaturesSeen.resize(params.size());
     for (size_t i = 0; i < params.size(); ++i) traces.signaturesSeen[i].insert(sig[i].key);
     if (++traces.traceCount >= kRetraceWarning && !traces.warned) {
@@ -294,7 +348,11 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
     entry = traces.entries.back().get();
   }
   std::vector<Tensor> inputs;
-  for (size_t i : entry->inputParams) inputs.push_back(args[i].tensor());
+  for (auto [param, item] : entry->inputSlots) {
+    const Value& a = args[param];
+    if (item < 0) inputs.push_back(a.tensor());
+    else inputs.push_back((a.is(Kind::List) ? a.as<ListObj>()->items : a.as<TupleObj>()->items)[size_t(item)].tensor());
+  }
   std::vector<Tensor> before;
   if (recorder_)
     for (const auto& v : entry->variables) before.push_back(readVariable(*v));

@@ -9,13 +9,22 @@
 
 namespace weft {
 
+// How one parameter enters a traced graph: not at all (its argument is traced by value), as one
+// graph input, or, for a list or tuple of tensors (a model's several inputs), as one per item,
+// as tf.function takes nested tensors.
+struct ParamInputs {
+  std::vector<graph::TensorType> types;  // empty: by value
+  Kind sequence = Kind::None;            // Kind::List or Kind::Tuple: the argument is one of these
+};
+
 struct GraphTraces {
   struct Entry {
     std::string key;
     graph::Graph graph;
     std::vector<std::shared_ptr<VariableObj>> variables;
-    std::unique_ptr<graph::Executor> executor;
-    std::vector<size_t> inputParams;  // the parameters that are graph inputs, in input order
+    std::unique_ptr<graph::GraphRunner> executor;  // SPMD when its variables lie on a mesh
+    // The graph inputs in order: a parameter, and the item of its list or tuple (-1: the argument).
+    std::vector<std::pair<size_t, int>> inputSlots;
     Value structure;  // the traced result; its tensors stand for the graph's outputs, in order
   };
   std::vector<std::unique_ptr<Entry>> entries;
@@ -23,6 +32,12 @@ struct GraphTraces {
   std::vector<std::set<std::string>> signaturesSeen;  // per parameter, for the retracing warning
   bool warned = false;
 };
+
+// Gives the graph the mesh and placements of its variables' layouts (SPEC §7.1); returns the
+// mesh's text ("" when no variable has a layout). Variables on different meshes cannot meet in one
+// graph: that is an error at `at`, naming the graph `name`.
+std::string placeVariables(graph::Graph& g, const std::vector<std::shared_ptr<VariableObj>>& vars,
+                           const std::string& name, const SourceRange& at);
 
 // The graph input type an annotation names (`f32[None, 3]`), or nullopt when it does not name a
 // tensor type with its dimensions (`f32` alone, `int`, `str`, a module type).

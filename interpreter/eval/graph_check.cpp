@@ -4,7 +4,9 @@
 #include <set>
 
 #include "../../grammar/shown_text.h"
+#include "../graph/comm_counts.h"
 #include "../graph/passes.h"
+#include "../graph/pipeline.h"
 #include "../graph/tracer.h"
 #include "../values/format.h"
 #include "hooks.h"
@@ -35,33 +37,6 @@ void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Obje
     for (const auto& x : v.as<ListObj>()->items) collect(x, out, seen, depth + 1);
 }
 
-// Gives the graph the mesh and placements of its variables' layouts; returns the mesh's text
-// ("" when no variable has a layout). Variables on different meshes cannot meet in one graph.
-std::string placeVariables(graph::Graph& g, const std::vector<std::shared_ptr<VariableObj>>& vars,
-                           const std::string& name, const SourceRange& at) {
-  std::string first;
-  for (size_t k = 0; k < vars.size(); ++k) {
-    spmd::MeshAxes axes;
-    spmd::Placements placements;
-    if (!evalHooks().variablePlacements(*vars[k], axes, placements)) continue;
-    if (!g.mesh.empty() && !(axes == g.mesh))
-      throw WeftError(at, name + ": variables on two meshes meet in one graph: '" + shownText(first) + "' on mesh(" +
-                      spmd::meshText(g.mesh) + ") and '" + shownText(g.variables[k].name) + "' on mesh(" + spmd::meshText(axes) + ")");
-    if (g.mesh.empty()) first = g.variables[k].name;
-    g.mesh = axes;
-    g.variables[k].placements = placements;
-  }
-  return g.mesh.empty() ? "" : "mesh(" + spmd::meshText(g.mesh) + ")";
-}
-
-std::string bytesText(int64_t b) {
-  char buf[32];
-  if (b < 1024) return std::to_string(b) + " B";
-  if (b < (int64_t(1) << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024);
-  else std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(int64_t(1) << 20));
-  return buf;
-}
-
 // SPEC §7.1: per collective its source line, op, mesh dimension, group, bytes per device, and
 // whether it finishes a partial sum (inherent) or changes a layout (implicit).
 std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, const std::string& name,
@@ -71,13 +46,13 @@ std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, con
   for (const graph::PlannedCollective& c : plan.collectives) {
     const std::string file = c.loc.file.substr(c.loc.file.find_last_of('/') + 1);
     s += "  " + shownText(file) + ":" + std::to_string(c.loc.line) + "  " + ops::opName(c.op) + " over " +
-         g.mesh.names[size_t(c.meshDim)] + " (" + std::to_string(c.group) + " devices)  " + bytesText(c.bytes) +
+         g.mesh.names[size_t(c.meshDim)] + " (" + std::to_string(c.group) + " devices)  " + graph::bytesText(c.bytes) +
          " per device  " + (c.inherent ? "inherent (a partial sum, " : "implicit (") + c.why + ")\n";
     total += c.bytes;
   }
   if (plan.collectives.empty()) return s + "  no collectives\n";
   return s + "  " + std::to_string(plan.collectives.size()) + " collective" + (plan.collectives.size() == 1 ? "" : "s") +
-         ", " + bytesText(total) + " per device\n";
+         ", " + graph::bytesText(total) + " per device\n";
 }
 
 // "'NAME' is not defined in the program" (a name weft graph was given), with the closest of the
@@ -97,12 +72,19 @@ std::string notInProgram(Env& globals, const std::vector<Export>& exports, const
   return msg + "?";
 }
 
+// The graph of a trace, on its variables' mesh when they have layouts (as the runner places it).
+std::shared_ptr<const graph::Graph> placed(GraphTraces::Entry& e, const std::string& name) {
+  auto g = std::make_shared<graph::Graph>(e.graph);
+  placeVariables(*g, e.variables, name, {});
+  return g;
+}
+
 }  // namespace
 
 std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path) {
   for (const Export& e : exports_)
     if (e.name == path && !globals_->find(intern(path)))
-      return std::make_shared<graph::Graph>(std::move(traceExport(e)->graph));
+      return placed(*traceExport(e), path);
   Value v;
   size_t start = 0;
   while (start <= path.size()) {
@@ -120,10 +102,10 @@ std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path
   }
   if (!v.is(Kind::Function)) throw WeftError("'" + path + "' is " + aTypeName(v) + ", not a function");
   auto* fn = v.as<FunctionObj>();
-  if (fullyAnnotated(*fn)) return std::make_shared<graph::Graph>(std::move(traceAnnotated(*fn)->graph));
+  if (fullyAnnotated(*fn)) return placed(*traceAnnotated(*fn), path);
   // Otherwise the graph its last call traced.
   if (fn->traces && !fn->traces->entries.empty())
-    return std::make_shared<graph::Graph>(fn->traces->entries.back()->graph);
+    return placed(*fn->traces->entries.back(), path);
   throw WeftError("'" + path + "' has a parameter without a tensor annotation (such as f32[None, 784]) and the "
                   "program never called it: there is no signature to trace it with");
 }
@@ -153,8 +135,9 @@ int Interpreter::printCommPlans(std::ostream& out) {
     graph::Graph g = e.graph;
     const std::string mesh = placeVariables(g, e.variables, name, at);
     if (mesh.empty()) return;
-    const graph::CommPlan plan = graph::propagatePlacements(g);
-    out << commPlanText(g, plan, name, mesh);
+    // The pipeline the executor runs, up to the placements: the plan is what a run does.
+    const graph::Graph placed = graph::runPipelineUntil(g, graph::Target::Executor, "propagate-placements");
+    out << commPlanText(placed, graph::commPlanOf(placed), name, mesh);
   });
 }
 

@@ -237,7 +237,8 @@ std::function<bool(Value&)> Interpreter::iterate(const Value& iterable) {
         v = tuple->items[i++];
         return true;
       };
-    case Kind::Dict: {
+    case Kind::Dict:
+    case Kind::Set: {  // in insertion order, over a copy: the body may change it
       auto keys = std::make_shared<std::vector<Value>>();
       for (const auto& [k, v] : iterable.as<DictObj>()->entries) keys->push_back(k);
       return [keys, i = size_t(0)](Value& v) mutable {

@@ -48,6 +48,7 @@ void assignedNames(const ast::Block& block, std::vector<Symbol>& names);
 
 // The attributes and methods of a tensor (attributes.cpp).
 std::vector<std::string> tensorAttributeNames();
+std::vector<std::string> setMethodNames();
 
 
 class Interpreter {
@@ -243,11 +244,10 @@ class Interpreter {
   // tracing it first when there is none; inside a trace, the body is traced inline.
   Value callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
   Value traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
-  // Traces fn's body with the parameters given a type bound to graph inputs (the others as bound
+  // Traces fn's body with the parameters given types bound to graph inputs (the others as bound
   // in `local`).
   std::unique_ptr<GraphTraces::Entry> traceGraph(FunctionObj& fn, const std::shared_ptr<Env>& local,
-                                                 const std::vector<std::optional<graph::TensorType>>& inputs,
-                                                 const SourceRange& site);
+                                                 const std::vector<ParamInputs>& inputs, const SourceRange& site);
 
  public:
   // The graph of a graph function traced from its annotations alone (weft check, weft graph);

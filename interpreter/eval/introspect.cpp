@@ -68,6 +68,7 @@ std::vector<std::string> Interpreter::attributeNames(const Value& v) {
     case Kind::Namespace: envNames(*v.as<NamespaceObj>()->env); break;
     case Kind::List: names = {"append", "extend", "pop"}; break;
     case Kind::Dict: names = {"keys", "values", "items", "get"}; break;
+    case Kind::Set: names = setMethodNames(); break;
     default: break;
   }
   return names;

@@ -19,6 +19,8 @@ ops::BinaryOp toOp(ast::BinaryOp op) {
     case ast::BinaryOp::FloorDiv: return ops::BinaryOp::FloorDiv;
     case ast::BinaryOp::Mod: return ops::BinaryOp::Mod;
     case ast::BinaryOp::Pow: return ops::BinaryOp::Pow;
+    case ast::BinaryOp::BitAnd: return ops::BinaryOp::And;
+    case ast::BinaryOp::BitOr: return ops::BinaryOp::Or;
     case ast::BinaryOp::MatMul: break;
   }
   return ops::BinaryOp::Add;
@@ -57,10 +59,13 @@ bool containerContains(const Value& container, const Value& item) {
         if (valuesEqual(x, item)) return true;
       return false;
     case Kind::Dict: return container.as<DictObj>()->find(item) != nullptr;
+    case Kind::Set:
+      checkHashable(item, Kind::Set);  // an unhashable item is an error, as in Python, not merely absent
+      return container.as<SetObj>()->has(item);
     case Kind::Str:
       if (!item.is(Kind::Str)) throw WeftError("'in <str>' needs a string on the left, not " + typeNameOf(item));
       return container.as<StrObj>()->text.find(item.as<StrObj>()->text) != std::string::npos;
-    default: throw WeftError("'in' needs a list, tuple, dict or string on the right, not " + typeNameOf(container));
+    default: throw WeftError("'in' needs a list, tuple, dict, set or string on the right, not " + typeNameOf(container));
   }
 }
 
@@ -127,17 +132,33 @@ void unifyDTypes(Value& a, Value& b, const char* opText) {
                   " (use cast)");
 }
 
+// `a | b`, `a & b`, `a - b` on sets: a new set, in a's order then b's.
+Value setOp(ast::BinaryOp op, const SetObj& a, SetObj& b) {
+  auto out = std::make_shared<SetObj>();
+  for (const auto& [x, none] : a.entries)
+    if (op == ast::BinaryOp::BitOr || (b.has(x) == (op == ast::BinaryOp::BitAnd))) out->add(x);
+  if (op == ast::BinaryOp::BitOr)
+    for (const auto& [x, none] : b.entries) out->add(x);
+  return Value(std::move(out));
+}
+
 Value binaryOp(ast::BinaryOp op, const Value& a, const Value& b) {
   const char* text = ast::binaryOpText(op);
+  const bool logical = op == ast::BinaryOp::BitAnd || op == ast::BinaryOp::BitOr;
   if (isTensorLike(a) && isTensorLike(b)) {
     Value x = readValue(a), y = readValue(b);
-    if (x.literal() && y.literal() && op != ast::BinaryOp::MatMul)
+    if (logical && (x.tensor().dtype() != DType::Bool || y.tensor().dtype() != DType::Bool))
+      throw WeftError(std::string("'") + text + "' takes sets or bool tensors, not " + typeNameOf(a) + " and " +
+                      typeNameOf(b) + (op == ast::BinaryOp::BitAnd ? "; logical and is written 'and'" : "; logical or is written 'or'"));
+    if (x.literal() && y.literal() && op != ast::BinaryOp::MatMul && !logical)
       return Value(literalArith(toOp(op), text, *x.literal(), *y.literal()));
     bool weak = x.weak() && y.weak();
     if (x.tensor().dtype() != y.tensor().dtype()) unifyDTypes(x, y, text);
     if (op == ast::BinaryOp::MatMul) return Value(ops::matmul(x.tensor(), y.tensor()), weak);
     return Value(ops::binary(toOp(op), x.tensor(), y.tensor()), weak);
   }
+  if (a.is(Kind::Set) && b.is(Kind::Set) && (logical || op == ast::BinaryOp::Sub))
+    return setOp(op, *a.as<SetObj>(), *b.as<SetObj>());
   if (op == ast::BinaryOp::Mod && a.is(Kind::Str)) return percentFormat(a.as<StrObj>()->text, b);
   if (op == ast::BinaryOp::Add) {
     if (a.is(Kind::Str) && b.is(Kind::Str)) {
@@ -249,7 +270,8 @@ class Equality {
       case Kind::DType: return a.dtypeValue() == b.dtypeValue();
       case Kind::List:
       case Kind::Tuple:
-      case Kind::Dict: {
+      case Kind::Dict:
+      case Kind::Set: {
         std::pair<const void*, const void*> pair{a.object(), b.object()};
         if (equal_.count(pair)) return true;
         if (!containersEqual(a, b)) return false;
@@ -263,7 +285,7 @@ class Equality {
 
  private:
   bool containersEqual(const Value& a, const Value& b) {
-    if (a.is(Kind::Dict)) {
+    if (a.is(Kind::Dict) || a.is(Kind::Set)) {  // a set's values are all none: its elements compare
       auto* x = a.as<DictObj>();
       auto* y = b.as<DictObj>();
       if (x->entries.size() != y->entries.size()) return false;
@@ -311,7 +333,8 @@ bool truthy(const Value& v) {
     case Kind::Str: return !v.as<StrObj>()->text.empty();
     case Kind::List: return !v.as<ListObj>()->items.empty();
     case Kind::Tuple: return !v.as<TupleObj>()->items.empty();
-    case Kind::Dict: return !v.as<DictObj>()->entries.empty();
+    case Kind::Dict:
+    case Kind::Set: return !v.as<DictObj>()->entries.empty();
     default: return true;
   }
 }

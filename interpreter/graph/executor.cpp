@@ -5,7 +5,10 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../../stdlib/runtime/strided.h"
+#include "../spmd/blocks.h"
+#include "../values/context.h"
 #include "../values/format.h"
+#include "comm_counts.h"
 #include "passes.h"
 #include "pipeline.h"
 
@@ -58,7 +61,7 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
   };
   plan(g.body);
   optimized_ = runPipeline(g, Target::Executor);
-  const std::vector<int> uses = useCounts(optimized_);
+  uses_ = useCounts(optimized_);
   std::map<int64_t, std::vector<const Node*>> groups;
   std::function<void(const Block&)> collect = [&](const Block& b) {
     for (const auto& n : b.nodes) {
@@ -69,7 +72,7 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
   collect(optimized_.body);
   for (auto& [id, members] : groups) {
     const Node* last = members.back();
-    loops_.emplace(last, FusedLoop(optimized_, std::move(members), uses));
+    loops_.emplace(last, FusedLoop(optimized_, std::move(members), uses_));
   }
   prepare(g_.body, false);  // what a recording tape runs: the graph's own nodes
   prepare(optimized_.body, true);
@@ -171,6 +174,9 @@ void Executor::runNode(const Node& n) {
     default: break;
   }
   const ops::OpDef& def = ops::opDef(n.op);
+  if (def.family == ops::Family::Collective)
+    if (CommCounts* counts = context().commCounts)
+      counts->add(n.loc, n.op, spmd::collectiveBytes(n.op, slots_[size_t(n.inputs[0])].bytes(), n.attrs.i("group")));
   if (ops::tapeHook()) {  // a gradient tape records each op (a loaded model trained): no buffer is reused
     in_.clear();
     for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
@@ -188,6 +194,13 @@ void Executor::runNode(const Node& n) {
     // An unknown size: the elementwise result's shape from this call's inputs (a mismatch takes
     // the checked path below, which reports it).
     if (reuse == kByOp) {
+      // An op that overwrites its first input takes that input's buffer when nothing else holds
+      // it and no other node reads it (a loop value filled row by row).
+      Tensor& first = slots_[size_t(n.inputs[0])];
+      if (def.overwrites && &first != &out && uses_[size_t(n.inputs[0])] == 1 && first.ownsStorage()) {
+        out = std::move(first);
+        in[0] = &out;
+      }
       def.into(std::span<const Tensor* const>(in, k), n.attrs, out);
       return;
     }

@@ -16,13 +16,21 @@
 
 namespace weft::graph {
 
-class Executor {
+// What runs a traced graph: the executor on this thread, or the SPMD executor on a mesh's devices
+// (spmd_executor.h).
+class GraphRunner {
+ public:
+  virtual ~GraphRunner() = default;
+  virtual std::vector<Tensor> run(std::span<const Tensor> inputs) = 0;
+};
+
+class Executor final : public GraphRunner {
  public:
   // `variables` back the graph's slots; print nodes write to `out`; `onLoop` runs before every
   // while iteration (the interpreter's step, time and Ctrl-C checks).
   Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
            std::function<void()> onLoop);
-  std::vector<Tensor> run(std::span<const Tensor> inputs);
+  std::vector<Tensor> run(std::span<const Tensor> inputs) override;
 
  private:
   // A block prepared once: each step a node, or a fused group run as one loop at its last node.
@@ -54,6 +62,7 @@ class Executor {
   // kByOp: the op's `into` decides (OpDef::intoChecks).
   enum : char { kNoReuse, kStatic, kRuntimeShape, kByOp };
   std::vector<char> reuse_;
+  std::vector<int> uses_;      // per value of the optimized graph: how many inputs and results name it
   std::vector<Tensor> in_;     // a node's inputs, reused
 };
 

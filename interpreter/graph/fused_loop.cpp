@@ -44,8 +44,14 @@ bool kernels(OpId op, void (*&unary)(const void*, void*, int64_t),
     return true;
     WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY)
 #undef WEFT_BINARY
-    default: return false;
+    // Not a step of a fused loop: the other families' lists give every op a case, no default.
+#define WEFT_NOT_A_STEP(F, Id, ...) case OpId::F##Id:
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_NOT_A_STEP)
+    WEFT_FOR_EACH_OTHER_OP(WEFT_NOT_A_STEP)
+#undef WEFT_NOT_A_STEP
+      break;
   }
+  return false;
 }
 
 }  // namespace

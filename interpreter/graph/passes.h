@@ -2,7 +2,9 @@
 // lists them in order with the targets each runs for (the executor, before a graph function's
 // first call; weft compile).
 #pragma once
+#include <functional>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "graph.h"
@@ -44,14 +46,22 @@ struct PlannedCollective {
   int64_t bytes;
   bool inherent;
   int value;
-  const char* why;
+  std::string why;  // what the moved value is for: "returned", "for max", "printed", ...
 };
 struct CommPlan {
   std::vector<PlannedCollective> collectives;
 };
 // Gives every value of a graph on a mesh its placements from the inputs' and the variables'
-// (propagate_placements.cpp), and the collectives that needs, in program order.
-CommPlan propagatePlacements(Graph& g);
+// and writes the collectives that needs into the graph, before the nodes that need them
+// (propagate_placements.cpp): still a program over global values, where a collective changes
+// only its value's placements. Without a mesh, the graph as it is.
+Graph propagatePlacements(const Graph& g);
+// The collectives of a placed graph, in program order (what weft check --comm-plan prints).
+CommPlan commPlanOf(const Graph& g);
+// Each device's program (partition.cpp): every value of a placed graph gets its local type,
+// every op the attributes one device runs it with, and the graph loses its mesh; all devices run
+// the same program, on their own blocks. Without a mesh, the graph as it is.
+Graph partition(const Graph& g);
 
 // The values numbered from %0 in the order they are defined, without the ones no node defines
 // (the text form's numbering; the passes leave such holes).

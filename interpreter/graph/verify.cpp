@@ -149,7 +149,10 @@ class Verifier {
       case OpId::Print: print(n, bad); break;
       case OpId::Cond: cond(n, me, bad); break;
       case OpId::While: loop(n, me, bad); break;
-      default: infer(n, def, bad); break;
+      default:
+        if (def.family == ops::Family::Collective && !g_.mesh.empty()) placedCollective(n, bad);
+        else infer(n, def, bad);
+        break;
     }
     for (int id : n.outputs) define(id, scope, &n, me);
   }
@@ -230,6 +233,35 @@ class Verifier {
         bad("output " + valueName(id) + " is declared " + typeText(type(id)) + ", but " + def.name + " gives " +
             typeText(out[i]));
     }
+  }
+
+  // A collective of a graph over global values (propagate-placements): its value stays what it
+  // was, and only its placement on its mesh dimension changes, as the op moves it.
+  template <class Bad>
+  void placedCollective(const Node& n, Bad& bad) const {
+    outputCount(n, 1, bad);
+    const int in = n.inputs[0], out = n.outputs[0];
+    if (type(in) != type(out))
+      bad("output " + valueName(out) + " is declared " + typeText(type(out)) + ", but a collective of a placed graph "
+          "keeps its input's " + typeText(type(in)));
+    const int64_t k = n.attrs.i("mesh_dim");
+    if (k < 0 || k >= g_.mesh.rank() || n.attrs.i("group") != g_.mesh.sizes[size_t(k)])
+      bad("mesh_dim " + std::to_string(k) + " and group " + std::to_string(n.attrs.i("group")) +
+          " are not a dimension of mesh(" + spmd::meshText(g_.mesh) + ")");
+    spmd::Placements from = g_.placementsOf(in), to = g_.placementsOf(out);
+    using spmd::Placement;
+    auto axis = [&](const char* key) { return int(n.attrs.i(key)); };
+    Placement a, b;  // what the op takes mesh dimension k from and to
+    if (n.op == OpId::AllReduce) a = Placement::p(), b = Placement::r();
+    else if (n.op == OpId::AllGather) a = Placement::s(axis("axis")), b = Placement::r();
+    else if (n.op == OpId::ReduceScatter) a = Placement::p(), b = Placement::s(axis("axis"));
+    else if (n.op == OpId::AllToAll) a = Placement::s(axis("concat_axis")), b = Placement::s(axis("split_axis"));
+    else a = Placement::r(), b = Placement::s(axis("axis"));  // local_slice
+    const std::string want = "takes " + a.str() + " to " + b.str() + " on mesh dimension " + std::to_string(k);
+    if (from[size_t(k)] != a || to[size_t(k)] != b) bad(std::string(ops::opName(n.op)) + " " + want + ", not " +
+                                                        from[size_t(k)].str() + " to " + to[size_t(k)].str());
+    from[size_t(k)] = to[size_t(k)];
+    if (from != to) bad("changes placements on mesh dimensions other than " + std::to_string(k));
   }
 
   template <class Bad>

@@ -69,6 +69,13 @@ TensorType setItemType(const TensorType& x, const std::vector<Subscript>& subs, 
 Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value);
 TensorType takeType(const TensorType& x, const TensorType& indices, int axis);
 Tensor take(const Tensor& x, const Tensor& indices, int axis);
+// A stack of rows: n copies of x (n an integer scalar, its row count unknown to inference), and x
+// with row i replaced. updateRowInto writes into `out`, which may be x itself (a buffer that dies
+// there): then only the row is written.
+TensorType broadcastRowsType(const TensorType& x, const TensorType& n);
+Tensor broadcastRows(const Tensor& x, const Tensor& n);
+TensorType updateRowType(const TensorType& x, const TensorType& row, const TensorType& i);
+void updateRowInto(const Tensor& x, const Tensor& row, const Tensor& i, Tensor& out);
 
 TensorType fullType(const Shape& shape, DType dtype);
 Tensor full(const Shape& shape, double value, DType dtype);

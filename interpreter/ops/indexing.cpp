@@ -1,6 +1,9 @@
 // Indexing: NumPy basic indexing (getItem / setItem) as strided copies, and take (gather).
+#include <cstring>
+
 #include "../../stdlib/runtime/copy.h"
 #include "../../stdlib/runtime/layout_ops.h"
+#include "../../stdlib/runtime/rows.h"
 #include "../../stdlib/runtime/slice.h"
 #include "check.h"
 #include "impl.h"
@@ -172,6 +175,56 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis) {
     }
   });
   return result;
+}
+
+namespace {
+
+void checkIndexScalar(const char* op, const char* what, const TensorType& t) {
+  checkIntIndices(op, t.dtype);
+  if (t.shape.rank() != 0) fail(std::string(op) + ": " + what + " must be a scalar, got shape " + t.shape.str());
+}
+
+}  // namespace
+
+TensorType broadcastRowsType(const TensorType& x, const TensorType& n) {
+  checkIndexScalar("broadcast_rows", "the row count", n);
+  checkRank("broadcast_rows", x.shape.rank() + 1);
+  TensorType out{x.dtype, Shape{rt::kUnknownDim}};
+  for (int64_t d : x.shape) out.shape.push_back(d);
+  return out;
+}
+
+Tensor broadcastRows(const Tensor& x, const Tensor& n) {
+  TensorType t = broadcastRowsType(typeOf(x), typeOf(n));
+  const int64_t rows = n.asInt();
+  if (std::string why = rt::rowCountError(rows, size_t(x.bytes())); !why.empty()) fail("broadcast_rows: " + why);
+  t.shape[0] = rows;
+  Tensor out = Tensor::empty(t.dtype, t.shape);
+  rt::fillRows(out.raw(), x.raw(), size_t(x.bytes()), rows);
+  return out;
+}
+
+TensorType updateRowType(const TensorType& x, const TensorType& row, const TensorType& i) {
+  checkIndexScalar("update_row", "the row index", i);
+  if (x.shape.rank() == 0) fail("update_row: a scalar has no rows");
+  if (row.dtype != x.dtype)
+    fail("update_row: dtype mismatch: cannot write a " + dtypeStr(row.dtype) + " row into a " + dtypeStr(x.dtype) +
+         " tensor");
+  bool fits = row.shape.rank() == x.shape.rank() - 1;
+  for (int a = 0; fits && a < row.shape.rank(); ++a) fits = sizes::same(row.shape[a], x.shape[a + 1]);
+  if (!fits) fail("update_row: a row of shape " + row.shape.str() + " does not fit the rows of shape " + x.shape.str());
+  return x;
+}
+
+void updateRowInto(const Tensor& x, const Tensor& row, const Tensor& i, Tensor& out) {
+  updateRowType(typeOf(x), typeOf(row), typeOf(i));
+  const int64_t rows = x.shape()[0], k = i.asInt();
+  if (std::string why = rt::rowIndexError(k, rows); !why.empty()) fail("update_row: " + why);
+  if (&out != &x) {
+    if (!out.ownsStorage() || out.dtype() != x.dtype() || out.shape() != x.shape()) out = Tensor::empty(x.dtype(), x.shape());
+    std::memcpy(out.raw(), x.raw(), size_t(x.bytes()));
+  }
+  std::memcpy(static_cast<char*>(out.raw()) + k * row.bytes(), row.raw(), size_t(row.bytes()));
 }
 
 }  // namespace weft::ops::impl

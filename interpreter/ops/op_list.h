@@ -78,7 +78,11 @@ enum class BinaryRule {
   X(Reduce, Any, "any", 1, AnyR)        \
   X(Reduce, All, "all", 1, AllR)
 
-// The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id. The four after the
+// The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id. After take come
+// the two ops of a stack of rows written at a run-time index (XLA's DynamicUpdateSlice on axis 0,
+// TensorFlow's TensorList): broadcast_rows(x, n) is n copies of x, n a scalar known when it runs,
+// and update_row(x, row, i) is x with row i replaced; a graph while loop's gradient keeps each
+// iteration's loop values in them (interpreter/autodiff/tape.cpp). The four after the
 // pools are their gradients (TensorFlow's Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad),
 // the ops the VJP rules of conv2d and the pools are built from; the next is max_pool2d_grad's
 // gradient (MaxPoolGradGrad), which theirs need in turn. Then attention (PyTorch's
@@ -106,6 +110,8 @@ enum class BinaryRule {
   X(, GetItem, "getitem", 1)                         \
   X(, SetItem, "setitem", 2)                         \
   X(, Take, "take", 2)                               \
+  X(, BroadcastRows, "broadcast_rows", 2)            \
+  X(, UpdateRow, "update_row", 3)                    \
   X(, Full, "full", 0)                               \
   X(, Eye, "eye", 0)                                 \
   X(, Arange, "arange", 0)                           \
@@ -154,7 +160,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 91, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 93, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

@@ -34,8 +34,14 @@ std::string builtinName(OpId op) {
     return BinaryRule::Rule == BinaryRule::Order || BinaryRule::Rule == BinaryRule::Power ? Name : "";
     WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_NAME)
 #undef WEFT_BINARY_NAME
-    default: return "";
+    // No builtin here for the other families: their lists give every op a case, no default.
+#define WEFT_NO_BUILTIN(F, Id, ...) case OpId::F##Id:
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_NO_BUILTIN)
+    WEFT_FOR_EACH_OTHER_OP(WEFT_NO_BUILTIN)
+#undef WEFT_NO_BUILTIN
+      break;
   }
+  return "";
 }
 int opArity(OpId op) { return kOps[int(op)].arity; }
 

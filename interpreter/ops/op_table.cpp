@@ -124,13 +124,15 @@ Family familyOf(OpId id) {
     case OpId::Split:
     case OpId::Squeeze:
     case OpId::ExpandDims:
-    case OpId::ShapeOf: return Family::Shape;
+    case OpId::ShapeOf:
+    case OpId::BroadcastRows: return Family::Shape;
     case OpId::Where:
     case OpId::Clip: return Family::Ternary;
     case OpId::OneHot:
     case OpId::GetItem:
     case OpId::SetItem:
-    case OpId::Take: return Family::Indexing;
+    case OpId::Take:
+    case OpId::UpdateRow: return Family::Indexing;
     case OpId::Full:
     case OpId::Eye:
     case OpId::Arange:
@@ -168,6 +170,8 @@ void setProperties(OpDef& d) {
   const OpId id = d.id;
   d.view = id == OpId::Reshape || id == OpId::ExpandDims || id == OpId::Squeeze || id == OpId::GetItem ||
            id == OpId::Cast;
+  d.overwrites = id == OpId::UpdateRow;
+  d.sizedByValue = id == OpId::BroadcastRows;
   d.fusible = d.family == Family::Unary || d.family == Family::Binary;
   d.inPlace = d.fusible && id != OpId::UnaryExp && id != OpId::UnarySigmoid;
   d.epilogue = id == OpId::UnaryRelu || id == OpId::UnaryTanh || id == OpId::UnaryErf || id == OpId::UnaryNeg ||
@@ -293,6 +297,22 @@ OpDef row(OpId id) {
       d.attrs = {{"axis", K::Int}};
       d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::takeType(in[0], in[1], int(a.i("axis")))}; };
       d.run = [](In in, const Attrs& a) -> Out { return {impl::take(in[0], in[1], int(a.i("axis")))}; };
+      break;
+    case OpId::BroadcastRows:
+      d.infer = [](Ty in, const Attrs&) -> Types { return {impl::broadcastRowsType(in[0], in[1])}; };
+      d.run = [](In in, const Attrs&) -> Out { return {impl::broadcastRows(in[0], in[1])}; };
+      break;
+    case OpId::UpdateRow:
+      d.infer = [](Ty in, const Attrs&) -> Types { return {impl::updateRowType(in[0], in[1], in[2])}; };
+      d.run = [](In in, const Attrs&) -> Out {
+        Tensor out;
+        impl::updateRowInto(in[0], in[1], in[2], out);
+        return {out};
+      };
+      d.into = [](std::span<const Tensor* const> in, const Attrs&, Tensor& out) {
+        impl::updateRowInto(*in[0], *in[1], *in[2], out);
+      };
+      d.intoChecks = true;
       break;
     case OpId::Full:
       d.attrs = {{"shape", K::Ints}, {"value", K::Float}, {"dtype", K::DType}};

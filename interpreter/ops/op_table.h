@@ -100,6 +100,13 @@ struct OpDef {
   bool fusible = false;
   // Applied in place over a matmul's result as its epilogue (fuse-epilogues).
   bool epilogue = false;
+  // The result is its first input with some elements replaced (update_row): it may take that
+  // input's bytes when the input dies there, and then writes only the replaced elements — a loop
+  // filling a stack row by row writes each row once, never copying the stack.
+  bool overwrites = false;
+  // A result's first size is an input's value (broadcast_rows' row count): inference leaves it
+  // unknown (rt::kUnknownDim) and the C++ emitter sizes it when the call runs.
+  bool sizedByValue = false;
   // Reads or changes state outside its inputs and outputs (variables, the random stream, the
   // output stream): never folded, merged or removed, and run in program order.
   bool effect = false;

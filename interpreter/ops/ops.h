@@ -85,6 +85,8 @@ Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs);
 Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value);
 // Gather along axis with i32/i64 indices in [-n, n) (negative ones count from the end).
 Tensor take(const Tensor& x, const Tensor& indices, int axis);
+Tensor broadcastRows(const Tensor& x, const Tensor& n);
+Tensor updateRow(const Tensor& x, const Tensor& row, const Tensor& i);
 
 // Plan mode (docs/layouts.md): while on, the creation and random ops below return abstract
 // tensors, so that a program runs on shapes alone and allocates no tensor data.

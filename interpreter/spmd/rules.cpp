@@ -59,6 +59,9 @@ const ops::ShardRule* shardRule(OpId op) {
     case OpId::RandomUniform:
     case OpId::RandomTruncatedNormal:
     case OpId::ShapeOf: rule = replicatedOnlyRule(); break;
+    // A stack of rows lives on every device whole (its rows are a loop's iterations).
+    case OpId::BroadcastRows:
+    case OpId::UpdateRow: rule = replicatedOnlyRule(); break;
     // The collectives are what partitioning writes: they run on local blocks already.
     case OpId::AllReduce:
     case OpId::AllGather:

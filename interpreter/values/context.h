@@ -19,7 +19,8 @@ class TapeHook;
 }  // namespace ops
 namespace graph {
 class Tracer;
-}
+class CommCounts;
+}  // namespace graph
 namespace autodiff {
 class Tape;
 }
@@ -61,6 +62,10 @@ struct ExecutionContext {
   // The collectives' communicator when this context is one device of a mesh running SPMD
   // (stdlib/runtime/comm.h); null elsewhere.
   rt::Comm* comm = nullptr;
+  // Where the collectives a graph runs are counted (weft run --comm-report; one device of each
+  // mesh counts), and whether an implicit re-layout is an error (--no-implicit-comm); SPEC §7.1.
+  graph::CommCounts* commCounts = nullptr;
+  bool noImplicitComm = false;
   // graph/ and autodiff/: the innermost tracer, how many traces began, the innermost tape and the
   // next id it gives a recorded tensor.
   graph::Tracer* tracer = nullptr;

@@ -111,6 +111,16 @@ std::string toRepr(const Value& v) {
       }
       return out + "}";
     }
+    case Kind::Set: {  // as Python: `{1, 2}`, and `set()` when empty (`{}` is a dict)
+      const auto& entries = v.as<SetObj>()->entries;
+      if (entries.empty()) return "set()";
+      std::string out = "{";
+      for (size_t i = 0; i < entries.size(); ++i) {
+        countItem();
+        out += (i ? ", " : "") + toRepr(entries[i].first);
+      }
+      return out + "}";
+    }
     case Kind::Function: return "<fn " + v.as<FunctionObj>()->name + ">";
     case Kind::Builtin: return "<builtin " + v.as<BuiltinObj>()->name + ">";
     case Kind::ModuleType: return "<module type " + v.as<ModuleTypeObj>()->name + ">";

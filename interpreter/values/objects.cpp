@@ -20,12 +20,6 @@ bool keyEquals(const Value& a, const Value& b) {
   return a.sameObject(b);
 }
 
-void checkKey(const Value& key) {
-  if (key.is(Kind::Str) || key.isNone() || key.is(Kind::Module) || key.is(Kind::Variable)) return;
-  if (key.isTensor() && key.tensor().rank() == 0 && !rt::isFloat(key.tensor().dtype())) return;
-  throw WeftError("a dict key must be a string or an integer scalar, not " + std::string(kindName(key.kind())));
-}
-
 // Equal keys (keyEquals) hash alike: integers of any width by value, bools apart from them.
 size_t keyHash(const Value& k) {
   if (k.is(Kind::Str)) return std::hash<std::string>()(k.as<StrObj>()->text);
@@ -42,6 +36,18 @@ constexpr size_t kLinearDict = 8;
 
 }  // namespace
 
+void checkHashable(const Value& key, Kind container) {
+  if (key.isTensor() && key.tensor().isAbstract())  // compared by value, which a graph value has not yet
+    throw WeftError(std::string(container == Kind::Dict ? "a dict key" : "a set element") +
+                    " cannot be a graph value (" + typeNameOf(key) + "): its value is not known while tracing");
+  if (key.is(Kind::Str) || key.isNone() || key.is(Kind::Module) || key.is(Kind::Variable)) return;
+  if (key.isTensor() && key.tensor().rank() == 0 && !rt::isFloat(key.tensor().dtype())) return;
+  if (container == Kind::Dict)
+    throw WeftError("a dict key must be a string or an integer scalar, not " + std::string(kindName(key.kind())));
+  throw WeftError("unhashable element: a set holds strings, integer scalars, none, modules and Variables, not " +
+                  aTypeName(key));
+}
+
 const char* kindName(Kind k) {
   switch (k) {
     case Kind::None: return "none";
@@ -50,6 +56,7 @@ const char* kindName(Kind k) {
     case Kind::List: return "list";
     case Kind::Tuple: return "tuple";
     case Kind::Dict: return "dict";
+    case Kind::Set: return "set";
     case Kind::Function: return "function";
     case Kind::Builtin: return "builtin function";
     case Kind::ModuleType: return "module type";
@@ -79,14 +86,27 @@ void DictObj::set(const Value& key, Value v) {
     *slot = std::move(v);
     return;
   }
-  checkKey(key);
+  checkHashable(key, kind);
   entries.emplace_back(key, std::move(v));
-  if (index_) {
-    index_->emplace(keyHash(key), entries.size() - 1);
-  } else if (entries.size() > kLinearDict) {
-    index_ = std::make_unique<std::unordered_multimap<size_t, size_t>>();
-    for (size_t i = 0; i < entries.size(); ++i) index_->emplace(keyHash(entries[i].first), i);
-  }
+  if (index_) index_->emplace(keyHash(key), entries.size() - 1);
+  else if (entries.size() > kLinearDict) reindex();
+}
+
+void DictObj::reindex() {
+  index_ = std::make_unique<std::unordered_multimap<size_t, size_t>>();
+  for (size_t i = 0; i < entries.size(); ++i) index_->emplace(keyHash(entries[i].first), i);
+}
+
+bool DictObj::erase(const Value& key) {
+  // Linear, as erasing from the vector is: the later entries move down a place, so the index is
+  // rebuilt.
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (keyEquals(entries[i].first, key)) {
+      entries.erase(entries.begin() + std::ptrdiff_t(i));
+      if (index_) reindex();
+      return true;
+    }
+  return false;
 }
 
 void DictObj::clear() {
@@ -188,6 +208,11 @@ Value makeInt(int64_t v) {
 Value makeStr(std::string s) { return Value(std::make_shared<StrObj>(std::move(s))); }
 Value makeList(std::vector<Value> items) { return Value(std::make_shared<ListObj>(std::move(items))); }
 Value makeTuple(std::vector<Value> items) { return Value(std::make_shared<TupleObj>(std::move(items))); }
+Value makeSet(const std::vector<Value>& items) {
+  auto set = std::make_shared<SetObj>();
+  for (const Value& v : items) set->add(v);
+  return Value(std::move(set));
+}
 Value makeBuiltin(std::string name, NativeFn fn, Value self) {
   return Value(std::make_shared<BuiltinObj>(std::move(name), std::move(fn), std::move(self)));
 }
@@ -198,7 +223,9 @@ void setCurrentTraceEpoch(uint32_t epoch) { context().traceEpoch = epoch; }
 void checkMutable(const Value& c) {
   const uint32_t epoch = context().traceEpoch;
   if (!epoch) return;
-  uint32_t born = c.is(Kind::List) ? c.as<ListObj>()->traceEpoch : c.is(Kind::Dict) ? c.as<DictObj>()->traceEpoch : epoch;
+  uint32_t born = c.is(Kind::List)                          ? c.as<ListObj>()->traceEpoch
+                  : c.is(Kind::Dict) || c.is(Kind::Set) ? c.as<DictObj>()->traceEpoch
+                                                        : epoch;
   if (born != epoch)
     throw WeftError(std::string("a graph function cannot change a ") + kindName(c.kind()) +
                     " made outside it: the change would happen once, while tracing, not on later calls; "

@@ -46,21 +46,39 @@ struct TupleObj : Object {
   std::vector<Value> items;
 };
 
-// Insertion-ordered; keys are strings or integer scalars, compared by value.
+// Insertion-ordered; keys are strings, integer scalars or none, compared by value, or modules
+// and Variables, compared by identity.
 struct DictObj : Object {
   DictObj() : Object(Kind::Dict) {}
   ~DictObj() override;
-  // In insertion order. Read freely; change only through set() and clear(), which keep the index.
+  // In insertion order. Read freely; change only through set(), erase() and clear(), which keep
+  // the index.
   std::vector<std::pair<Value, Value>> entries;
   uint32_t traceEpoch = currentTraceEpoch();
   Value* find(const Value& key);
   void set(const Value& key, Value v);
+  bool erase(const Value& key);  // false: not there
   void clear();
 
+ protected:
+  explicit DictObj(Kind k) : Object(k) {}
+
  private:
+  void reindex();
   // Key hash -> entry, once the dict outgrows a linear scan (as Env's index).
   std::unique_ptr<std::unordered_multimap<size_t, size_t>> index_;
 };
+
+// Python's set: a dict whose values are all none, so that its elements follow the rules of dict
+// keys (an unhashable element is an error) and iterate in insertion order.
+struct SetObj : DictObj {
+  SetObj() : DictObj(Kind::Set) {}
+  bool has(const Value& v) { return find(v) != nullptr; }
+  void add(const Value& v) { set(v, Value()); }
+};
+Value makeSet(const std::vector<Value>& items);
+// Throws unless v may be a key of a dict or an element of a set (container is Kind::Dict or Kind::Set).
+void checkHashable(const Value& v, Kind container);
 
 // Arguments of a call, already evaluated.
 struct Args {

@@ -9,7 +9,7 @@
 namespace weft {
 
 enum class Kind : uint8_t {
-  None, Tensor, Str, List, Tuple, Dict, Function, Builtin, ModuleType, Module, Variable,
+  None, Tensor, Str, List, Tuple, Dict, Set, Function, Builtin, ModuleType, Module, Variable,
   Namespace, DType, Opaque,
 };
 const char* kindName(Kind k);

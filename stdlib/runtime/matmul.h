@@ -1,6 +1,7 @@
-// Matrix multiplication on row-major buffers. Floats go straight to Eigen's GEMM on the buffers
-// (no copies; a coefficient-wise product for tiny sizes, as Eigen picks); integers use a simple i-k-j
-// loop with wrapping arithmetic (no UB on overflow). Batches broadcast as in NumPy.
+// Matrix multiplication on row-major buffers. Floats go to the GEMM library the plan picks for the
+// shape (gemm_libraries.h: OpenBLAS, BLIS, or Eigen's GEMM on the buffers, no copies, a
+// coefficient-wise product for tiny sizes as Eigen picks); integers use a simple i-k-j loop with
+// wrapping arithmetic (no UB on overflow). Batches broadcast as in NumPy.
 #ifndef WEFT_RT_MATMUL_H
 #define WEFT_RT_MATMUL_H
 #include <Eigen/Core>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "gemm_libraries.h"
 #include "scalar_math.h"
 #include "strided.h"
 
@@ -58,17 +60,20 @@ void blockedProduct(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t 
 // c[m, n] = a[m, k] @ b[k, n] (+ c, when `accumulate`: a bias already in c), all contiguous
 // row-major; with `transA` a holds the [k, m] matrix whose transpose is used, with `transB` b
 // holds [n, k] (a gradient's x^T @ g and g @ w^T, without copying a transpose). `workspace`
-// holds gemmWorkspaceBytes<T>(m, k, n) bytes, or is null: then the packing buffers are allocated
-// here.
+// holds gemmWorkspaceBytes<T>(m, k, n) bytes (Eigen packs into it; the other libraries pack in
+// their own buffers), or is null: then Eigen's packing buffers are allocated here. gemmOn runs
+// the product on `lib`; gemm on the library gemmPlan() picks for the shape.
 template <class T>
-void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
-          bool accumulate = false, bool transA = false, bool transB = false) {
+void gemmOn(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
+            bool accumulate = false, bool transA = false, bool transB = false) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
     return;
   }
   if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      if (lib != GemmLib::Eigen && libraryGemm(lib, a, b, c, m, k, n, accumulate, transA, transB)) return;
     using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using ColMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
     Eigen::Map<Mat> C(c, m, n);
@@ -114,6 +119,14 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* w
         for (int64_t j = 0; j < n; ++j) crow[j] = wrapAdd(crow[j], wrapMul(av, transB ? b[j * k + p] : b[p * n + j]));
       }
   }
+}
+
+template <class T>
+void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
+          bool accumulate = false, bool transA = false, bool transB = false) {
+  constexpr bool blas = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  const GemmLib lib = blas ? gemmPlan().use[gemmClass(m, k, n)] : GemmLib::Eigen;
+  gemmOn(lib, a, b, c, m, k, n, workspace, accumulate, transA, transB);
 }
 
 // Batched: a has batch shape `ab` of [m, k] matrices, b batch shape `bb` of [k, n]; c gets the

@@ -126,6 +126,14 @@ std::multimap<OpId, OpCase> opCases() {
   bad(OpId::SetItem, {t(Shape{4, 5}), t(Shape{2}, DType::F64)}, {{"subs", ops::encodeSubscripts({index, range})}});
   ok(OpId::Take, {t(Shape{4, 5}), t(Shape{2, 2}, DType::I64)}, {{"axis", int64_t(1)}});
   bad(OpId::Take, {t(Shape{4, 5}), t(Shape{2})}, {{"axis", int64_t(1)}});
+  const Tensor two = Tensor::scalar<int64_t>(2), three = Tensor::scalar<int32_t>(3);
+  ok(OpId::BroadcastRows, {t(Shape{2, 3}), three});
+  ok(OpId::BroadcastRows, {t(Shape{}, DType::I32), Tensor::scalar<int64_t>(0)});
+  bad(OpId::BroadcastRows, {t(Shape{2}), t(Shape{1}, DType::I64)});
+  ok(OpId::UpdateRow, {t(Shape{4, 3}), t(Shape{3}), two});
+  ok(OpId::UpdateRow, {t(Shape{2}, DType::I32), t(Shape{}, DType::I32), Tensor::scalar<int64_t>(1)});
+  bad(OpId::UpdateRow, {t(Shape{4, 3}), t(Shape{2}), two});
+  bad(OpId::UpdateRow, {t(Shape{4, 3}), t(Shape{3}, DType::F64), two});
   ok(OpId::Full, {}, {{"shape", std::vector<int64_t>{2, 3}}, {"value", 1.5}, {"dtype", DType::F64}});
   bad(OpId::Full, {}, {{"shape", std::vector<int64_t>{2, -3}}, {"value", 1.5}, {"dtype", DType::F64}});
   ok(OpId::Eye, {}, {{"n", int64_t(3)}, {"m", int64_t(4)}, {"dtype", DType::I32}});

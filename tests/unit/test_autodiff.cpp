@@ -114,6 +114,8 @@ std::multimap<OpId, Case> cases() {
   add(OpId::SetItem, {x234, spread(Shape{3}, -1, 1, 41)}, {{"subs", subs({index(0), range(std::nullopt, std::nullopt), index(2)})}});
   add(OpId::Take, {x234, testutil::i32(Shape{4}, {2, 0, 2, -1})}, {{"axis", int64_t(1)}});
   add(OpId::Take, {spread(Shape{5, 3}, -1, 1, 42), testutil::i32(Shape{2, 2}, {4, 1, 1, 0})}, {{"axis", int64_t(0)}});
+  add(OpId::BroadcastRows, {any(43), Tensor::scalar<int64_t>(3)});
+  add(OpId::UpdateRow, {spread(Shape{4, 2, 3}, -1, 1, 44), any(45), Tensor::scalar<int32_t>(1)});
   // conv2d and its gradient ops (each linear in each operand): valid and same padding (odd
   // totals put the extra row/column at the bottom/right), strides 1 and 2, dilation, a non-square
   // kernel and strides, 1x1 kernels (the GEMM-only path), and enough channels for the forward

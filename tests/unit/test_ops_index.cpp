@@ -1,4 +1,5 @@
-// getItem / setItem: NumPy basic indexing with negative indices, steps, ellipsis and new axes.
+// getItem / setItem: NumPy basic indexing with negative indices, steps, ellipsis and new axes;
+// the stack of rows (broadcast_rows, update_row), whose counts and indices are values.
 #include "test_ops_util.h"
 
 using namespace weft;
@@ -73,4 +74,19 @@ TEST_CASE("setItem writes a broadcast value into a copy") {
   CHECK(values<float>(ops::getItem(z, {idx(0)})) == std::vector<float>{9, 9, 9, 9});
   CHECK(values<float>(ops::getItem(z, {idx(1)})) == std::vector<float>{4, 5, 6, 7});
   CHECK(errorOf([&] { ops::setItem(x, {idx(0)}, f32({3}, {1, 2, 3})); }) == "cannot assign a value of shape [3] to a selection of shape [4]");
+}
+
+TEST_CASE("a stack of rows: n copies, one row replaced, counts and indices checked when it runs") {
+  Tensor stack = ops::broadcastRows(f32({2}, {1, 2}), Tensor::scalar<int64_t>(3));
+  CHECK(stack.shape() == Shape{3, 2});
+  Tensor updated = ops::updateRow(stack, f32({2}, {7, 8}), Tensor::scalar<int32_t>(1));
+  CHECK(values<float>(updated) == std::vector<float>{1, 2, 7, 8, 1, 2});
+  CHECK(values<float>(stack) == std::vector<float>{1, 2, 1, 2, 1, 2});  // a new tensor: the input is kept
+  CHECK(ops::broadcastRows(f32({2}, {1, 2}), Tensor::scalar<int64_t>(0)).shape() == Shape{0, 2});
+  CHECK(errorOf([&] { ops::broadcastRows(f32({2}, {1, 2}), Tensor::scalar<int64_t>(-1)); }) ==
+        "broadcast_rows: the row count -1 is negative");
+  CHECK(errorOf([&] { ops::updateRow(stack, f32({2}, {7, 8}), Tensor::scalar<int64_t>(3)); }) ==
+        "update_row: row 3 is out of range for 3 rows");
+  CHECK(errorOf([&] { ops::updateRow(stack, f32({2}, {7, 8}), Tensor::scalar<int64_t>(-1)); }) ==
+        "update_row: row -1 is out of range for 3 rows");
 }

@@ -129,7 +129,10 @@ std::string show(const Expr* e) {
       auto* a = static_cast<const Lambda*>(e);
       return "(fn (" + show(a->params) + ") " + show(a->body.get()) + ")";
     }
-    case ExprKind::List: return items("list", static_cast<const ListExpr*>(e)->items);
+    case ExprKind::List: {
+      auto* l = static_cast<const ListExpr*>(e);
+      return items(l->isSet ? "set" : "list", l->items);
+    }
     case ExprKind::Tuple: return items("tuple", static_cast<const TupleExpr*>(e)->items);
     case ExprKind::Dict: {
       std::string s = "(dict";
@@ -288,6 +291,10 @@ TEST_CASE("parser: tuples, parentheses, lists, dicts") {
   CHECK(shape("x = {\"k\": 1, 'j': [2]}") == "(= x (dict 'k':1 'j':(list 2)))");
   CHECK(shape("x = {}") == "(= x (dict))");
   CHECK(shape("x = {\n  \"a\": 1\n  \"b\": 2\n}") == "(= x (dict 'a':1 'b':2))");
+  CHECK(shape("x = {a, 1,}") == "(= x (set a 1))");
+  CHECK(shape("x = {\n  a\n  b\n}") == "(= x (set a b))");
+  CHECK(shape("a | b & c - d < e") == "(cmp (| a (& b (- c d))) < e)");
+  CHECK(shape("s |= t") == "(|= s t)");
 }
 
 TEST_CASE("parser: a brace after an expression opens a block, elsewhere a dict") {

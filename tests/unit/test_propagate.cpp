@@ -35,8 +35,9 @@ TEST_CASE("propagation: a Megatron MLP block needs one all-reduce of its activat
   return %5
 }
 )");
-  const graph::CommPlan plan = graph::propagatePlacements(g);
+  g = graph::propagatePlacements(g);
   graph::verify(g);
+  const graph::CommPlan plan = graph::commPlanOf(g);
   CHECK(planText(g, plan) == "5 all_reduce model 2 512 inherent\n");
   CHECK(graph::printText(g) == R"(graph mlp(%0: f32[8, 16]{model: R}) on mesh(model=2) {
   var 0 "fc1.kernel": f32[16, 32]{model: S1}
@@ -45,8 +46,24 @@ TEST_CASE("propagation: a Megatron MLP block needs one all-reduce of its activat
   %2 = matmul(%0, %1) : f32[8, 32]{model: S1} @ "m.model":3
   %3 = relu(%2) : f32[8, 32]{model: S1} @ "m.model":4
   %4 = read_variable() {var = 1} : f32[32, 16]{model: S0} @ "m.model":5
-  %5 = matmul(%3, %4) : f32[8, 16]{model: R} @ "m.model":5
-  return %5
+  %5 = matmul(%3, %4) : f32[8, 16]{model: P} @ "m.model":5
+  %6 = all_reduce(%5) {mesh_dim = 0, group = 2} : f32[8, 16]{model: R} @ "m.model":5
+  return %6
+}
+)");
+  // Each device's program: the blocks' types, the same collective.
+  const graph::Graph local = graph::partition(g);
+  graph::verify(local);
+  CHECK(graph::printText(local) == R"(graph mlp(%0: f32[8, 16]) {
+  var 0 "fc1.kernel": f32[16, 16]
+  var 1 "fc2.kernel": f32[16, 16]
+  %1 = read_variable() {var = 0} : f32[16, 16] @ "m.model":3
+  %2 = matmul(%0, %1) : f32[8, 16] @ "m.model":3
+  %3 = relu(%2) : f32[8, 16] @ "m.model":4
+  %4 = read_variable() {var = 1} : f32[16, 16] @ "m.model":5
+  %5 = matmul(%3, %4) : f32[8, 16] @ "m.model":5
+  %6 = all_reduce(%5) {mesh_dim = 0, group = 2} : f32[8, 16] @ "m.model":5
+  return %6
 }
 )");
 }
@@ -64,8 +81,9 @@ TEST_CASE("propagation: data parallelism all-reduces the weight gradient, 2(p-1)
   return
 }
 )");
-  const graph::CommPlan plan = graph::propagatePlacements(g);
+  g = graph::propagatePlacements(g);
   graph::verify(g);
+  const graph::CommPlan plan = graph::commPlanOf(g);
   CHECK(planText(g, plan) == "8 all_reduce batch 4 384 inherent\n");
   CHECK(g.placementsOf(2) == spmd::Placements{spmd::Placement::p()});
 }
@@ -78,8 +96,9 @@ TEST_CASE("propagation: a layout the op cannot use is an implicit collective; a 
   return %1, %2
 }
 )");
-  const graph::CommPlan plan = graph::propagatePlacements(g);
+  g = graph::propagatePlacements(g);
   graph::verify(g);
+  const graph::CommPlan plan = graph::commPlanOf(g);
   // %0's block is [4, 2] f32, 32 bytes; gathering it on 3 devices receives 2 blocks.
   CHECK(planText(g, plan) == "2 all_gather model 3 64 implicit\n");
   CHECK(g.placementsOf(1) == spmd::Placements{spmd::Placement::s(0), spmd::Placement::r()});

@@ -30,7 +30,8 @@ class Merger {
     for (auto& n : b.nodes) {
       rename(n.inputs);
       for (auto& inner : n.blocks) block(inner);
-      if (hasEffect(n) || !n.blocks.empty() || n.op == ops::OpId::Constant) continue;
+      // A stack of rows (sizedByValue) is its loop's to write in place: two are never merged.
+      if (hasEffect(n) || !n.blocks.empty() || n.op == ops::OpId::Constant || ops::opDef(n.op).sizedByValue) continue;
       if (const Node* same = find(n)) {
         for (size_t i = 0; i < n.outputs.size(); ++i) renamed_[n.outputs[i]] = same->outputs[i];
         continue;

@@ -2,18 +2,23 @@
 // value of a graph on a mesh gets its placements, from the seeds — the inputs' and the
 // variables' placements — forward through the op table's sharding rules in program order. On
 // each mesh dimension independently a node takes the row that needs the fewest bytes moved to
-// bring its inputs to it (ties keep inputs as they are, then values sharded), and each
-// move is a collective of the plan: inherent when it finishes a partial sum, implicit when it
-// changes a layout. A result leaves with the placements its computation gave, but never as a
-// partial sum (that is internal); a value assigned to a variable takes the variable's layout;
-// print and control flow see values whole.
+// bring its inputs to it (ties keep inputs as they are, then values sharded), and each move is
+// written into the graph as collective nodes before the node that needs it: the graph stays a
+// program over global values, where a collective changes only placements, and the partition
+// pass turns it into each device's program. A result leaves with the placements its computation
+// gave, but never as a partial sum (that is internal); a value assigned to a variable takes the
+// variable's layout; print and control flow see values whole, and the values inside control
+// flow's blocks are placed the same way.
+#include <map>
 #include <tuple>
 
+#include "../../spmd/blocks.h"
 #include "../../spmd/shard_rule.h"
 #include "../passes.h"
 
 namespace weft::graph {
 
+using ops::OpId;
 using spmd::Placement;
 using spmd::Placements;
 
@@ -21,7 +26,12 @@ namespace {
 
 struct Propagator {
   Graph& g;
-  CommPlan plan;
+  // Per block being placed, innermost last: the values already moved there, by (value,
+  // placements), so that two users of one value share its collective.
+  std::vector<std::map<std::pair<int, std::string>, int>> moved;
+  // The placements a value will be moved to anyway (a variable it is assigned to, through the
+  // elementwise ops that lead there): a row that gives them saves that move.
+  std::map<int, Placements> preferred;
 
   int64_t localBytes(int id, const Placements& ps) const {
     Shape s = g.values[size_t(id)].shape;
@@ -31,33 +41,14 @@ struct Propagator {
     return n * int64_t(rt::dtypeSize(g.values[size_t(id)].dtype));
   }
 
-  // The collective that takes a value from `have` to `want` on mesh dimension k, and the bytes
-  // each device sends for it (textbook volumes: a ring all-reduce sends 2(k-1)/k of the block).
-  struct Move {
-    ops::OpId op;
-    int64_t bytes;
-    bool any;
-  };
-  Move move(int id, const Placements& ps, int k, const Placement& want) const {
+  // The bytes each device sends to take a value from `have` to `want` on mesh dimension k: the
+  // cost a row is chosen by.
+  int64_t cost(int id, const Placements& ps, int k, const Placement& want) const {
     const Placement& have = ps[size_t(k)];
     const int64_t n = g.mesh.sizes[size_t(k)], block = localBytes(id, ps);
-    if (have == want || have.replicated()) return {ops::OpId::LocalSlice, 0, false};  // R -> S, R -> P: local
-    if (have.partial())
-      return want.replicated() ? Move{ops::OpId::AllReduce, 2 * (n - 1) * block / n, true}
-                               : Move{ops::OpId::ReduceScatter, (n - 1) * block / n, true};
-    if (want.sharded()) return {ops::OpId::AllToAll, (n - 1) * block / n, true};
-    return {ops::OpId::AllGather, (n - 1) * block, true};  // S -> R (and S -> P, through R)
-  }
-
-  // Moves value `id` to `want` on every mesh dimension, recording the collectives.
-  void redistribute(int id, const Placements& want, const Node& at, const char* why) {
-    Placements ps = g.placementsOf(id);
-    for (int k = 0; k < g.mesh.rank(); ++k) {
-      const Move m = move(id, ps, k, want[size_t(k)]);
-      if (m.any)
-        plan.collectives.push_back({at.loc, m.op, k, g.mesh.sizes[size_t(k)], m.bytes, ps[size_t(k)].partial(), id, why});
-      ps[size_t(k)] = want[size_t(k)];
-    }
+    if (have == want || have.replicated()) return 0;  // R -> S: a local slice
+    if (have.partial()) return spmd::collectiveBytes(want.replicated() ? OpId::AllReduce : OpId::ReduceScatter, block, n);
+    return spmd::collectiveBytes(want.sharded() ? OpId::AllToAll : OpId::AllGather, block, n);
   }
 
   void set(int id, Placements ps) {
@@ -73,26 +64,100 @@ struct Propagator {
     return ps;
   }
 
-  void node(Node& n) {
+  // Appends collective `op` on mesh dimension k to `out`, taking value `id` to placements `ps`
+  // (ps[k] changed); returns the new value.
+  int collective(std::vector<Node>& out, int id, OpId op, int k, const ops::Attrs& axes, const Placements& ps,
+                 const Node& at) {
+    Node c;
+    c.op = op;
+    c.inputs = {id};
+    c.attrs = axes;
+    c.attrs.set("mesh_dim", int64_t(k)).set("group", g.mesh.sizes[size_t(k)]);
+    c.loc = at.loc;
+    c.scope = at.scope;
+    const int next = g.addValue(g.values[size_t(id)]);
+    c.outputs = {next};
+    set(next, ps);
+    out.push_back(std::move(c));
+    return next;
+  }
+
+  // Whether a mesh dimension other than k splits tensor dimension d.
+  static bool splitElsewhere(const Placements& ps, int k, int d) {
+    for (size_t j = 0; j < ps.size(); ++j)
+      if (int(j) != k && ps[j] == Placement::s(d)) return true;
+    return false;
+  }
+
+  // Moves value `id` to `want`, appending the collectives to `out`; returns the value that has
+  // `want`. Gathers and reductions go from the last mesh dimension to the first and slices from
+  // the first to the last, so that a tensor dimension split on several mesh dimensions is always
+  // cut in mesh order.
+  int redistribute(std::vector<Node>& out, int id, const Placements& want, const Node& at) {
+    std::string key;
+    for (const Placement& p : want) key += p.str() + " ";
+    for (auto level = moved.rbegin(); level != moved.rend(); ++level)
+      if (auto hit = level->find({id, key}); hit != level->end()) return hit->second;
+    const int from = id;
+    Placements ps = g.placementsOf(id);
+    auto move = [&](OpId op, int k, const ops::Attrs& axes, const Placement& to) {
+      ps[size_t(k)] = to;
+      id = collective(out, id, op, k, axes, ps, at);
+    };
+    auto gatherInner = [&](int k, int d) {  // mesh dimensions after k that split d, gathered first
+      for (int j = g.mesh.rank() - 1; j > k; --j)
+        if (ps[size_t(j)] == Placement::s(d)) move(OpId::AllGather, j, {{"axis", int64_t(d)}}, Placement::r());
+    };
+    for (int k = g.mesh.rank() - 1; k >= 0; --k) {
+      const Placement have = ps[size_t(k)], to = want[size_t(k)];
+      if (have == to || have.replicated()) continue;
+      if (have.partial()) {
+        if (to.sharded() && !splitElsewhere(ps, k, to.dim)) move(OpId::ReduceScatter, k, {{"axis", int64_t(to.dim)}}, to);
+        else move(OpId::AllReduce, k, {}, Placement::r());
+        continue;
+      }
+      gatherInner(k, have.dim);
+      if (to.sharded() && !splitElsewhere(ps, k, have.dim) && !splitElsewhere(ps, k, to.dim))
+        move(OpId::AllToAll, k, {{"split_axis", int64_t(to.dim)}, {"concat_axis", int64_t(have.dim)}}, to);
+      else
+        move(OpId::AllGather, k, {{"axis", int64_t(have.dim)}}, Placement::r());
+    }
+    for (int k = 0; k < g.mesh.rank(); ++k) {
+      const Placement to = want[size_t(k)];
+      if (ps[size_t(k)] == to) continue;
+      // What is left to do is splitting replicated values (rows never ask a replicated value to be
+      // a partial sum: fits() refuses them).
+      gatherInner(k, to.dim);
+      move(OpId::LocalSlice, k, {{"axis", int64_t(to.dim)}}, to);
+    }
+    moved.back()[{from, key}] = id;
+    return id;
+  }
+
+  void node(Node n, std::vector<Node>& out) {
     const ops::OpDef& d = ops::opDef(n.op);
-    switch (d.family) {
-      case ops::Family::State:
-        if (n.op == ops::OpId::ReadVariable) {
-          const VariableSlot& v = g.variables[size_t(n.attrs.i("var"))];
-          set(n.outputs[0], v.placements.empty() ? replicated() : v.placements);
-        } else if (n.op == ops::OpId::AssignVariable) {
-          const VariableSlot& v = g.variables[size_t(n.attrs.i("var"))];
-          redistribute(n.inputs[0], v.placements.empty() ? replicated() : v.placements, n, "assigned to a variable");
-        } else {
-          set(n.outputs[0], replicated());
-        }
-        return;
-      case ops::Family::Output:
-      case ops::Family::Control:
-        for (int in : n.inputs) redistribute(in, replicated(), n, d.family == ops::Family::Output ? "printed" : "control flow runs replicated");
-        for (int out : n.outputs) set(out, replicated());
-        return;
-      default: break;
+    if (d.family == ops::Family::State) {
+      if (n.op == OpId::ReadVariable) {
+        const VariableSlot& v = g.variables[size_t(n.attrs.i("var"))];
+        set(n.outputs[0], v.placements.empty() ? replicated() : v.placements);
+      } else if (n.op == OpId::AssignVariable) {
+        const VariableSlot& v = g.variables[size_t(n.attrs.i("var"))];
+        n.inputs[0] = redistribute(out, n.inputs[0], v.placements.empty() ? replicated() : v.placements, n);
+      } else {
+        set(n.outputs[0], replicated());
+      }
+      out.push_back(std::move(n));
+      return;
+    }
+    if (d.family == ops::Family::Output || d.family == ops::Family::Control) {
+      for (int& in : n.inputs) in = redistribute(out, in, replicated(), n);
+      for (Block& b : n.blocks) {
+        for (int p : b.params) set(p, replicated());
+        block(b, &n);
+      }
+      for (int o : n.outputs) set(o, replicated());
+      out.push_back(std::move(n));
+      return;
     }
     std::vector<ops::TensorType> types;
     std::vector<Placements> have;
@@ -104,31 +169,46 @@ struct Propagator {
     std::vector<Placements> outs(n.outputs.size(), replicated());
     std::vector<Placements> want = have;
     for (int k = 0; k < g.mesh.rank(); ++k) {
-      // The best row: fewest bytes moved, then fewest inputs re-laid (a replicated input split
-      // locally costs nothing but is a change), then most results sharded.
+      // The best row: fewest bytes moved, now and later to a result's preferred placements;
+      // then fewest collectives, now and later; then fewest partial results (a partial sum is reduced once, early, rather than along
+      // every path that needs it whole); then fewest inputs re-laid (a replicated input split
+      // locally costs nothing but is a change); then most results sharded. The replicated row
+      // always fits.
       const spmd::ShardRow* best = nullptr;
-      std::tuple<int64_t, int, int> bestKey;
+      std::tuple<int64_t, int, int, int, int> bestKey;
+      auto collective = [](const Placement& from, const Placement& to) { return from != to && !from.replicated(); };
       for (const spmd::ShardRow& row : rows) {
-        if (!fits(row, n, k)) continue;
-        std::tuple<int64_t, int, int> key{0, 0, 0};
+        if (!fits(row, n, have, k)) continue;
+        std::tuple<int64_t, int, int, int, int> key{0, 0, 0, 0, 0};
         for (size_t i = 0; i < n.inputs.size(); ++i) {
-          std::get<0>(key) += move(n.inputs[i], have[i], k, row.in[i]).bytes;
-          std::get<1>(key) += row.in[i] != have[i][size_t(k)];
+          std::get<0>(key) += cost(n.inputs[i], have[i], k, row.in[i]);
+          std::get<1>(key) += collective(have[i][size_t(k)], row.in[i]);
+          std::get<3>(key) += row.in[i] != have[i][size_t(k)];
         }
-        for (const Placement& p : row.out) std::get<2>(key) -= p.sharded();
+        for (size_t r = 0; r < n.outputs.size(); ++r) {
+          Placements later = replicated();
+          later[size_t(k)] = row.out[r];
+          if (auto p = preferred.find(n.outputs[r]); p != preferred.end()) {
+            std::get<0>(key) += cost(n.outputs[r], later, k, p->second[size_t(k)]);
+            std::get<1>(key) += collective(row.out[r], p->second[size_t(k)]);
+          }
+          std::get<2>(key) += row.out[r].partial();
+          std::get<4>(key) -= row.out[r].sharded();
+        }
         if (!best || key < bestKey) best = &row, bestKey = key;
       }
       for (size_t i = 0; i < n.inputs.size(); ++i) want[i][size_t(k)] = best->in[i];
       for (size_t r = 0; r < outs.size(); ++r) outs[r][size_t(k)] = best->out[r];
     }
     for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (want[i] != have[i]) redistribute(n.inputs[i], want[i], n, "re-laid for an op with no row for it");
+      if (want[i] != have[i]) n.inputs[i] = redistribute(out, n.inputs[i], want[i], n);
     for (size_t r = 0; r < outs.size(); ++r) set(n.outputs[r], outs[r]);
+    out.push_back(std::move(n));
   }
 
   // Whether a row's placements divide the node's values on mesh dimension k, after the
-  // dimensions before it.
-  bool fits(const spmd::ShardRow& row, const Node& n, int k) const {
+  // dimensions before it, and need no replicated input made a partial sum.
+  bool fits(const spmd::ShardRow& row, const Node& n, const std::vector<Placements>& have, int k) const {
     auto ok = [&](int id, const Placement& p) {
       Placements ps = g.placementsOf(id);
       for (int j = k; j < g.mesh.rank(); ++j) ps[size_t(j)] = Placement::r();
@@ -137,35 +217,108 @@ struct Propagator {
       return !spmd::misfit(s, p, g.mesh.sizes[size_t(k)]);
     };
     for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (!ok(n.inputs[i], row.in[i])) return false;
+      if (!ok(n.inputs[i], row.in[i]) || (row.in[i].partial() && !have[i][size_t(k)].partial())) return false;
     for (size_t r = 0; r < n.outputs.size(); ++r)
       if (!ok(n.outputs[r], row.out[r])) return false;
     return true;
   }
 
-  void block(Block& b) {
-    for (Node& n : b.nodes) node(n);
+  // Places a block's nodes; a block of control flow (`owner`) yields its results whole.
+  void block(Block& b, const Node* owner) {
+    prefer(b);
+    moved.emplace_back();
+    std::vector<Node> out;
+    for (Node& n : b.nodes) node(std::move(n), out);
+    Node returned;
+    if (owner) returned.loc = owner->loc, returned.scope = owner->scope;
+    else if (!out.empty()) returned.loc = out.back().loc;
+    for (int& r : b.results) {
+      const Placements target = owner ? replicated() : whole(g.placementsOf(r));
+      if (target != g.placementsOf(r)) r = redistribute(out, r, target, returned);
+    }
+    b.nodes = std::move(out);
+    moved.pop_back();
+  }
+
+  // Seeds from the end of a block: a value assigned to a variable is preferred with the
+  // variable's placements, and so are the same-shaped operands of the elementwise ops that make
+  // it (an optimizer's update of a weight and its slots).
+  void prefer(const Block& b) {
+    for (auto n = b.nodes.rbegin(); n != b.nodes.rend(); ++n) {
+      if (n->op == OpId::AssignVariable) {
+        const VariableSlot& v = g.variables[size_t(n->attrs.i("var"))];
+        preferred.emplace(n->inputs[0], v.placements.empty() ? replicated() : v.placements);
+        continue;
+      }
+      const ops::Family f = ops::opDef(n->op).family;
+      const bool elementwise = f == ops::Family::Unary || f == ops::Family::Binary || f == ops::Family::Ternary;
+      if (!elementwise || n->outputs.size() != 1) continue;
+      auto p = preferred.find(n->outputs[0]);
+      if (p == preferred.end()) continue;
+      const Placements want = p->second;
+      for (int in : n->inputs)
+        if (g.values[size_t(in)].shape == g.values[size_t(n->outputs[0])].shape) preferred.emplace(in, want);
+    }
   }
 };
 
+// Why a collective's result is needed: what its first user does with it.
+std::string reasonOf(const Graph& g, int value) {
+  std::string why;
+  std::function<bool(const Block&, bool)> find = [&](const Block& b, bool top) {
+    for (const Node& n : b.nodes) {
+      for (int in : n.inputs) {
+        if (in != value) continue;
+        const ops::OpDef& d = ops::opDef(n.op);
+        if (d.family == ops::Family::Collective) why = reasonOf(g, n.outputs[0]);
+        else if (n.op == OpId::AssignVariable) why = "assigned to a variable";
+        else if (n.op == OpId::Print) why = "printed";
+        else if (d.family == ops::Family::Control) why = "control flow runs replicated";
+        else why = std::string("for ") + d.name;
+        return true;
+      }
+      for (const Block& inner : n.blocks)
+        if (find(inner, false)) return true;
+    }
+    for (int r : b.results)
+      if (r == value) return why = top ? "returned" : "control flow runs replicated", true;
+    return false;
+  };
+  find(g.body, true);
+  return why;
+}
+
 }  // namespace
 
-CommPlan propagatePlacements(Graph& g) {
-  Propagator p{g, {}};
-  if (g.mesh.empty()) return {};
+Graph propagatePlacements(const Graph& input) {
+  if (input.mesh.empty()) return input;
   spmd::registerShardRules();
-  p.block(g.body);
-  // Results leave whole: a partial sum is reduced before anyone sees it.
-  Node returned;
-  if (!g.body.nodes.empty()) returned.loc = g.body.nodes.back().loc;
-  for (int r : g.body.results) {
-    const Placements whole = Propagator::whole(g.placementsOf(r));
-    if (whole != g.placementsOf(r)) {
-      p.redistribute(r, whole, returned, "returned");
-      p.set(r, whole);
+  Graph g = input;
+  Propagator p{g};
+  for (int id : g.body.params)
+    if (size_t(id) >= g.placements.size() || g.placements[size_t(id)].empty()) p.set(id, p.replicated());
+  p.block(g.body, nullptr);
+  return g;
+}
+
+CommPlan commPlanOf(const Graph& g) {
+  CommPlan plan;
+  std::function<void(const Block&)> walk = [&](const Block& b) {
+    for (const Node& n : b.nodes) {
+      for (const Block& inner : n.blocks) walk(inner);
+      if (ops::opDef(n.op).family != ops::Family::Collective) continue;
+      const int in = n.inputs[0], k = int(n.attrs.i("mesh_dim"));
+      const Placements ps = g.placementsOf(in);
+      Shape s = g.values[size_t(in)].shape;
+      for (size_t j = 0; j < ps.size(); ++j) s = spmd::localShape(s, ps[j], g.mesh.sizes[j]);
+      int64_t block = int64_t(rt::dtypeSize(g.values[size_t(in)].dtype));
+      for (int64_t d : s) block *= d < 0 ? 1 : d;
+      plan.collectives.push_back({n.loc, n.op, k, n.attrs.i("group"), spmd::collectiveBytes(n.op, block, n.attrs.i("group")),
+                                  ps[size_t(k)].partial(), in, reasonOf(g, n.outputs[0])});
     }
-  }
-  return p.plan;
+  };
+  walk(g.body);
+  return plan;
 }
 
 }  // namespace weft::graph

@@ -1,0 +1,46 @@
+"""What a bench ran on, printed by each bench script: the CPU model, the GEMM library of each
+contender (Weft's `weft info`; PyTorch's BLAS and the libblas.so.3 it loads; Eigen's own), and
+the thread counts. Imported by the bench scripts; `python3 bench/machine.py [WEFT]` prints it."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TORCH_PY = "/usr/bin/python3"
+LIBBLAS = "/usr/lib/x86_64-linux-gnu/libblas.so.3"
+
+
+def cpu_model():
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+def torch_blas():
+    """PyTorch's BLAS as its build reports it, and the libblas.so.3 (Debian alternative) it loads."""
+    code = ("import torch, re; s = torch.__config__.show(); "
+            "m = re.search(r'BLAS_INFO=([^,\\n]*)', s); print(m.group(1) if m else '?')")
+    try:
+        info = subprocess.run([TORCH_PY, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "PyTorch not available"
+    return f"BLAS_INFO={info}, libblas.so.3 -> {os.path.realpath(LIBBLAS)}"
+
+
+def weft_gemm(weft):
+    """`weft info`: the GEMM libraries found and which one runs each class of shapes."""
+    return subprocess.run([str(weft), "info"], capture_output=True, text=True, check=True).stdout.rstrip()
+
+
+def describe(weft=None):
+    lines = [f"CPU: {cpu_model()} ({os.cpu_count()} CPUs); load average {os.getloadavg()[0]:.1f}",
+             f"PyTorch: {torch_blas()}",
+             "Eigen anchors: Eigen's own GEMM (OpenMP threads when run at more than one thread)"]
+    if weft:
+        lines.append("Weft: " + weft_gemm(weft).replace("\n", "\n  "))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(describe(sys.argv[1] if len(sys.argv) > 1 else None))

@@ -1,0 +1,144 @@
+#include "spmd_executor.h"
+
+#include <mutex>
+#include <ostream>
+#include <streambuf>
+#include <thread>
+
+#include "../../grammar/diagnostics.h"
+#include "../../grammar/shown_text.h"
+#include "../../stdlib/runtime/comm_threads.h"
+#include "../spmd/blocks.h"
+#include "../values/context.h"
+#include "passes.h"
+#include "pipeline.h"
+
+namespace weft::graph {
+
+namespace {
+
+// What devices other than the first print to.
+struct NullBuffer : std::streambuf {
+  int overflow(int c) override { return c; }
+};
+
+}  // namespace
+
+struct SpmdExecutor::Device {
+  ExecutionContext context;
+  std::vector<std::shared_ptr<VariableObj>> vars;  // its blocks of the variables
+  std::vector<Tensor> given;                       // the blocks given it this call
+  NullBuffer nothing;
+  std::ostream silent{&nothing};
+  std::unique_ptr<Executor> executor;
+};
+
+SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
+                           std::function<void()> onLoop)
+    : placed_(runPipelineUntil(g, Target::Executor, "propagate-placements")),
+      local_(partition(placed_)),
+      vars_(std::move(variables)) {
+  if (context().noImplicitComm)
+    for (const PlannedCollective& c : commPlanOf(placed_).collectives)
+      if (!c.inherent)
+        throw WeftError(std::string("--no-implicit-comm: ") + ops::opName(c.op) + " over " +
+                        placed_.mesh.names[size_t(c.meshDim)] + " at " + shownText(c.loc.file) + ":" +
+                        std::to_string(c.loc.line) + " re-lays a value (" + c.why + ") in graph " + placed_.name);
+  for (int64_t d = 0, n = spmd::deviceCount(placed_.mesh); d < n; ++d) {
+    auto dev = std::make_unique<Device>();
+    for (const auto& v : vars_) {
+      auto block = std::make_shared<VariableObj>();
+      block->name = v->name;
+      block->trainable = v->trainable;
+      dev->vars.push_back(std::move(block));
+    }
+    // Device 0 prints and runs the caller's checks between loop turns (its time and step limits).
+    dev->executor = std::make_unique<Executor>(local_, dev->vars, d == 0 ? out : dev->silent,
+                                               d == 0 ? onLoop : std::function<void()>());
+    devices_.push_back(std::move(dev));
+  }
+}
+
+SpmdExecutor::~SpmdExecutor() = default;
+
+std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
+  const spmd::MeshAxes& mesh = placed_.mesh;
+  const size_t n = devices_.size();
+  ExecutionContext& caller = context();
+  // Each device's blocks of the variables and the inputs, cut here, on the caller's thread.
+  for (size_t k = 0; k < vars_.size(); ++k) {
+    const Tensor global = vars_[k]->value;
+    const spmd::Placements& ps = placed_.variables[k].placements;
+    for (size_t d = 0; d < n; ++d) {
+      Device& dev = *devices_[d];
+      dev.given.resize(vars_.size());
+      dev.given[k] = ps.empty() ? global : spmd::localBlock(global, mesh, ps, int64_t(d));
+      dev.vars[k]->value = dev.given[k];
+    }
+  }
+  std::vector<std::vector<Tensor>> localInputs(n), results(n);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const spmd::Placements ps = placed_.placementsOf(placed_.body.params[i]);
+    for (size_t d = 0; d < n; ++d) localInputs[d].push_back(spmd::localBlock(inputs[i], mesh, ps, int64_t(d)));
+  }
+  rt::Rendezvous rendezvous(mesh.sizes);
+  std::mutex failed;
+  std::exception_ptr error;
+  auto device = [&](size_t d) {
+    Device& dev = *devices_[d];
+    dev.context.limits = caller.limits;
+    dev.context.randomKey = caller.randomKey;
+    dev.context.randomCounter = caller.randomCounter;
+    rt::ThreadComm comm(rendezvous, int64_t(d));
+    dev.context.comm = &comm;
+    dev.context.commCounts = d == 0 ? caller.commCounts : nullptr;
+    ContextScope scope(dev.context);
+    try {
+      results[d] = dev.executor->run(localInputs[d]);
+    } catch (...) {  // a user error, a limit, an interrupt
+      // The first failure is the one to report; the others are devices it left waiting.
+      std::lock_guard<std::mutex> lock(failed);
+      if (!error) error = std::current_exception();
+      rendezvous.abort("device " + std::to_string(d) + " stopped");
+    }
+    dev.context.comm = nullptr;
+  };
+  // Every device runs on a thread of its own (device 0 too: each device's context is current on
+  // its own thread only).
+  std::vector<std::thread> threads;
+  for (size_t d = 0; d < n; ++d) threads.emplace_back(device, d);
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+  caller.randomKey = devices_[0]->context.randomKey;
+  caller.randomCounter = devices_[0]->context.randomCounter;
+  // Variables a device assigned, put together and written whole.
+  for (size_t k = 0; k < vars_.size(); ++k) {
+    bool assigned = false;
+    std::vector<Tensor> blocks;
+    for (size_t d = 0; d < n; ++d) {
+      Device& dev = *devices_[d];
+      const Tensor& now = dev.vars[k]->value;
+      assigned = assigned || now.isAbstract() != dev.given[k].isAbstract() ||
+                 (!now.isAbstract() && now.raw() != dev.given[k].raw());
+      blocks.push_back(now);
+      dev.vars[k]->value = Tensor();
+      dev.given[k] = Tensor();
+    }
+    if (assigned) writeVariable(*vars_[k], spmd::assemble(mesh, placed_.variables[k].placements, blocks));
+  }
+  std::vector<Tensor> out;
+  for (size_t r = 0; r < placed_.body.results.size(); ++r) {
+    std::vector<Tensor> blocks;
+    for (size_t d = 0; d < n; ++d) blocks.push_back(std::move(results[d][r]));
+    out.push_back(spmd::assemble(mesh, placed_.placementsOf(placed_.body.results[r]), blocks));
+  }
+  return out;
+}
+
+std::unique_ptr<GraphRunner> makeRunner(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables,
+                                        std::ostream& out, std::function<void()> onLoop) {
+  if (g.mesh.empty()) return std::make_unique<Executor>(g, std::move(variables), out, std::move(onLoop));
+  return std::make_unique<SpmdExecutor>(g, std::move(variables), out, std::move(onLoop));
+}
+
+}  // namespace weft::graph

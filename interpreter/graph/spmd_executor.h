@@ -1,0 +1,40 @@
+// Runs a graph on a mesh SPMD (SPEC §7.1): the pipeline places it and partitions it into one
+// program (passes/propagate_placements.cpp, passes/partition.cpp), and each device runs that
+// program on a thread of its own, with its own execution context and communicator, on its
+// blocks of the variables and inputs; the devices meet at each collective
+// (stdlib/runtime/comm_threads.h). Results are put together from the devices' blocks; a
+// variable a device assigned is put together and written whole. Device 0 prints; the random
+// stream each device draws from starts where the caller's is and the caller's goes on from device
+// 0's, so replicated random ops draw what the unsharded program draws.
+#pragma once
+#include <memory>
+
+#include "executor.h"
+
+namespace weft {
+struct ExecutionContext;
+}
+
+namespace weft::graph {
+
+class SpmdExecutor final : public GraphRunner {
+ public:
+  // `g` has a mesh, and its variables the placements of their layouts.
+  SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
+               std::function<void()> onLoop);
+  ~SpmdExecutor() override;
+  std::vector<Tensor> run(std::span<const Tensor> inputs) override;
+
+ private:
+  struct Device;
+  Graph placed_;  // over global values, with placements and collectives
+  Graph local_;   // each device's program
+  std::vector<std::shared_ptr<VariableObj>> vars_;
+  std::vector<std::unique_ptr<Device>> devices_;
+};
+
+// The runner for a traced graph: SPMD on its mesh when it has one.
+std::unique_ptr<GraphRunner> makeRunner(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables,
+                                        std::ostream& out, std::function<void()> onLoop);
+
+}  // namespace weft::graph

@@ -1,0 +1,280 @@
+#include "gemm_choice.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "runtime/matmul.h"
+
+namespace weft::gemm {
+namespace {
+
+namespace fs = std::filesystem;
+using rt::GemmLib;
+using rt::kGemmClasses;
+using rt::kGemmLibs;
+
+// The shapes each class is measured on (m, k, n, transposes): the products of dense layers and
+// of their gradients (x^T @ g, g @ w^T) that fall in the class.
+struct Shape {
+  int m, k, n;
+  bool transA, transB;
+};
+const std::vector<Shape> kShapes[kGemmClasses] = {
+    {{1, 784, 512, false, false}, {1, 512, 512, false, true}, {512, 512, 1, false, false}},
+    {{32, 512, 10, false, false}, {256, 512, 10, false, false}, {512, 64, 10, true, false}, {8, 256, 256, false, false}},
+    {{64, 10, 512, false, true}, {784, 8, 512, true, false}, {128, 16, 256, false, false}},
+    {{32, 128, 128, false, false}, {64, 64, 64, false, false}, {100, 150, 120, true, false}},
+    {{32, 784, 512, false, false}, {32, 512, 512, false, false}, {64, 512, 784, false, true}, {784, 64, 512, true, false}},
+    {{256, 784, 512, false, false}, {256, 512, 512, false, false}, {512, 256, 512, true, false}},
+};
+
+// This thread's CPU time in seconds: a product on one thread is timed without the time other
+// processes on a shared machine take from it.
+double threadSeconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// Seconds per call of one product on `lib`, over at least 2 ms.
+double secondsPerCall(GemmLib lib, const Shape& s, std::vector<float>& a, std::vector<float>& b, std::vector<float>& c,
+                      std::vector<char>& ws) {
+  int calls = 0;
+  const double t0 = threadSeconds();
+  double elapsed = 0;
+  do {
+    rt::gemmOn(lib, a.data(), b.data(), c.data(), s.m, s.k, s.n, ws.data(), false, s.transA, s.transB);
+    ++calls;
+    elapsed = threadSeconds() - t0;
+  } while (elapsed < 0.002);
+  return elapsed / calls;
+}
+
+// Each class on each loaded library: the best of seven short interleaved rounds, so that what load
+// on a shared machine still does to a thread's CPU time (caches, memory bandwidth) hits all alike. A class goes to the
+// library with the smallest sum of its times relative to the fastest on each shape, Eigen on a tie.
+Choice measure() {
+  Choice out;
+  bool loaded[kGemmLibs];
+  for (int l = 0; l < kGemmLibs; ++l) loaded[l] = rt::gemmLibrary(GemmLib(l)).loaded();
+  for (int cls = 0; cls < kGemmClasses; ++cls) {
+    const auto& shapes = kShapes[cls];
+    std::vector<std::vector<double>> best(shapes.size(), std::vector<double>(kGemmLibs, 1e30));
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const Shape& s = shapes[i];
+      std::vector<float> a(size_t(s.m) * s.k), b(size_t(s.k) * s.n), c(size_t(s.m) * s.n);
+      for (size_t j = 0; j < a.size(); ++j) a[j] = float(j % 7) * 0.25f - 0.75f;
+      for (size_t j = 0; j < b.size(); ++j) b[j] = float(j % 5) * 0.5f - 1.0f;
+      std::vector<char> ws(size_t(rt::gemmWorkspaceBytes<float>(s.m, s.k, s.n)) + 64);
+      for (int l = 0; l < kGemmLibs; ++l)  // warm up: first calls load code and touch buffers
+        if (loaded[l]) secondsPerCall(GemmLib(l), s, a, b, c, ws);
+      for (int round = 0; round < 7; ++round)
+        for (int l = 0; l < kGemmLibs; ++l)
+          if (loaded[l]) best[i][l] = std::min(best[i][l], secondsPerCall(GemmLib(l), s, a, b, c, ws));
+    }
+    double score[kGemmLibs] = {}, gflops[kGemmLibs] = {};
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const double fastest = *std::min_element(best[i].begin(), best[i].end());
+      const double flops = 2.0 * shapes[i].m * shapes[i].k * shapes[i].n;
+      for (int l = 0; l < kGemmLibs; ++l) {
+        score[l] += best[i][l] / fastest;
+        gflops[l] += flops / best[i][l] / 1e9 / double(shapes.size());
+      }
+    }
+    int pick = 0;
+    std::ostringstream m;
+    m.precision(3);
+    for (int l = 0; l < kGemmLibs; ++l) {
+      if (!loaded[l]) continue;
+      if (score[l] < score[pick]) pick = l;
+      m << (l ? ", " : "") << rt::kGemmLibNames[l] << " " << gflops[l];
+    }
+    out.plan.use[cls] = GemmLib(pick);
+    out.measured[cls] = m.str() + " GFLOP/s";
+  }
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// The choice in `path` when it is one for this machine, naming loaded libraries only.
+bool readCache(const std::string& path, Choice& out) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::string line, key;
+  bool seen[kGemmClasses] = {};
+  Choice c;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("key ", 0) == 0) {
+      key = line.substr(4);
+      continue;
+    }
+    const size_t hash = line.find('#');
+    std::istringstream words(line.substr(0, hash));
+    std::string cls, lib, extra;
+    if (!(words >> cls >> lib) || (words >> extra)) return false;
+    int ci = 0;
+    while (ci < kGemmClasses && cls != rt::kGemmClassNames[ci]) ++ci;
+    GemmLib l;
+    if (ci == kGemmClasses || seen[ci] || !rt::parseGemmLib(lib.data(), lib.size(), l) || !rt::gemmLibrary(l).loaded())
+      return false;
+    seen[ci] = true;
+    c.plan.use[ci] = l;
+    c.measured[ci] = hash == std::string::npos ? "" : trim(line.substr(hash + 1));
+  }
+  if (key != machineKey() || !std::all_of(seen, seen + kGemmClasses, [](bool b) { return b; })) return false;
+  out = c;
+  return true;
+}
+
+std::string cacheText(const Choice& c) {
+  std::ostringstream t;
+  t << "# The GEMM library Weft runs for each class of shapes on this machine (docs/internals.md).\n"
+    << "# Measured once (GFLOP/s: the mean over each class's shapes); delete this file to measure again.\n"
+    << "# WEFT_GEMM=eigen|openblas|blis overrides it.\n"
+    << "key " << machineKey() << "\n";
+  for (int cls = 0; cls < kGemmClasses; ++cls)
+    t << rt::kGemmClassNames[cls] << " " << rt::kGemmLibNames[int(c.plan.use[cls])] << "  # " << c.measured[cls] << "\n";
+  return t.str();
+}
+
+Choice eigenBecause(const std::string& why) {
+  Choice c;
+  c.source = "Eigen for every class";
+  c.note = why + "; every GEMM runs on Eigen (a choice measured again on each run could differ between runs). "
+                 "Set XDG_CACHE_HOME to a writable folder, or WEFT_GEMM=eigen|openblas|blis";
+  return c;
+}
+
+// Closes a file descriptor (and so releases its lock) on scope exit.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+}  // namespace
+
+std::string cpuModel() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+      return trim(line.substr(line.find(':') + 1));
+  return "unknown CPU";
+}
+
+std::string machineKey() {
+  std::string key = cpuModel() + " | " + rt::gemmLibrary(GemmLib::Eigen).version + " " + Eigen::SimdInstructionSetsInUse();
+  for (int l = 1; l < kGemmLibs; ++l)
+    if (rt::gemmLibrary(GemmLib(l)).loaded()) key += std::string(" | ") + rt::gemmLibrary(GemmLib(l)).version;
+  for (char& ch : key)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  return key;
+}
+
+std::string defaultCachePath() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/weft/gemm.txt";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.cache/weft/gemm.txt";
+  return "";
+}
+
+Choice loadOrMeasure(const std::string& path) {
+  bool others = false;
+  for (int l = 1; l < kGemmLibs; ++l) others = others || rt::gemmLibrary(GemmLib(l)).loaded();
+  if (!others) {
+    Choice c;
+    c.source = "Eigen, the only GEMM library here";
+    return c;
+  }
+  if (path.empty()) return eigenBecause("no cache folder for the GEMM choice (neither XDG_CACHE_HOME nor HOME is set)");
+  Choice c;
+  if (readCache(path, c)) {
+    c.source = "cached in " + path;
+    return c;
+  }
+  // One process measures while others starting at the same time wait, then read its result.
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  Fd lock{open((path + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)};
+  if (lock.fd < 0 || flock(lock.fd, LOCK_EX) != 0)
+    return eigenBecause("cannot write the GEMM choice to " + path + ": " + std::strerror(errno));
+  c = Choice{};
+  if (readCache(path, c)) {
+    c.source = "cached in " + path;
+    return c;
+  }
+  c = measure();
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << cacheText(c);
+    f.close();
+    if (!f) {
+      std::remove(tmp.c_str());
+      return eigenBecause("cannot write the GEMM choice to " + path);
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return eigenBecause("cannot write the GEMM choice to " + path + ": " + why);
+  }
+  c.source = "measured now, cached in " + path;
+  return c;
+}
+
+const Choice& processChoice() {
+  static const Choice choice = [] {
+    Choice c = loadOrMeasure(defaultCachePath());
+    if (!c.note.empty()) std::cerr << "weft: " << c.note << "\n";
+    return c;
+  }();
+  return choice;
+}
+
+void installPlanner() {
+  rt::gemmPlanner() = [] { return processChoice().plan; };
+}
+
+std::string describe() {
+  std::ostringstream o;
+  o << "CPU: " << cpuModel() << "\nGEMM libraries:\n";
+  for (int l = 0; l < kGemmLibs; ++l) {
+    const rt::GemmLibrary& lib = rt::gemmLibrary(GemmLib(l));
+    o << "  " << rt::kGemmLibNames[l] << ": " << (lib.loaded() ? lib.version : "missing: " + std::string(lib.missing))
+      << "\n";
+  }
+  const rt::GemmPlan& plan = rt::gemmPlan();
+  const char* forced = std::getenv("WEFT_GEMM");
+  GemmLib named;
+  const bool byEnv = forced && rt::parseGemmLib(forced, std::strlen(forced), named);
+  const Choice* c = byEnv ? nullptr : &processChoice();  // forced: nothing measured
+  o << "GEMM choice (" << (byEnv ? "WEFT_GEMM=" + std::string(forced) : c->source) << "):\n";
+  for (int cls = 0; cls < kGemmClasses; ++cls) {
+    o << "  " << rt::kGemmClassNames[cls] << ": " << rt::kGemmLibNames[int(plan.use[cls])];
+    if (c && !c->measured[cls].empty()) o << "  (" << c->measured[cls] << ")";
+    o << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace weft::gemm

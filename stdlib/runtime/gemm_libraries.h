@@ -1,0 +1,236 @@
+// The GEMM libraries beside Eigen (OpenBLAS, BLIS) and the plan that says which one runs each
+// class of shapes. The libraries are loaded when the first product needs them (dlopen), so a
+// program built where one was found still runs, on Eigen, where it is missing; each runs
+// single-threaded. Which library a class uses is measured once per machine by the interpreter
+// (stdlib/gemm_choice.cpp, cached in a file); generated code carries the choice `weft
+// compile` found (WEFT_GEMM_PLAN); WEFT_GEMM=eigen|openblas|blis forces one for every class.
+// WEFT_OPENBLAS_FILE / WEFT_BLIS_FILE name the files the build found (find_gemm_libraries.cmake);
+// only those are tried.
+#ifndef WEFT_RT_GEMM_LIBRARIES_H
+#define WEFT_RT_GEMM_LIBRARIES_H
+#include <dlfcn.h>
+
+#include <Eigen/Core>
+#include <atomic>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+namespace weft::rt {
+
+enum class GemmLib : uint8_t { Eigen, OpenBLAS, BLIS };
+inline constexpr int kGemmLibs = 3;
+inline constexpr const char* kGemmLibNames[kGemmLibs] = {"eigen", "openblas", "blis"};
+
+// Classes of shapes whose best library may differ: a vector on either side (GEMV), a thin result
+// (m or n of at most 16), a short sum (k of at most 16), then by the product's m*n*k.
+enum GemmClass : uint8_t { kGemmVector, kGemmThin, kGemmShallow, kGemmSmall, kGemmMedium, kGemmLarge };
+inline constexpr int kGemmClasses = 6;
+inline constexpr const char* kGemmClassNames[kGemmClasses] = {"vector", "thin", "shallow", "small", "medium", "large"};
+
+inline int gemmClass(int64_t m, int64_t k, int64_t n) {
+  if (m == 1 || n == 1) return kGemmVector;
+  if (m <= 16 || n <= 16) return kGemmThin;
+  if (k <= 16) return kGemmShallow;
+  const double work = double(m) * double(n) * double(k);
+  return work < double(1 << 21) ? kGemmSmall : work < double(1 << 25) ? kGemmMedium : kGemmLarge;
+}
+
+// The library each class runs on.
+struct GemmPlan {
+  GemmLib use[kGemmClasses] = {};
+};
+
+// A library's entry points, or why it is not there.
+struct GemmLibrary {
+  void* sgemm = nullptr;  // cblas_sgemm (OpenBLAS) or bli_sgemm (BLIS)
+  void* dgemm = nullptr;
+  char version[320] = "";  // its version and file
+  char missing[200] = "";  // empty when loaded
+  bool built = false;      // the build found it (WEFT_*_FILE), so it was tried
+  bool loaded() const { return sgemm && dgemm; }
+};
+
+namespace gemm_detail {
+
+inline void say(const char* text) { std::fprintf(stderr, "weft: %s\n", text); }
+
+inline void copyText(char* to, size_t size, const char* text) { std::snprintf(to, size, "%s", text ? text : ""); }
+
+// Loads `file` as library `lib`. Both set their threads to 1 (intra-op threading is Weft's own).
+inline GemmLibrary loadGemmLibrary(GemmLib lib, const char* file) {
+  GemmLibrary l;
+  void* h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    copyText(l.missing, sizeof l.missing, dlerror());
+    return l;
+  }
+  const bool openblas = lib == GemmLib::OpenBLAS;
+  l.sgemm = dlsym(h, openblas ? "cblas_sgemm" : "bli_sgemm");
+  l.dgemm = dlsym(h, openblas ? "cblas_dgemm" : "bli_dgemm");
+  void* threads = dlsym(h, openblas ? "openblas_set_num_threads" : "bli_thread_set_num_threads");
+  void* version = dlsym(h, openblas ? "openblas_get_config" : "bli_info_get_version_str");
+  // BLIS's threaded builds allocate on every call, which generated code promises not to do.
+  void* threaded = openblas ? nullptr : dlsym(h, "bli_info_get_enable_threading");
+  if (!l.loaded() || !threads || !version || (!openblas && !threaded)) {
+    std::snprintf(l.missing, sizeof l.missing, "%s lacks the expected functions", file);
+  } else if (threaded && reinterpret_cast<int64_t (*)()>(threaded)()) {
+    std::snprintf(l.missing, sizeof l.missing,
+                  "%s is a threaded build of BLIS, which allocates on every call (Debian: install libblis4-serial)",
+                  file);
+  } else {
+    if (openblas) reinterpret_cast<void (*)(int)>(threads)(1);
+    else reinterpret_cast<void (*)(int64_t)>(threads)(1);
+    std::snprintf(l.version, sizeof l.version, "%s%s (%s)", openblas ? "" : "BLIS ",
+                  reinterpret_cast<char* (*)()>(version)(), file);
+    return l;
+  }
+  l.sgemm = l.dgemm = nullptr;
+  dlclose(h);
+  return l;
+}
+
+struct Libraries {
+  GemmLibrary lib[kGemmLibs];
+  Libraries() {
+    lib[0].sgemm = lib[0].dgemm = reinterpret_cast<void*>(1);  // Eigen is compiled in
+    lib[0].built = true;
+    std::snprintf(lib[0].version, sizeof lib[0].version, "Eigen %d.%d.%d", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
+                  EIGEN_MINOR_VERSION);
+#ifdef WEFT_OPENBLAS_FILE
+    lib[1] = loadGemmLibrary(GemmLib::OpenBLAS, WEFT_OPENBLAS_FILE);
+    lib[1].built = true;
+#else
+    copyText(lib[1].missing, sizeof lib[1].missing, "not found when this program was built");
+#endif
+#ifdef WEFT_BLIS_FILE
+    lib[2] = loadGemmLibrary(GemmLib::BLIS, WEFT_BLIS_FILE);
+    lib[2].built = true;
+#else
+    copyText(lib[2].missing, sizeof lib[2].missing, "not found when this program was built");
+#endif
+  }
+};
+
+}  // namespace gemm_detail
+
+// The library named by the `len` characters at `s` ("eigen", "openblas", "blis").
+inline bool parseGemmLib(const char* s, size_t len, GemmLib& out) {
+  for (int i = 0; i < kGemmLibs; ++i)
+    if (std::strlen(kGemmLibNames[i]) == len && std::strncmp(s, kGemmLibNames[i], len) == 0) {
+      out = GemmLib(i);
+      return true;
+    }
+  return false;
+}
+
+// The libraries, loaded on first use.
+inline const GemmLibrary& gemmLibrary(GemmLib lib) {
+  static const gemm_detail::Libraries all;
+  return all.lib[int(lib)];
+}
+
+// "eigen,blis,eigen,openblas,openblas,openblas": the library of each class, in class order.
+inline bool parseGemmPlan(const char* text, GemmPlan& out) {
+  GemmPlan p;
+  for (int c = 0; c < kGemmClasses; ++c) {
+    const char* end = std::strchr(text, ',');
+    const size_t len = end ? size_t(end - text) : std::strlen(text);
+    if (!parseGemmLib(text, len, p.use[c]) || (c + 1 < kGemmClasses) != (end != nullptr)) return false;
+    text = end ? end + 1 : text;
+  }
+  out = p;
+  return true;
+}
+
+inline void gemmPlanText(const GemmPlan& p, char* out, size_t size) {
+  size_t at = 0;
+  for (int c = 0; c < kGemmClasses && at < size; ++c)
+    at += size_t(std::snprintf(out + at, size - at, "%s%s", c ? "," : "", kGemmLibNames[int(p.use[c])]));
+}
+
+// Where the plan comes from in a program that measures it (the interpreter sets this at start).
+using GemmPlanner = GemmPlan (*)();
+inline std::atomic<GemmPlanner>& gemmPlanner() {
+  static std::atomic<GemmPlanner> planner{nullptr};
+  return planner;
+}
+
+namespace gemm_detail {
+
+// WEFT_GEMM first, then the planner, then the plan generated code was compiled with, else Eigen.
+// A library that is not loaded falls back to Eigen, said once (but not for generated code whose
+// build did not find the library: that build is Eigen's by design).
+inline GemmPlan resolvePlan() {
+  GemmPlan p;
+  const char* forced = std::getenv("WEFT_GEMM");
+  GemmLib lib;
+  bool compiledIn = false;
+  if (forced && *forced && parseGemmLib(forced, std::strlen(forced), lib)) {
+    for (GemmLib& u : p.use) u = lib;
+  } else {
+    if (forced && *forced) say("WEFT_GEMM must be eigen, openblas or blis; it is ignored");
+    if (GemmPlanner planner = gemmPlanner().load()) {
+      p = planner();
+    } else {
+#ifdef WEFT_GEMM_PLAN
+      if (!parseGemmPlan(WEFT_GEMM_PLAN, p)) say("WEFT_GEMM_PLAN is not a GEMM plan; using Eigen");
+      compiledIn = true;
+#endif
+    }
+  }
+  bool said[kGemmLibs] = {};
+  for (GemmLib& u : p.use) {
+    const GemmLibrary& l = gemmLibrary(u);
+    if (l.loaded()) continue;
+    if (!said[int(u)] && !(compiledIn && !l.built)) {
+      char text[320];
+      std::snprintf(text, sizeof text, "the GEMM library %s is not available (%s); using Eigen", kGemmLibNames[int(u)],
+                    l.missing);
+      say(text);
+      said[int(u)] = true;
+    }
+    u = GemmLib::Eigen;
+  }
+  return p;
+}
+
+}  // namespace gemm_detail
+
+// The plan this process runs, fixed on first use.
+inline const GemmPlan& gemmPlan() {
+  static const GemmPlan plan = gemm_detail::resolvePlan();
+  return plan;
+}
+
+// c = a @ b (+ c when accumulate) on `lib`, row-major, as gemm() in matmul.h describes; false
+// when the library cannot take these sizes (a size past INT_MAX for OpenBLAS's int arguments).
+template <class T>
+bool libraryGemm(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, bool accumulate,
+                 bool transA, bool transB) {
+  const GemmLibrary& l = gemmLibrary(lib);
+  void* fn = std::is_same_v<T, float> ? l.sgemm : l.dgemm;
+  const T one = 1, beta = accumulate ? 1 : 0;
+  if (lib == GemmLib::OpenBLAS) {
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX) return false;
+    using Cblas = void (*)(int, int, int, int, int, int, T, const T*, int, const T*, int, T, T*, int);
+    constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+    reinterpret_cast<Cblas>(fn)(kRowMajor, transA ? kTrans : kNoTrans, transB ? kTrans : kNoTrans, int(m), int(n),
+                                int(k), one, a, int(transA ? m : k), b, int(transB ? k : n), beta, c, int(n));
+    return true;
+  }
+  // BLIS's typed API takes a row and a column stride per operand: a transposed operand is the
+  // same buffer with its strides swapped (trans_t 0: no transpose).
+  using Bli = void (*)(int, int, int64_t, int64_t, int64_t, const T*, const T*, int64_t, int64_t, const T*, int64_t,
+                       int64_t, const T*, T*, int64_t, int64_t);
+  reinterpret_cast<Bli>(fn)(0, 0, m, n, k, &one, a, transA ? 1 : k, transA ? m : 1, b, transB ? 1 : n, transB ? k : 1,
+                            &beta, c, n, 1);
+  return true;
+}
+
+}  // namespace weft::rt
+
+#endif  // WEFT_RT_GEMM_LIBRARIES_H

@@ -1,0 +1,172 @@
+// The GEMM libraries beside Eigen (stdlib/runtime/gemm_libraries.h) and the cached choice among
+// them (stdlib/gemm_choice.h): every library found computes Eigen's products on awkward shapes,
+// a cached choice is read back as written, and a garbage or unwritable cache is handled.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <vector>
+
+#include "scratch_dir.h"
+#include "stdlib/gemm_choice.h"
+#include "stdlib/runtime/matmul.h"
+
+using namespace weft;
+using rt::GemmLib;
+
+namespace {
+
+struct Case {
+  int64_t m, k, n;
+};
+
+// Sizes of 0 and 1, vectors, and sizes that are not multiples of any library's blocking.
+const Case kCases[] = {{1, 1, 1},   {0, 3, 4},   {3, 0, 4},  {3, 4, 0},   {1, 17, 9},   {9, 17, 1},
+                       {2, 3, 15},  {17, 33, 65}, {3, 1000, 5}, {129, 257, 63}, {64, 10, 512}, {31, 1, 29}};
+
+template <class T>
+void checkAgainstEigen(GemmLib lib) {
+  for (const Case& c : kCases)
+    for (int form = 0; form < 8; ++form) {
+      const bool transA = form & 1, transB = form & 2, accumulate = form & 4;
+      CAPTURE(c.m);
+      CAPTURE(c.k);
+      CAPTURE(c.n);
+      CAPTURE(form);
+      std::vector<T> a(size_t(c.m * c.k)), b(size_t(c.k * c.n)), init(size_t(c.m * c.n));
+      for (size_t i = 0; i < a.size(); ++i) a[i] = T(std::sin(0.7 * double(i) + 0.3));
+      for (size_t i = 0; i < b.size(); ++i) b[i] = T(std::cos(1.3 * double(i)));
+      for (size_t i = 0; i < init.size(); ++i) init[i] = T(0.5) - T(i % 3);
+      std::vector<T> want = init, got = init;
+      std::vector<char> ws(size_t(rt::gemmWorkspaceBytes<T>(c.m, c.k, c.n)) + 64);
+      rt::gemmOn(GemmLib::Eigen, a.data(), b.data(), want.data(), c.m, c.k, c.n, ws.data(), accumulate, transA, transB);
+      rt::gemmOn(lib, a.data(), b.data(), got.data(), c.m, c.k, c.n, nullptr, accumulate, transA, transB);
+      const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
+      for (size_t i = 0; i < got.size(); ++i)
+        CHECK(double(got[i]) == doctest::Approx(double(want[i])).epsilon(tol).scale(std::sqrt(double(c.k)) + 1));
+    }
+}
+
+bool same(const rt::GemmPlan& x, const rt::GemmPlan& y) {
+  for (int c = 0; c < rt::kGemmClasses; ++c)
+    if (x.use[c] != y.use[c]) return false;
+  return true;
+}
+
+// A library other than Eigen that loaded here, if any.
+bool otherLibrary(GemmLib& out) {
+  for (int l = 1; l < rt::kGemmLibs; ++l)
+    if (rt::gemmLibrary(GemmLib(l)).loaded()) {
+      out = GemmLib(l);
+      return true;
+    }
+  return false;
+}
+
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+}  // namespace
+
+TEST_CASE("every GEMM library found computes Eigen's products, transposed, accumulated and empty") {
+  for (int l = 1; l < rt::kGemmLibs; ++l) {
+    const rt::GemmLibrary& lib = rt::gemmLibrary(GemmLib(l));
+    CAPTURE(rt::kGemmLibNames[l]);
+    if (!lib.loaded()) {
+      CHECK(std::string(lib.missing) != "");
+      continue;
+    }
+    CHECK(std::string(lib.version) != "");
+    checkAgainstEigen<float>(GemmLib(l));
+    checkAgainstEigen<double>(GemmLib(l));
+  }
+}
+
+TEST_CASE("a GEMM library missing at run time, or BLIS's threaded build, is reported, not loaded") {
+  const rt::GemmLibrary l = rt::gemm_detail::loadGemmLibrary(GemmLib::OpenBLAS, "libweft-no-such-blas.so.0");
+  CHECK_FALSE(l.loaded());
+  CHECK(std::string(l.missing).find("libweft-no-such-blas.so.0") != std::string::npos);
+  // Debian's OpenMP build of BLIS allocates on every call: refused, with what to install instead.
+  const char* openmp = "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4";
+  if (std::filesystem::exists(openmp)) {
+    const rt::GemmLibrary b = rt::gemm_detail::loadGemmLibrary(GemmLib::BLIS, openmp);
+    CHECK_FALSE(b.loaded());
+    CHECK(std::string(b.missing).find("threaded build of BLIS") != std::string::npos);
+  }
+}
+
+TEST_CASE("GEMM plans are written and read in class order; anything else is refused") {
+  rt::GemmPlan p;
+  REQUIRE(rt::parseGemmPlan("eigen,blis,eigen,openblas,openblas,eigen", p));
+  CHECK(p.use[rt::kGemmThin] == GemmLib::BLIS);
+  CHECK(p.use[rt::kGemmLarge] == GemmLib::Eigen);
+  char text[64];
+  rt::gemmPlanText(p, text, sizeof text);
+  CHECK(std::string(text) == "eigen,blis,eigen,openblas,openblas,eigen");
+  for (const char* bad : {"", "eigen", "eigen,blis,eigen,openblas,openblas", "eigen,blis,eigen,openblas,openblas,eigen,eigen",
+                          "eigen,mkl,eigen,eigen,eigen,eigen", "eigen,,eigen,eigen,eigen,eigen"})
+    CHECK_FALSE(rt::parseGemmPlan(bad, p));
+  CHECK(rt::gemmClass(1, 784, 512) == rt::kGemmVector);
+  CHECK(rt::gemmClass(512, 512, 1) == rt::kGemmVector);
+  CHECK(rt::gemmClass(32, 512, 10) == rt::kGemmThin);
+  CHECK(rt::gemmClass(64, 10, 512) == rt::kGemmShallow);
+  CHECK(rt::gemmClass(64, 64, 64) == rt::kGemmSmall);
+  CHECK(rt::gemmClass(32, 784, 512) == rt::kGemmMedium);
+  CHECK(rt::gemmClass(256, 784, 512) == rt::kGemmLarge);
+}
+
+TEST_CASE("the GEMM choice is read back from its cache as written, for this machine only") {
+  GemmLib other;
+  const auto path = testutil::scratchPath("gemm_cached.txt").string();
+  if (!otherLibrary(other)) {  // Eigen alone: nothing to measure, nothing cached
+    const gemm::Choice c = gemm::loadOrMeasure(path);
+    CHECK(same(c.plan, rt::GemmPlan{}));
+    CHECK(c.note.empty());
+    CHECK_FALSE(std::filesystem::exists(path));
+    return;
+  }
+  const std::string name = rt::kGemmLibNames[int(other)];
+  write(path, "# a comment\nkey " + gemm::machineKey() + "\nvector eigen\nthin " + name + "  # 1 GFLOP/s\nshallow eigen\n" +
+                  "small " + name + "\nmedium eigen\nlarge " + name + "\n");
+  for (int run = 0; run < 2; ++run) {
+    const gemm::Choice c = gemm::loadOrMeasure(path);
+    CHECK(c.source == "cached in " + path);
+    CHECK(c.note.empty());
+    CHECK(c.plan.use[rt::kGemmVector] == GemmLib::Eigen);
+    CHECK(c.plan.use[rt::kGemmThin] == other);
+    CHECK(c.plan.use[rt::kGemmShallow] == GemmLib::Eigen);
+    CHECK(c.plan.use[rt::kGemmMedium] == GemmLib::Eigen);
+    CHECK(c.plan.use[rt::kGemmLarge] == other);
+    CHECK(c.measured[rt::kGemmThin] == "1 GFLOP/s");
+  }
+}
+
+TEST_CASE("a garbage or foreign GEMM cache is measured again and replaced; an unwritable one leaves Eigen") {
+  GemmLib other;
+  if (!otherLibrary(other)) return;
+  const auto path = testutil::scratchPath("gemm_garbage.txt");
+  // Garbage, a truncated file, another machine's key: each is measured again (once, then cached).
+  write(path, "\x01\x02 not a choice\nvector\n");
+  const gemm::Choice measured = gemm::loadOrMeasure(path.string());
+  CHECK(measured.source == "measured now, cached in " + path.string());
+  CHECK(measured.note.empty());
+  const gemm::Choice again = gemm::loadOrMeasure(path.string());
+  CHECK(again.source == "cached in " + path.string());
+  CHECK(same(again.plan, measured.plan));
+  std::string text;
+  {
+    std::ifstream f(path);
+    text.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  const size_t key = text.find("key ");
+  REQUIRE(key != std::string::npos);
+  write(path, text.substr(0, key) + "key another CPU" + text.substr(text.find('\n', key)));
+  CHECK(gemm::loadOrMeasure(path.string()).source == "measured now, cached in " + path.string());
+
+  // A cache path under a regular file cannot be written: Eigen for every class, and why.
+  const auto file = testutil::scratchPath("not_a_folder");
+  write(file, "x");
+  const gemm::Choice eigen = gemm::loadOrMeasure((file / "gemm.txt").string());
+  CHECK(same(eigen.plan, rt::GemmPlan{}));
+  CHECK(eigen.note.find("cannot write the GEMM choice to " + (file / "gemm.txt").string()) != std::string::npos);
+  CHECK(gemm::loadOrMeasure("").note.find("neither XDG_CACHE_HOME nor HOME") != std::string::npos);
+}
