@@ -101,6 +101,15 @@ void registerTensorCreation(Env& env) {
     ArgReader r(a, "random.uniform", {"shape", "minval?", "maxval?", "dtype?", "seed?"});
     return Value(ops::randomUniform(r.shape(0), r.number(1, 0), r.number(2, 1), r.dtype(3, DType::F32), seedArg(r, 4)));
   });
+  // tf.random.categorical, a composite in Weft (stdlib/attention.model) over random.uniform, so
+  // that it traces and compiles as that op does; a copy named for the builtin names it in errors.
+  def(*random, "categorical", [](Interpreter& in, Args& a) {
+    Value f = in.preludeValue("_random_categorical", a.site);
+    if (!f.is(Kind::Function)) throw WeftError(a.site, "internal error: _random_categorical is missing from the prelude");
+    auto named = std::make_shared<FunctionObj>(*f.as<FunctionObj>());
+    named->name = "random.categorical";
+    return in.call(Value(std::move(named)), a);
+  });
   env.set(intern("random"), Value(std::make_shared<NamespaceObj>("random", random)));
 }
 

@@ -81,7 +81,10 @@ template <class T, class M>
 void scores(const T* q, const T* k, const M* mask, const Attention& g, int64_t i0, int64_t br, int64_t j0, int64_t bc,
             T* s) {
   Out<T> S(s, br, bc);
-  S.noalias() = T(g.scale) * (In<T>(q + i0 * g.d, br, g.d) * In<T>(k + j0 * g.d, bc, g.d).transpose());
+  // The scale after the product: folded into it, a single query row (a matrix-vector product,
+  // generation with a KV cache) would have Eigen allocate a scaled copy of the row.
+  S.noalias() = In<T>(q + i0 * g.d, br, g.d) * In<T>(k + j0 * g.d, bc, g.d).transpose();
+  S *= T(g.scale);
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
   if (mask)
     for (int64_t i = 0; i < br; ++i) {
