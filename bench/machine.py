@@ -10,6 +10,16 @@ TORCH_PY = "/usr/bin/python3"
 LIBBLAS = "/usr/lib/x86_64-linux-gnu/libblas.so.3"
 
 
+def run(cmd, env, threads=1, gemm=None):
+    """cmd's stdout, in `env` with its libraries (OpenMP, OpenBLAS, PyTorch) on `threads` threads
+    and WEFT_GEMM=gemm when given."""
+    env = {**env, "OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
+           "WEFT_BENCH_THREADS": str(threads)}
+    if gemm:
+        env["WEFT_GEMM"] = gemm
+    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=env).stdout
+
+
 def cpu_model():
     for line in Path("/proc/cpuinfo").read_text().splitlines():
         if line.startswith("model name"):

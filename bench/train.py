@@ -65,12 +65,7 @@ TARGETS = {"compiled/torch": 0.55, "compiled/gemms": 1.4, "graph/torch": 0.7,
 
 
 def run(cmd, threads=1, gemm=None):
-    """cmd's stdout; its libraries (OpenMP, OpenBLAS, PyTorch) on `threads` threads; WEFT_GEMM=gemm."""
-    env = {**ENV, "OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
-           "WEFT_BENCH_THREADS": str(threads)}
-    if gemm:
-        env["WEFT_GEMM"] = gemm
-    return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=env).stdout
+    return machine.run(cmd, ENV, threads, gemm)
 
 
 def floats(text):
