@@ -108,6 +108,9 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   std::vector<std::thread> threads;
   for (size_t d = 0; d < n; ++d) threads.emplace_back(device, d);
   for (auto& t : threads) t.join();
+  // The devices' slots hold blocks cut on this thread and counted in its context; they are let go
+  // here, not by the devices' next calls, which would free them on two threads at once.
+  for (auto& dev : devices_) dev->executor->releaseSlots();
   if (error) std::rethrow_exception(error);
   caller.randomKey = devices_[0]->context.randomKey;
   caller.randomCounter = devices_[0]->context.randomCounter;
