@@ -47,9 +47,12 @@ int runCommand(const std::vector<std::string>& given) {
   Interpreter interp(std::cout, std::cerr);
   std::vector<std::string> args;
   bool report = false;
+  bool fileSeen = false;
   for (size_t i = 0; i < given.size(); ++i) {
-    // Options come before the file (after it, they are the program's arguments).
-    const bool beforeFile = i > 0 && (args.size() < 2 || args.back().rfind("--", 0) == 0);
+    // Options come before the file (after it, they are the program's arguments); --threads N is
+    // the one option whose value is a word of its own.
+    const bool beforeFile = i > 0 && !fileSeen;
+    if (beforeFile && given[i].rfind("--", 0) != 0 && given[i - 1] != "--threads") fileSeen = true;
     if (beforeFile && given[i] == "--run-functions-eagerly") interp.setRunFunctionsEagerly(true);
     else if (beforeFile && given[i] == "--comm-report") report = true;
     else if (beforeFile && given[i] == "--no-implicit-comm") context().noImplicitComm = true;

@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <thread>
+#include <utility>
 
 #include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
+#include "interpreter/values/context.h"
 #include "interpreter/values/tensor.h"
 
 namespace weft::cli {
@@ -49,14 +52,41 @@ const char* kLimitOptionsHelp =
     "  --max-call-depth=N        nested Weft calls (default: 1000)\n"
     "  --max-tensor-bytes=SIZE   one tensor (default: 8G)\n"
     "  --max-memory=SIZE         all live tensors together (default: 16G)\n"
-    "  SIZE is bytes, or a number with K, M, G or T\n";
+    "  --threads=N               cores a mesh's devices use at once (default: all;\n"
+    "                            WEFT_NUM_THREADS)\n"
+    "  SIZE is bytes, or a number with K, M, G or T; --threads N is --threads=N\n";
+
+namespace {
+
+constexpr int64_t kMostThreads = 4096;
+
+// A thread count: 1 to kMostThreads; more than the machine's cores is allowed and said once.
+bool setThreads(const std::string& value, const char* from) {
+  std::optional<int64_t> n = parseSize(value);
+  if (!n || *n < 1 || *n > kMostThreads || value.find_first_not_of("0123456789") != std::string::npos) {
+    std::cerr << "weft: invalid value '" << shownText(value) << "' for " << from << " (a number of threads, 1 to "
+              << kMostThreads << ")\n";
+    return false;
+  }
+  static bool said = false;  // once per process (weft check applies the options twice)
+  const int64_t cores = int64_t(std::thread::hardware_concurrency());
+  if (cores > 0 && *n > cores && !std::exchange(said, true))
+    std::cerr << "weft: note: " << from << " " << *n << " is more than the " << cores
+              << " cores of this machine; threads will share them\n";
+  context().threads = *n;
+  return true;
+}
+
+}  // namespace
 
 int applyLimitOptions(const std::vector<std::string>& args, size_t first, Interpreter& interp) {
+  if (const char* env = std::getenv("WEFT_NUM_THREADS"); env && !setThreads(env, "WEFT_NUM_THREADS")) return -1;
   size_t i = first;
   for (; i < args.size() && args[i].rfind("--", 0) == 0; ++i) {
     const std::string& a = args[i];
     size_t eq = a.find('=');
     std::string name = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+    if (name == "--threads" && eq == std::string::npos && i + 1 < args.size()) value = args[++i];  // SPEC §9's form
     std::optional<int64_t> size = parseSize(value);
     bool ok = true;
     if (name == "--max-steps" && (ok = size.has_value())) {
@@ -70,6 +100,8 @@ int applyLimitOptions(const std::vector<std::string>& args, size_t first, Interp
       memoryLimits().maxTensorBytes = *size ? *size : INT64_MAX;
     } else if (name == "--max-memory" && (ok = size.has_value())) {
       memoryLimits().maxLiveBytes = *size ? *size : INT64_MAX;
+    } else if (name == "--threads") {
+      if (!setThreads(value, "--threads")) return -1;
     } else if (ok) {
       std::cerr << "weft: unknown option '" << shownText(name) << "'\n" << kLimitOptionsHelp;
       return -1;

@@ -55,7 +55,11 @@ std::string geometry(const Emitter& e, const Node& n) {
       g = pool(Shape{1, size[0], size[1], s0[3]});
       break;
     }
-    default: g = pool(Shape{1, s0[1], s0[2], s0[3]}); break;  // the pools, max_pool2d_grad(_grad) (x, ...)
+    case OpId::MaxPool2D:
+    case OpId::AvgPool2D:
+    case OpId::MaxPool2DGrad:  // (x, dy)
+    case OpId::MaxPool2DGradGrad: g = pool(Shape{1, s0[1], s0[2], s0[3]}); break;
+    default: throw std::logic_error(std::string(opName(n.op)) + " has no window");  // only the ops above call this
   }
   auto i = [](int64_t v) { return std::to_string(v); };
   return "weft::rt::Window2D{" + e.dims(n.inputs[0])[0] + ", " + i(g.h) + ", " + i(g.w) + ", " + i(g.c) + ", " + i(g.kh) +

@@ -31,12 +31,6 @@ class Executor final : public GraphRunner {
   Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
            std::function<void()> onLoop);
   std::vector<Tensor> run(std::span<const Tensor> inputs) override;
-  // Drops the tensors the slots keep between calls (the SPMD executor's devices: a tensor is
-  // freed on the thread of the context that counts it, and their slots hold the caller's).
-  void releaseSlots() {
-    for (Tensor& t : slots_) t = Tensor();
-    in_.clear();
-  }
 
  private:
   // A block prepared once: each step a node, or a fused group run as one loop at its last node.

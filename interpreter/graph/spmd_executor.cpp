@@ -1,13 +1,14 @@
 #include "spmd_executor.h"
 
+#include <algorithm>
 #include <mutex>
 #include <ostream>
 #include <streambuf>
-#include <thread>
 
 #include "../../grammar/diagnostics.h"
 #include "../../grammar/shown_text.h"
 #include "../../stdlib/runtime/comm_threads.h"
+#include "../../stdlib/runtime/device_threads.h"
 #include "../spmd/blocks.h"
 #include "../values/context.h"
 #include "passes.h"
@@ -57,6 +58,7 @@ SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableO
                                                d == 0 ? onLoop : std::function<void()>());
     devices_.push_back(std::move(dev));
   }
+  threads_ = std::make_unique<rt::DeviceThreads>(int64_t(devices_.size()));
 }
 
 SpmdExecutor::~SpmdExecutor() = default;
@@ -81,36 +83,35 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
     const spmd::Placements ps = placed_.placementsOf(placed_.body.params[i]);
     for (size_t d = 0; d < n; ++d) localInputs[d].push_back(spmd::localBlock(inputs[i], mesh, ps, int64_t(d)));
   }
-  rt::Rendezvous rendezvous(mesh.sizes);
+  // At most --threads devices compute at once; one waiting at a collective gives its core back.
+  rt::Cores cores(std::min<int64_t>(threadsToUse(), int64_t(n)));
+  rt::Rendezvous rendezvous(mesh.sizes, &cores);
   std::mutex failed;
   std::exception_ptr error;
-  auto device = [&](size_t d) {
-    Device& dev = *devices_[d];
+  threads_->run([&](int64_t d) {
+    Device& dev = *devices_[size_t(d)];
+    cores.acquire();
     dev.context.limits = caller.limits;
     dev.context.randomKey = caller.randomKey;
     dev.context.randomCounter = caller.randomCounter;
-    rt::ThreadComm comm(rendezvous, int64_t(d));
+    dev.context.threads = caller.threads;
+    rt::ThreadComm comm(rendezvous, d);
     dev.context.comm = &comm;
     dev.context.commCounts = d == 0 ? caller.commCounts : nullptr;
-    ContextScope scope(dev.context);
-    try {
-      results[d] = dev.executor->run(localInputs[d]);
-    } catch (...) {  // a user error, a limit, an interrupt
-      // The first failure is the one to report; the others are devices it left waiting.
-      std::lock_guard<std::mutex> lock(failed);
-      if (!error) error = std::current_exception();
-      rendezvous.abort("device " + std::to_string(d) + " stopped");
+    {
+      ContextScope scope(dev.context);
+      try {
+        results[size_t(d)] = dev.executor->run(localInputs[size_t(d)]);
+      } catch (...) {  // a user error, a limit, an interrupt
+        // The first failure is the one to report; the others are devices it left waiting.
+        std::lock_guard<std::mutex> lock(failed);
+        if (!error) error = std::current_exception();
+        rendezvous.abort("device " + std::to_string(d) + " stopped");
+      }
     }
     dev.context.comm = nullptr;
-  };
-  // Every device runs on a thread of its own (device 0 too: each device's context is current on
-  // its own thread only).
-  std::vector<std::thread> threads;
-  for (size_t d = 0; d < n; ++d) threads.emplace_back(device, d);
-  for (auto& t : threads) t.join();
-  // The devices' slots hold blocks cut on this thread and counted in its context; they are let go
-  // here, not by the devices' next calls, which would free them on two threads at once.
-  for (auto& dev : devices_) dev->executor->releaseSlots();
+    cores.release();
+  });
   if (error) std::rethrow_exception(error);
   caller.randomKey = devices_[0]->context.randomKey;
   caller.randomCounter = devices_[0]->context.randomCounter;

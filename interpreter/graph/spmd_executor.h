@@ -1,6 +1,7 @@
 // Runs a graph on a mesh SPMD (SPEC §7.1): the pipeline places it and partitions it into one
 // program (passes/propagate_placements.cpp, passes/partition.cpp), and each device runs that
-// program on a thread of its own, with its own execution context and communicator, on its
+// program on a thread of its own (made once, parked between calls; at most --threads of them
+// compute at once), with its own execution context and communicator, on its
 // blocks of the variables and inputs; the devices meet at each collective
 // (stdlib/runtime/comm_threads.h). Results are put together from the devices' blocks; a
 // variable a device assigned is put together and written whole. Device 0 prints; the random
@@ -11,8 +12,8 @@
 
 #include "executor.h"
 
-namespace weft {
-struct ExecutionContext;
+namespace weft::rt {
+class DeviceThreads;
 }
 
 namespace weft::graph {
@@ -31,6 +32,7 @@ class SpmdExecutor final : public GraphRunner {
   Graph local_;   // each device's program
   std::vector<std::shared_ptr<VariableObj>> vars_;
   std::vector<std::unique_ptr<Device>> devices_;
+  std::unique_ptr<rt::DeviceThreads> threads_;  // one per device, parked between calls
 };
 
 // The runner for a traced graph: SPMD on its mesh when it has one.

@@ -1,6 +1,8 @@
 #include "context.h"
 
+#include <algorithm>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace weft {
@@ -48,6 +50,11 @@ ExecutionContext::~ExecutionContext() {
 }
 
 ExecutionContext& context() { return tCurrent ? *tCurrent : *current(); }
+
+int64_t threadsToUse() {
+  const int64_t n = context().threads;
+  return n > 0 ? n : std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+}
 
 ContextScope::ContextScope(ExecutionContext& c) : outer_(tCurrent) { tCurrent = &c; }
 ContextScope::~ContextScope() { tCurrent = outer_; }

@@ -4,6 +4,7 @@
 // lives (interpreters on one thread nest), so two interpreters on two threads share nothing
 // mutable. ops::apply and every layer above read their state from here, never from globals.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,10 +36,10 @@ struct MemoryLimits {
 
 // The bytes of the tensors allocated under one context. Each storage keeps a pointer to it, and
 // may outlive the context: a counter is reused by a later context only once it is back at zero,
-// so that pointer stays valid. Plain integers: a tensor is freed on the thread of the context it
-// was allocated in (an interpreter's values do not cross threads).
+// so that pointer stays valid. Atomic: a mesh's devices free blocks counted in the caller's
+// context (and the caller theirs) on their own threads.
 struct LiveBytes {
-  int64_t bytes = 0;
+  std::atomic<int64_t> bytes{0};
 };
 
 struct ExecutionContext {
@@ -50,6 +51,8 @@ struct ExecutionContext {
   // values/: the live bytes, the limits, the hooks that route variable reads and writes.
   LiveBytes* liveBytes;
   MemoryLimits limits;
+  // How many cores kernels and a mesh's devices use at once (--threads, WEFT_NUM_THREADS); 0: all.
+  int64_t threads = 0;
   VariableAccess* variableAccess = nullptr;      // the graph being traced
   VariableReadHook* variableReadHook = nullptr;  // the innermost gradient tape
   uint32_t traceEpoch = 0;                       // which trace made a list or dict
@@ -82,6 +85,9 @@ struct ExecutionContext {
 
 // The calling thread's current context (a thread starts with one of its own).
 ExecutionContext& context();
+
+// The cores the current context may use at once: its `threads`, else the machine's.
+int64_t threadsToUse();
 
 // Stops the work in progress, by throwing, when the current context's owner says so.
 inline void pollLimits() {

@@ -9,7 +9,7 @@
 namespace weft {
 MemoryLimits& memoryLimits() { return context().limits; }
 
-int64_t liveTensorBytes() { return context().liveBytes->bytes; }
+int64_t liveTensorBytes() { return context().liveBytes->bytes.load(std::memory_order_relaxed); }
 
 void checkValueBytes(int64_t bytes, const char* what) {
   const MemoryLimits& lim = memoryLimits();
@@ -27,7 +27,7 @@ void checkValueBytes(int64_t bytes, const char* what) {
 Storage::Storage(int64_t bytes) : bytes_(bytes) {
   ExecutionContext& c = context();
   const MemoryLimits& lim = c.limits;
-  const int64_t live = c.liveBytes->bytes;
+  const int64_t live = c.liveBytes->bytes.load(std::memory_order_relaxed);
   if (bytes < 0 || bytes > lim.maxTensorBytes)
     throw WeftError("tensor of " + humanBytes(bytes) + " is larger than the limit of " +
                     humanBytes(lim.maxTensorBytes) + " for one tensor");
@@ -39,11 +39,11 @@ Storage::Storage(int64_t bytes) : bytes_(bytes) {
   data_ = std::aligned_alloc(64, rounded ? rounded : 64);
   if (!data_) throw WeftError("out of memory allocating a tensor of " + humanBytes(bytes));
   live_ = c.liveBytes;
-  live_->bytes += bytes;
+  live_->bytes.fetch_add(bytes, std::memory_order_relaxed);
 }
 
 Storage::~Storage() {
-  live_->bytes -= bytes_;
+  live_->bytes.fetch_sub(bytes_, std::memory_order_relaxed);
   std::free(data_);
 }
 

@@ -6,7 +6,8 @@
 // all have posted (then sizes are checked: members that disagree all fail with one message),
 // and after all have read (so no buffer changes while a peer reads it). A member that stops
 // with an error aborts the rendezvous, and every member waiting in it, or arriving later, fails
-// instead of waiting forever.
+// instead of waiting forever. With `cores` (device_threads.h), a member gives its core back while
+// it waits at a barrier and takes one again before it goes on.
 #ifndef WEFT_RT_COMM_THREADS_H
 #define WEFT_RT_COMM_THREADS_H
 #include <condition_variable>
@@ -17,12 +18,14 @@
 #include <vector>
 
 #include "comm.h"
+#include "device_threads.h"
 
 namespace weft::rt {
 
 class Rendezvous {
  public:
-  explicit Rendezvous(std::vector<int64_t> meshSizes) : sizes_(std::move(meshSizes)) {
+  explicit Rendezvous(std::vector<int64_t> meshSizes, Cores* cores = nullptr)
+      : sizes_(std::move(meshSizes)), cores_(cores) {
     for (int64_t n : sizes_) devices_ *= n;
   }
   const std::vector<int64_t>& sizes() const { return sizes_; }
@@ -108,8 +111,19 @@ class Rendezvous {
       g.arrived.notify_all();
       return;
     }
+    swapCore(lock, &Cores::release);  // no core is held while waiting for the others
     g.arrived.wait(lock, [&] { return g.generation != generation || aborted_; });
-    if (g.generation == generation) throw CommError(reason_);
+    const bool met = g.generation != generation;
+    swapCore(lock, &Cores::acquire);
+    if (!met) throw CommError(reason_);
+  }
+
+  // Gives back or takes a core outside the rendezvous' lock (Cores has a lock of its own).
+  void swapCore(std::unique_lock<std::mutex>& lock, void (Cores::*what)()) {
+    if (!cores_) return;
+    lock.unlock();
+    (cores_->*what)();
+    lock.lock();
   }
 
   [[noreturn]] void fail(Group&, const std::string& why) {
@@ -118,6 +132,7 @@ class Rendezvous {
   }
 
   std::vector<int64_t> sizes_;
+  Cores* cores_;
   int64_t devices_ = 1;
   std::mutex mutex_;
   bool aborted_ = false;

@@ -1,0 +1,99 @@
+// The threads a mesh's devices run on, in one process (SPEC §7.1). Each device has a thread of its
+// own, made once and parked between calls: a device waiting at a collective blocks its thread, so
+// devices cannot share one. How many devices compute at once is bounded separately by cores
+// (below): a device holds a core while it computes and gives it back while it waits for its
+// peers, so a mesh of 8 devices under --threads 2 uses two cores and cannot deadlock.
+#ifndef WEFT_RT_DEVICE_THREADS_H
+#define WEFT_RT_DEVICE_THREADS_H
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace weft::rt {
+
+// A counting semaphore of cores: acquire() before computing, release() before blocking.
+class Cores {
+ public:
+  explicit Cores(int64_t n) : free_(n) {}
+  void acquire() {
+    std::unique_lock<std::mutex> lock(m_);
+    freed_.wait(lock, [&] { return free_ > 0; });
+    --free_;
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      ++free_;
+    }
+    freed_.notify_one();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable freed_;
+  int64_t free_;
+};
+
+class DeviceThreads {
+ public:
+  explicit DeviceThreads(int64_t devices) {
+    for (int64_t d = 0; d < devices; ++d) threads_.emplace_back([this, d] { serve(d); });
+  }
+  ~DeviceThreads() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    start_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  DeviceThreads(const DeviceThreads&) = delete;
+  DeviceThreads& operator=(const DeviceThreads&) = delete;
+
+  int64_t size() const { return int64_t(threads_.size()); }
+
+  // Runs work(d) on device d's thread for every device and returns when all have returned.
+  // `work` must not throw (a device's failure is the caller's to collect).
+  void run(const std::function<void(int64_t)>& work) {
+    std::unique_lock<std::mutex> lock(m_);
+    work_ = &work;
+    running_ = size();
+    ++generation_;
+    start_.notify_all();
+    done_.wait(lock, [&] { return running_ == 0; });
+    work_ = nullptr;
+  }
+
+ private:
+  void serve(int64_t d) {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(int64_t)>* work;
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+        work = work_;
+      }
+      (*work)(d);
+      std::lock_guard<std::mutex> lock(m_);
+      if (--running_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex m_;
+  std::condition_variable start_, done_;
+  const std::function<void(int64_t)>* work_ = nullptr;
+  uint64_t generation_ = 0;
+  int64_t running_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace weft::rt
+
+#endif
