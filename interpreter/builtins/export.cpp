@@ -4,6 +4,8 @@
 #include "../../grammar/shown_text.h"
 #include "../eval/interpreter.h"
 #include "../graph/graph.h"
+#include "../mesh/builtins.h"
+#include "../mesh/layout.h"
 #include "../values/format.h"
 #include "../eval/args.h"
 #include "builtins.h"
@@ -19,9 +21,11 @@ bool isIdentifier(const std::string& s) {
   return true;
 }
 
-// TensorSpec([None, 784], f32, name="x"): `None` (none) is a size known only at run time.
+// TensorSpec([None, 784], f32, name="x", layout=Layout.batch_sharded(grid, "batch", 2)): `None`
+// (none) is a size known only at run time; the layout, how a graph function's input arrives split
+// (SPEC §7.1), must have the shape's rank and divide its known sizes.
 Value tensorSpec(Interpreter&, Args& a) {
-  ArgReader r(a, "TensorSpec", {"shape", "dtype?", "name?"});
+  ArgReader r(a, "TensorSpec", {"shape", "dtype?", "name?", "layout?"});
   auto spec = std::make_shared<TensorSpecObj>();
   spec->type.dtype = r.dtype(1, DType::F32);
   std::vector<Value> dims = r.items(0);
@@ -39,6 +43,18 @@ Value tensorSpec(Interpreter&, Args& a) {
   }
   if (r.has(2)) spec->name = r.str(2);
   if (std::optional<size_t> at = firstControl(spec->name)) r.fail(2, controlCharacterReason(spec->name, *at));
+  if (r.has(3) && !r.get(3).isNone()) {
+    const Value& l = r.get(3);
+    const auto* layout = l.is(Kind::Opaque) ? dynamic_cast<const mesh::LayoutObj*>(l.as<OpaqueObj>()) : nullptr;
+    if (!layout || !mesh::layoutPlacements(*layout, spec->mesh, spec->placements))
+      r.fail(3, "must be a Layout on a mesh, got " + toRepr(l));
+    if (layout->rank() != int(spec->type.shape.rank()))
+      r.fail(3, "has rank " + std::to_string(layout->rank()) + " (" + layout->dimsText() + ") but the shape " +
+                    spec->type.shape.str() + " has rank " + std::to_string(spec->type.shape.rank()));
+    if (std::optional<std::string> why = spmd::misfit(spec->type.shape, spec->placements, spec->mesh))
+      r.fail(3, layout->dimsText() + " cannot split the shape " + spec->type.shape.str() + ": " + *why);
+    spec->layout = l;
+  }
   return Value(std::shared_ptr<Object>(std::move(spec)));
 }
 
@@ -73,6 +89,9 @@ Value exportFn(Interpreter& in, Args& a) {
     if (!specs.empty()) {
       auto* spec = specs[i].is(Kind::Opaque) ? dynamic_cast<TensorSpecObj*>(specs[i].object()) : nullptr;
       if (!spec) r.fail(2, "must list TensorSpec values, got " + typeNameOf(specs[i]) + " for '" + e.inputNames[i] + "'");
+      if (!spec->layout.isNone())
+        r.fail(2, "gives '" + e.inputNames[i] + "' a layout: weft compile does not emit SPMD code yet (a layout is for "
+                  "graph functions' input_signature)");
       e.signature.push_back(spec->type);
       continue;
     }

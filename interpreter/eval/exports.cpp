@@ -9,6 +9,7 @@ namespace weft {
 std::string TensorSpecObj::repr() const {
   std::string s = "TensorSpec(shape=" + type.shape.str() + ", dtype=" + rt::dtypeName(type.dtype);
   if (!name.empty()) s += ", name='" + name + "'";
+  if (!layout.isNone()) s += ", layout=" + toRepr(layout);
   return s + ")";
 }
 
@@ -16,6 +17,7 @@ std::optional<Value> TensorSpecObj::getAttr(Interpreter&, Symbol attr) {
   const std::string& a = symbolName(attr);
   if (a == "dtype") return Value::dtype(type.dtype);
   if (a == "name") return name.empty() ? Value() : makeStr(name);
+  if (a == "layout") return layout;
   if (a == "shape") {
     std::vector<Value> dims;
     for (int64_t d : type.shape) dims.push_back(d == rt::kUnknownDim ? Value() : makeInt(d));
@@ -26,7 +28,7 @@ std::optional<Value> TensorSpecObj::getAttr(Interpreter&, Symbol attr) {
 
 bool TensorSpecObj::equals(const OpaqueObj& o) const {
   auto* s = dynamic_cast<const TensorSpecObj*>(&o);
-  return s && s->type == type && s->name == name;
+  return s && s->type == type && s->name == name && s->mesh == mesh && s->placements == placements;
 }
 
 }  // namespace weft

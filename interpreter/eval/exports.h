@@ -9,10 +9,14 @@
 
 namespace weft {
 
-// TensorSpec(shape, dtype=f32, name=none): tf.TensorSpec.
+// TensorSpec(shape, dtype=f32, name=none, layout=none): tf.TensorSpec, and DTensor's layout of
+// a graph function's input (SPEC §7.1).
 struct TensorSpecObj : OpaqueObj {
   graph::TensorType type;
   std::string name;
+  Value layout;                 // none, or the Layout the input arrives split by
+  spmd::MeshAxes mesh;          // the layout as graph passes read it (empty: none)
+  spmd::Placements placements;
   std::string typeName() const override { return "TensorSpec"; }
   std::string repr() const override;
   std::optional<Value> getAttr(Interpreter&, Symbol) override;

@@ -83,6 +83,7 @@ void Interpreter::applyInputSignature(FunctionObj& fn, const ast::Call& decorato
   }
   fn.signedParams = own;
   fn.params = own.get();
+  fn.inputSpecs = *specs;
 }
 
 namespace {
@@ -212,6 +213,12 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceGraph(FunctionObj& fn, con
     }
     local->set(params[i].name, in.sequence == Kind::List ? makeList(std::move(items)) : makeTuple(std::move(items)));
   }
+  for (auto [param, item] : e->inputSlots) {
+    const auto* spec = param < fn.inputSpecs.size() && item < 0 && fn.inputSpecs[param].is(Kind::Opaque)
+                           ? dynamic_cast<const TensorSpecObj*>(fn.inputSpecs[param].as<OpaqueObj>())
+                           : nullptr;
+    e->inputLayouts.emplace_back(spec ? spec->mesh : spmd::MeshAxes{}, spec ? spec->placements : spmd::Placements{});
+  }
   Value result = readVariables(traceInto(fn, local, site));
   std::vector<Tensor> outs;
   flatten(result, outs);
@@ -238,19 +245,28 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceAnnotated(FunctionObj& fn)
   return traceSignature(fn, types, fn.range);
 }
 
-std::string placeVariables(graph::Graph& g, const std::vector<std::shared_ptr<VariableObj>>& vars,
-                           const std::string& name, const SourceRange& at) {
-  std::string first;
-  for (size_t k = 0; k < vars.size(); ++k) {
+std::string placeOnMesh(graph::Graph& g, const GraphTraces::Entry& e, const std::string& name, const SourceRange& at) {
+  std::string first;  // what put the graph on its mesh
+  auto onMesh = [&](const spmd::MeshAxes& axes, const std::string& what) {
+    if (!g.mesh.empty() && !(axes == g.mesh))
+      throw WeftError(at, name + ": layouts on two meshes meet in one graph: " + first + " on mesh(" +
+                              spmd::meshText(g.mesh) + ") and " + what + " on mesh(" + spmd::meshText(axes) + ")");
+    if (g.mesh.empty()) first = what;
+    g.mesh = axes;
+  };
+  for (size_t k = 0; k < e.variables.size(); ++k) {
     spmd::MeshAxes axes;
     spmd::Placements placements;
-    if (!evalHooks().variablePlacements(*vars[k], axes, placements)) continue;
-    if (!g.mesh.empty() && !(axes == g.mesh))
-      throw WeftError(at, name + ": variables on two meshes meet in one graph: '" + shownText(first) + "' on mesh(" +
-                      spmd::meshText(g.mesh) + ") and '" + shownText(g.variables[k].name) + "' on mesh(" + spmd::meshText(axes) + ")");
-    if (g.mesh.empty()) first = g.variables[k].name;
-    g.mesh = axes;
+    if (!evalHooks().variablePlacements(*e.variables[k], axes, placements)) continue;
+    onMesh(axes, "variable '" + shownText(g.variables[k].name) + "'");
     g.variables[k].placements = placements;
+  }
+  for (size_t j = 0; j < e.inputLayouts.size(); ++j) {
+    const auto& [axes, placements] = e.inputLayouts[j];
+    if (axes.empty()) continue;
+    onMesh(axes, "input " + std::to_string(j));
+    if (g.placements.size() < g.values.size()) g.placements.resize(g.values.size());
+    g.placements[size_t(g.body.params[j])] = placements;
   }
   return g.mesh.empty() ? "" : "mesh(" + spmd::meshText(g.mesh) + ")";
 }
@@ -325,9 +341,13 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
     // On a mesh, the runner partitions a copy placed by the variables' layouts; the entry keeps the
     // graph as traced (weft graph, saved models, weft compile).
     graph::Graph placed = e->graph;
-    placeVariables(placed, e->variables, fn.name, site);
-    e->executor = graph::makeRunner(placed.mesh.empty() ? e->graph : placed, e->variables, out_,
-                                    [this, site] { checkInterrupt(site); });
+    placeOnMesh(placed, *e, fn.name, site);
+    try {
+      e->executor = graph::makeRunner(placed.mesh.empty() ? e->graph : placed, e->variables, out_,
+                                      [this, site] { checkInterrupt(site); });
+    } catch (const std::logic_error& bug) {  // a pass broke the graph: said at the call, not a crash
+      throw WeftError(site, "internal error preparing " + fn.name + "() to run: " + bug.what());
+    }
     traces.signaturesSeen.resize(params.size());
     for (size_t i = 0; i < params.size(); ++i) traces.signaturesSeen[i].insert(sig[i].key);
     if (++traces.traceCount >= kRetraceWarning && !traces.warned) {
@@ -352,6 +372,11 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
     const Value& a = args[param];
     if (item < 0) inputs.push_back(a.tensor());
     else inputs.push_back((a.is(Kind::List) ? a.as<ListObj>()->items : a.as<TupleObj>()->items)[size_t(item)].tensor());
+    // A size the signature left open must still divide by the mesh dimensions that split it.
+    const auto& [axes, placements] = entry->inputLayouts[inputs.size() - 1];
+    if (std::optional<std::string> why = axes.empty() ? std::nullopt : spmd::misfit(inputs.back().shape(), placements, axes))
+      throw WeftError(site, fn.name + "(): argument '" + symbolName(params[param].name) + "' of shape " +
+                                inputs.back().shape().str() + " does not fit its TensorSpec's layout: " + *why);
   }
   std::vector<Tensor> before;
   if (recorder_)

@@ -25,6 +25,8 @@ struct GraphTraces {
     std::unique_ptr<graph::GraphRunner> executor;  // SPMD when its variables lie on a mesh
     // The graph inputs in order: a parameter, and the item of its list or tuple (-1: the argument).
     std::vector<std::pair<size_t, int>> inputSlots;
+    // Per graph input, the layout its parameter's TensorSpec gives (an empty mesh: none).
+    std::vector<std::pair<spmd::MeshAxes, spmd::Placements>> inputLayouts;
     Value structure;  // the traced result; its tensors stand for the graph's outputs, in order
   };
   std::vector<std::unique_ptr<Entry>> entries;
@@ -33,11 +35,11 @@ struct GraphTraces {
   bool warned = false;
 };
 
-// Gives the graph the mesh and placements of its variables' layouts (SPEC §7.1); returns the
-// mesh's text ("" when no variable has a layout). Variables on different meshes cannot meet in one
-// graph: that is an error at `at`, naming the graph `name`.
-std::string placeVariables(graph::Graph& g, const std::vector<std::shared_ptr<VariableObj>>& vars,
-                           const std::string& name, const SourceRange& at);
+// Gives trace `e`'s graph `g` the mesh and placements of its variables' layouts and of its inputs'
+// TensorSpec layouts (SPEC §7.1); returns the mesh's text ("" when nothing has a layout).
+// Layouts on different meshes cannot meet in one graph: that is an error at `at`, naming the
+// graph `name`.
+std::string placeOnMesh(graph::Graph& g, const GraphTraces::Entry& e, const std::string& name, const SourceRange& at);
 
 // The graph input type an annotation names (`f32[None, 3]`), or nullopt when it does not name a
 // tensor type with its dimensions (`f32` alone, `int`, `str`, a module type).

@@ -75,7 +75,7 @@ std::string notInProgram(Env& globals, const std::vector<Export>& exports, const
 // The graph of a trace, on its variables' mesh when they have layouts (as the runner places it).
 std::shared_ptr<const graph::Graph> placed(GraphTraces::Entry& e, const std::string& name) {
   auto g = std::make_shared<graph::Graph>(e.graph);
-  placeVariables(*g, e.variables, name, {});
+  placeOnMesh(*g, e, name, {});
   return g;
 }
 
@@ -133,7 +133,7 @@ int Interpreter::traceForCheck(
 int Interpreter::printCommPlans(std::ostream& out) {
   return traceForCheck([&](const std::string& name, const SourceRange& at, GraphTraces::Entry& e) {
     graph::Graph g = e.graph;
-    const std::string mesh = placeVariables(g, e.variables, name, at);
+    const std::string mesh = placeOnMesh(g, e, name, at);
     if (mesh.empty()) return;
     // The pipeline the executor runs, up to the placements: the plan is what a run does.
     const graph::Graph placed = graph::runPipelineUntil(g, graph::Target::Executor, "propagate-placements");

@@ -7,6 +7,8 @@
 
 namespace weft::mesh {
 
+struct LayoutObj;
+
 // What the evaluator and the values call here: the statements and attributes below, the layout
 // scope hooks (scope.h) and the placement hook (shards.h).
 void installHooks(EvalHooks& hooks);
@@ -19,6 +21,8 @@ Value declareLayoutMap(const ast::LayoutMapDecl& decl, const Value* mesh);
 
 // A variable's layout as placements on its mesh, for the graph passes (placements.cpp).
 bool variablePlacements(const VariableObj& var, spmd::MeshAxes& axes, spmd::Placements& placements);
+// A layout as placements on its mesh; false when it has no mesh.
+bool layoutPlacements(const LayoutObj& layout, spmd::MeshAxes& axes, spmd::Placements& placements);
 
 // `v.layout` and `v.shard`.
 Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const std::string& name);

@@ -111,6 +111,7 @@ struct FunctionObj : Object {
   // The parameters with the annotations `@function(input_signature=[...])` gives, which params
   // then points at (their defaults are already in `defaults`).
   std::shared_ptr<const std::vector<ast::Param>> signedParams;
+  std::vector<Value> inputSpecs;  // those TensorSpecs, one per parameter (their layouts)
   std::vector<Value> defaults;  // evaluated at definition, one per param (none where absent)
   std::vector<bool> hasDefault;
   const ast::Block* body = nullptr;        // a `fn`

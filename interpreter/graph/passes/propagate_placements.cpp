@@ -1,14 +1,16 @@
 // SPMD propagation (SPEC §7.1; XLA's sharding propagation, DTensor's strategy selection): every
 // value of a graph on a mesh gets its placements, from the seeds — the inputs' and the
 // variables' placements — forward through the op table's sharding rules in program order. On
-// each mesh dimension independently a node takes the row that needs the fewest bytes moved to
-// bring its inputs to it (ties keep inputs as they are, then values sharded), and each move is
+// each mesh dimension independently a node takes the row that costs least — its work per device
+// and the bytes moved to bring its inputs to it (ties keep inputs as they are, then values
+// sharded) — and each move is
 // written into the graph as collective nodes before the node that needs it: the graph stays a
 // program over global values, where a collective changes only placements, and the partition
 // pass turns it into each device's program. A result leaves with the placements its computation
 // gave, but never as a partial sum (that is internal); a value assigned to a variable takes the
 // variable's layout; print and control flow see values whole, and the values inside control
 // flow's blocks are placed the same way.
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -33,11 +35,15 @@ struct Propagator {
   // elementwise ops that lead there): a row that gives them saves that move.
   std::map<int, Placements> preferred;
 
+  // A size the signature leaves open (a batch, most often) is costed as kOpenSize: taken as 1,
+  // gathering a batch of activations would look cheaper than reducing a weight's gradient.
+  static constexpr int64_t kOpenSize = 256;
   int64_t localBytes(int id, const Placements& ps) const {
     Shape s = g.values[size_t(id)].shape;
+    for (int i = 0; i < s.rank(); ++i) s[i] = s[i] < 0 ? kOpenSize : s[i];
     for (size_t k = 0; k < ps.size(); ++k) s = spmd::localShape(s, ps[k], g.mesh.sizes[k]);
     int64_t n = 1;
-    for (int64_t d : s) n *= d < 0 ? 1 : d;
+    for (int64_t d : s) n *= d;
     return n * int64_t(rt::dtypeSize(g.values[size_t(id)].dtype));
   }
 
@@ -49,6 +55,41 @@ struct Propagator {
     if (have == want || have.replicated()) return 0;  // R -> S: a local slice
     if (have.partial()) return spmd::collectiveBytes(want.replicated() ? OpId::AllReduce : OpId::ReduceScatter, block, n);
     return spmd::collectiveBytes(want.sharded() ? OpId::AllToAll : OpId::AllGather, block, n);
+  }
+
+  // What a product computes, in flops on global values: a matmul's 2·M·N·K, a convolution's per
+  // output element and window; other ops cost the bytes they move, which the rows count already.
+  // A row that splits any operand or result along a mesh dimension divides the work among the
+  // devices; the replicated row repeats it on every one. A row's cost adds its work per device to
+  // its bytes moved, a byte taken to cost what kFlopsPerByte flops do (in-process collectives
+  // move some 5 GB/s, a core's GEMM does some 40 GFLOP/s): a row that gathers a product's
+  // operands to save a larger reduction later then loses to the partial sum when it would repeat
+  // the product.
+  static constexpr int64_t kFlopsPerByte = 8;
+  // And each collective, now or later, costs as much as moving kCollectiveBytes: its devices meet
+  // twice, and a gather or an all-to-all copies its blocks once more into place. Without it, a
+  // data-parallel step chose to shard each weight's update (a reduce-scatter, a local slice, a
+  // gather: fewer bytes than one all-reduce) and ran slower.
+  static constexpr int64_t kCollectiveBytes = 256 << 10;
+  int64_t work(const Node& n) const {
+    auto numel = [&](int id) {
+      int64_t c = 1;
+      for (int64_t d : g.values[size_t(id)].shape) c *= d < 0 ? kOpenSize : d;
+      return c;
+    };
+    int64_t out = 0;
+    for (int o : n.outputs) out += numel(o);
+    if (n.op == OpId::MatMul) {
+      const Shape& a = g.values[size_t(n.inputs[0])].shape;
+      const bool ta = n.attrs.has("transpose_a") && n.attrs.b("transpose_a");
+      const int64_t k = a[a.size() - (ta ? 2 : 1)];
+      return 2 * out * (k < 0 ? kOpenSize : std::max<int64_t>(1, k));
+    }
+    if (n.op == OpId::Conv2D) {
+      const Shape& w = g.values[size_t(n.inputs[1])].shape;  // [kh, kw, cin, cout]
+      return 2 * out * std::max<int64_t>(1, w[0] * w[1] * w[2]);
+    }
+    return 0;
   }
 
   void set(int id, Placements ps) {
@@ -169,17 +210,23 @@ struct Propagator {
     std::vector<Placements> outs(n.outputs.size(), replicated());
     std::vector<Placements> want = have;
     for (int k = 0; k < g.mesh.rank(); ++k) {
-      // The best row: fewest bytes moved, now and later to a result's preferred placements;
-      // then fewest collectives, now and later; then fewest partial results (a partial sum is reduced once, early, rather than along
-      // every path that needs it whole); then fewest inputs re-laid (a replicated input split
-      // locally costs nothing but is a change); then most results sharded. The replicated row
-      // always fits.
+      // The best row: least work per device, bytes moved and collectives (counted as bytes),
+      // now and later to a result's preferred placements (work() above); then fewest
+      // collectives; then fewest
+      // partial results (a partial sum is reduced once, early, rather than along every path that
+      // needs it whole); then fewest inputs re-laid (a replicated input split locally costs
+      // nothing but is a change); then most results sharded. The replicated row always fits.
       const spmd::ShardRow* best = nullptr;
       std::tuple<int64_t, int, int, int, int> bestKey;
+      const int64_t flops = work(n);
       auto collective = [](const Placement& from, const Placement& to) { return from != to && !from.replicated(); };
       for (const spmd::ShardRow& row : rows) {
-        if (!fits(row, n, have, k)) continue;
+        if (!fits(row, n, have, want, outs, k)) continue;
         std::tuple<int64_t, int, int, int, int> key{0, 0, 0, 0, 0};
+        bool splits = false;
+        for (const Placement& p : row.in) splits = splits || !p.replicated();
+        for (const Placement& p : row.out) splits = splits || !p.replicated();
+        std::get<0>(key) += (splits ? flops / g.mesh.sizes[size_t(k)] : flops) / kFlopsPerByte;
         for (size_t i = 0; i < n.inputs.size(); ++i) {
           std::get<0>(key) += cost(n.inputs[i], have[i], k, row.in[i]);
           std::get<1>(key) += collective(have[i][size_t(k)], row.in[i]);
@@ -195,6 +242,7 @@ struct Propagator {
           std::get<2>(key) += row.out[r].partial();
           std::get<4>(key) -= row.out[r].sharded();
         }
+        std::get<0>(key) += std::get<1>(key) * kCollectiveBytes;
         if (!best || key < bestKey) best = &row, bestKey = key;
       }
       for (size_t i = 0; i < n.inputs.size(); ++i) want[i][size_t(k)] = best->in[i];
@@ -206,20 +254,20 @@ struct Propagator {
     out.push_back(std::move(n));
   }
 
-  // Whether a row's placements divide the node's values on mesh dimension k, after the
-  // dimensions before it, and need no replicated input made a partial sum.
-  bool fits(const spmd::ShardRow& row, const Node& n, const std::vector<Placements>& have, int k) const {
-    auto ok = [&](int id, const Placement& p) {
-      Placements ps = g.placementsOf(id);
-      for (int j = k; j < g.mesh.rank(); ++j) ps[size_t(j)] = Placement::r();
+  // Whether a row's placements divide the node's values on mesh dimension k, after the rows
+  // already chosen for the dimensions before it (`want` for the inputs, `outs` for the results),
+  // and need no replicated input made a partial sum.
+  bool fits(const spmd::ShardRow& row, const Node& n, const std::vector<Placements>& have,
+            const std::vector<Placements>& want, const std::vector<Placements>& outs, int k) const {
+    auto ok = [&](int id, const Placements& chosen, const Placement& p) {
       Shape s = g.values[size_t(id)].shape;
-      for (int j = 0; j < k; ++j) s = spmd::localShape(s, ps[size_t(j)], g.mesh.sizes[size_t(j)]);
+      for (int j = 0; j < k; ++j) s = spmd::localShape(s, chosen[size_t(j)], g.mesh.sizes[size_t(j)]);
       return !spmd::misfit(s, p, g.mesh.sizes[size_t(k)]);
     };
     for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (!ok(n.inputs[i], row.in[i]) || (row.in[i].partial() && !have[i][size_t(k)].partial())) return false;
+      if (!ok(n.inputs[i], want[i], row.in[i]) || (row.in[i].partial() && !have[i][size_t(k)].partial())) return false;
     for (size_t r = 0; r < n.outputs.size(); ++r)
-      if (!ok(n.outputs[r], row.out[r])) return false;
+      if (!ok(n.outputs[r], outs[r], row.out[r])) return false;
     return true;
   }
 
