@@ -8,6 +8,7 @@
 #include "../eval/interpreter.h"
 #include "../eval/operators.h"
 #include "../graph/tracer.h"
+#include "../mesh/shards.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "../eval/args.h"
@@ -173,7 +174,8 @@ Value grad(Interpreter&, Args& a) {
 // _optimizer_slot(optimizer, var, kind): the optimizer's `kind` slot for var (momentum, Adam's m and
 // v), a non-trainable Variable of var's type starting at zeros, created on first use — also
 // while a train step is traced, as Keras creates slots in tf.function's first trace — and kept in
-// the optimizer's `slots` list, so that it is saved and compiled like any state.
+// the optimizer's `slots` list, so that it is saved and compiled like any state. It takes var's
+// layout.
 Value optimizerSlot(Interpreter& in, Args& a) {
   ArgReader r(a, "_optimizer_slot", {"optimizer", "var", "kind"});
   if (!r.get(0).is(Kind::Module)) r.fail(0, "an optimizer module");
@@ -197,6 +199,7 @@ Value optimizerSlot(Interpreter& in, Args& a) {
   {
     graph::Tracer::Pause pause;  // the slot's initial value is data, not a graph value
     s->value = ops::full(var->value.shape(), 0.0, var->value.dtype());
+    mesh::placeLike(*s, *var);  // split as its variable is (SPEC §7.1)
   }
   s->trainable = s->ownTrainable = false;
   // Keras' slot names: "adam/m/dense/kernel"; the path is the optimizer's: "slots.0".

@@ -105,6 +105,13 @@ const LayoutObj* layoutOf(const VariableObj& var) {
   return var.placement && var.placement->layout ? var.placement->layout.get() : nullptr;
 }
 
+void placeLike(VariableObj& var, const VariableObj& like) {
+  if (!layoutOf(like)) return;
+  var.placement = std::make_shared<Placement>();
+  var.placement->resolved = true;
+  place(var, like.placement->layout);
+}
+
 int64_t bytesPerDevice(const VariableObj& var) {
   const LayoutObj* l = layoutOf(var);
   int64_t esize = int64_t(rt::dtypeSize(var.value.dtype()));

@@ -30,6 +30,9 @@ void store(VariableObj& var, Tensor value);
 Tensor shard(VariableObj& var, int64_t device);
 // The layout a variable has (null when it was never in a layout_map_scope).
 const LayoutObj* layoutOf(const VariableObj& var);
+// Gives `var` the layout `like` has, if any (an optimizer's slot takes its variable's, as DTensor's
+// do, so that the update runs where the variable's blocks are).
+void placeLike(VariableObj& var, const VariableObj& like);
 // Bytes device 0 holds for it: a shard when placed, else the whole value.
 int64_t bytesPerDevice(const VariableObj& var);
 // Makes writeVariable (interpreter/values/objects.h) and a variable's repr see placements.
