@@ -2,6 +2,7 @@
 #include <pthread.h>
 
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <iostream>
 
@@ -41,5 +42,13 @@ int main(int argc, char** argv) {
   weft::installBuiltins();
   weft::gemm::installPlanner();  // GEMMs run on the library measured fastest here
   std::vector<std::string> args(argv + 1, argv + argc);
-  return runWithLargeStack([&] { return weft::cli::dispatch(args); });
+  return runWithLargeStack([&] {
+    try {
+      return weft::cli::dispatch(args);
+    } catch (const std::exception& bug) {  // a broken invariant: said, with its status, not a crash
+      std::cout.flush();
+      std::cerr << "weft: internal error: " << bug.what() << "\n";
+      return 70;  // EX_SOFTWARE
+    }
+  });
 }
