@@ -45,6 +45,16 @@ bool lessThan(const Value& x, const Value& y) { return truthy(compareOp(ast::Com
 NativeFn reducer(const char* name, ops::ReduceOp op) {
   return [name, op](Interpreter& in, Args& a) {
     bool python = op == ops::ReduceOp::Sum || op == ops::ReduceOp::Max || op == ops::ReduceOp::Min;
+    const bool logical = op == ops::ReduceOp::Any || op == ops::ReduceOp::All;
+    // Python's any(items) and all(items): each item's truth, in order, stopping at the first that
+    // decides (a tensor of several elements is ambiguous there, as in Python).
+    if (logical && !a.pos.empty() && !a.pos[0].isTensor())
+      if (auto items = pythonItems(in, a)) {
+        const bool decides = op == ops::ReduceOp::Any;
+        for (const Value& v : *items)
+          if (truthy(v) == decides) return Value(Tensor::scalar<bool>(decides), true);
+        return Value(Tensor::scalar<bool>(!decides), true);
+      }
     if (auto items = python ? pythonItems(in, a) : std::nullopt) {
       if (op == ops::ReduceOp::Sum) {
         if (items->empty()) return Value(Tensor::scalar<int32_t>(0), true);
