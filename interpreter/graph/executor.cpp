@@ -227,22 +227,19 @@ void Executor::runLoop(const Node& n) {
   const std::vector<Step>&condSteps = steps_.at(&cond), &bodySteps = steps_.at(&body);
   const std::vector<char>& swap = swaps_.at(&n);
   const size_t count = n.inputs.size();
-  std::vector<Tensor> loop;
-  loop.reserve(count);
-  for (int i : n.inputs) loop.push_back(slots_[size_t(i)]);
+  // The loop values live in the condition's parameters between turns: each moves into the body's
+  // parameter and its next value back, two moves a turn (a Tensor is 112 bytes).
+  for (size_t i = 0; i < count; ++i) slots_[size_t(cond.params[i])] = slots_[size_t(n.inputs[i])];
   for (;;) {
-    for (size_t i = 0; i < count; ++i) slots_[size_t(cond.params[i])] = std::move(loop[i]);
     runSteps(condSteps);
-    const bool more = slots_[size_t(cond.results[0])].asDouble() != 0;
-    for (size_t i = 0; i < count; ++i) loop[i] = std::move(slots_[size_t(cond.params[i])]);
-    if (!more) break;
+    if (slots_[size_t(cond.results[0])].asDouble() == 0) break;
     if (onLoop_) onLoop_();
-    for (size_t i = 0; i < count; ++i) slots_[size_t(body.params[i])] = std::move(loop[i]);
+    for (size_t i = 0; i < count; ++i) slots_[size_t(body.params[i])] = std::move(slots_[size_t(cond.params[i])]);
     runSteps(bodySteps);
     // Values the body passes on (a parameter, a value from outside) are shared, before any
     // parameter moves.
     for (size_t i = 0; i < count; ++i)
-      if (!swap[i]) loop[i] = slots_[size_t(body.results[i])];
+      if (!swap[i]) slots_[size_t(cond.params[i])] = slots_[size_t(body.results[i])];
     for (size_t i = 0; i < count; ++i) {
       Tensor& param = slots_[size_t(body.params[i])];
       if (!swap[i]) {
@@ -250,11 +247,11 @@ void Executor::runLoop(const Node& n) {
         continue;
       }
       Tensor& next = slots_[size_t(body.results[i])];
-      loop[i] = std::move(next);
-      next = std::move(param);
+      slots_[size_t(cond.params[i])] = std::move(next);
+      next = std::move(param);  // its buffer is the body's to write next turn
     }
   }
-  for (size_t i = 0; i < count; ++i) slots_[size_t(n.outputs[i])] = std::move(loop[i]);
+  for (size_t i = 0; i < count; ++i) slots_[size_t(n.outputs[i])] = std::move(slots_[size_t(cond.params[i])]);
 }
 
 }  // namespace weft::graph
