@@ -38,7 +38,7 @@ extern const ops::EmitRule kReduceRule, kArgReduceRule;                         
 extern const ops::EmitRule kMatMulRule;                                                       // matmul.cpp
 extern const ops::EmitRule kConvRule, kPoolRule, kConvGradRule, kPoolGradRule;                // conv.cpp
 extern const ops::EmitRule kReshapeRule, kExpandDimsRule, kSqueezeRule, kTransposeRule, kBroadcastToRule, kConcatRule, kStackRule,
-    kSplitRule, kShapeOfRule;                                                                 // shape.cpp
+    kSplitRule, kShapeOfRule, kRelayoutRule;                                                                 // shape.cpp
 extern const ops::EmitRule kGetItemRule, kSetItemRule, kTakeRule, kOneHotRule;                // indexing.cpp
 extern const ops::EmitRule kCreationRule, kRandomRule;                                        // creation.cpp
 extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule, kPrintRule; // state.cpp

@@ -62,6 +62,7 @@ const ops::EmitRule* emitRule(OpId op, const char** whyNot) {
     case OpId::Attention:
     case OpId::AttentionGrad: return &kAttentionRule;
     case OpId::ShapeOf: return &kShapeOfRule;
+    case OpId::Relayout: return &kRelayoutRule;
     case OpId::AllReduce:
     case OpId::AllGather:
     case OpId::ReduceScatter:

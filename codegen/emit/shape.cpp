@@ -93,6 +93,7 @@ void shapeOfCode(Emitter& e, const Node& n, const std::string& p) {
 const ops::EmitRule kReshapeRule{"", nullptr, viewMemory, noCode};
 const ops::EmitRule kExpandDimsRule{"", nullptr, viewMemory, noCode};
 const ops::EmitRule kSqueezeRule{"", nullptr, viewMemory, noCode};
+const ops::EmitRule kRelayoutRule{"", nullptr, viewMemory, noCode};  // one device: the value itself
 const ops::EmitRule kTransposeRule{"copy.h", nullptr, nullptr, transposeCode};
 const ops::EmitRule kBroadcastToRule{"copy.h", nullptr, nullptr, broadcastToCode};
 const ops::EmitRule kConcatRule{"layout_ops.h", nullptr, nullptr, concatCode};

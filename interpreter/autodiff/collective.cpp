@@ -26,6 +26,9 @@ ops::VjpResult allReduceVjp(const ops::VjpArgs& a) { return {a.gout[0]}; }
 ops::VjpResult allGatherVjp(const ops::VjpArgs& a) { return {along(OpId::LocalSlice, a.gout[0], a.attrs)}; }
 ops::VjpResult reduceScatterVjp(const ops::VjpArgs& a) { return {along(OpId::AllGather, a.gout[0], a.attrs)}; }
 ops::VjpResult localSliceVjp(const ops::VjpArgs& a) { return {along(OpId::AllGather, a.gout[0], a.attrs)}; }
+// A re-layout moves a value and changes none of it: its gradient is the incoming one, wherever
+// that lies.
+ops::VjpResult relayoutVjp(const ops::VjpArgs& a) { return {a.gout[0]}; }
 ops::VjpResult allToAllVjp(const ops::VjpArgs& a) {
   const Attrs back{{"mesh_dim", a.attrs.i("mesh_dim")},
                    {"group", a.attrs.i("group")},

@@ -56,6 +56,7 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::ReduceScatter: return reduceScatterVjp;
     case OpId::AllToAll: return allToAllVjp;
     case OpId::LocalSlice: return localSliceVjp;
+    case OpId::Relayout: return relayoutVjp;
     case OpId::Conv2D: return conv2dVjp;
     case OpId::MaxPool2D: return maxPool2dVjp;
     case OpId::AvgPool2D: return avgPool2dVjp;

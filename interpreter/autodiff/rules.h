@@ -52,6 +52,7 @@ ops::VjpResult allGatherVjp(const ops::VjpArgs& a);
 ops::VjpResult reduceScatterVjp(const ops::VjpArgs& a);
 ops::VjpResult allToAllVjp(const ops::VjpArgs& a);
 ops::VjpResult localSliceVjp(const ops::VjpArgs& a);
+ops::VjpResult relayoutVjp(const ops::VjpArgs& a);
 
 // Helpers shared by the rules (helpers.cpp).
 Tensor scalarOf(double v, DType dtype);

@@ -2,6 +2,7 @@
 
 #include "../autodiff/rules.h"
 #include "../eval/hooks.h"
+#include "../graph/spmd_eager.h"
 #include "../mesh/builtins.h"
 #include "../saved/snapshot.h"
 #include "data.h"
@@ -16,6 +17,7 @@ void installBuiltins() {
   installLayerAttrs(hooks);
   mesh::installHooks(hooks);
   autodiff::registerVjpRules();
+  graph::installEagerSpmd();
 }
 
 void registerBuiltins(Env& env) {

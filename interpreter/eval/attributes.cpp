@@ -155,7 +155,8 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
   if (auto m = tensorMethod(in, Value(var.value), n)) return *m;  // on the current value
   std::vector<std::string> known = {"name", "path", "shape", "dtype", "trainable", "value", "layout", "shard",
                                     "assign", "assign_add", "assign_sub"};
-  for (const std::string& t : tensorAttributeNames()) known.push_back(t);
+  for (const std::string& t : tensorAttributeNames())
+    if (std::find(known.begin(), known.end(), t) == known.end()) known.push_back(t);
   noAttribute(self, intern(n), known);
 }
 
@@ -333,7 +334,7 @@ std::vector<std::string> setMethodNames() {
 }
 
 std::vector<std::string> tensorAttributeNames() {
-  std::vector<std::string> names = {"shape", "dtype", "ndim", "size", "T"};
+  std::vector<std::string> names = {"shape", "dtype", "ndim", "size", "T", "layout", "shard"};
   for (auto [method, function] : kTensorMethods) names.push_back(method);
   for (const char* m : {"numpy", "item", "tolist"}) names.push_back(m);
   return names;
@@ -349,6 +350,7 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
       if (n == "ndim") return Value(Tensor::scalar<int32_t>(t.rank()));
       if (n == "size") return makeInt(t.numel());
       if (n == "T") return Value(ops::transpose(t, {}));
+      if (n == "layout" || n == "shard") return evalHooks().tensorLayoutAttr(*this, obj, n);
       if (auto m = tensorMethod(*this, obj, n)) return *m;
       noAttribute(obj, name, tensorAttributeNames());
     }

@@ -142,6 +142,12 @@ void Interpreter::execAugAssign(const ast::AugAssign& s, const std::shared_ptr<E
 Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<Env>& env, Frame& frame) {
   using K = ast::StmtKind;
   if (auto* tracer = graph::Tracer::active()) tracer->loc = {s.range.file->path, int(s.range.begin.line)};
+  struct Statement {  // the innermost statement until this one ends
+    const SourceRange*& at;
+    const SourceRange* outer = at;
+    ~Statement() { at = outer; }
+  } statement{context().statement};
+  statement.at = &s.range;
   switch (s.kind) {
     case K::Expr: eval(*static_cast<const ast::ExprStmt&>(s).expr, env); return Flow::Normal;
     case K::Assign: {

@@ -10,6 +10,7 @@
 #include "../graph/spmd_executor.h"
 #include "../graph/tracer.h"
 #include "../graph/verify.h"
+#include "../spmd/sharded_tensor.h"
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
@@ -110,7 +111,10 @@ ArgSignature signatureOf(const ast::Param& p, const Value& v) {
   if (v.isTensor() && (!v.weak() || (p.type && p.type->hasDims))) {
     const Tensor& t = v.tensor();
     graph::TensorType type = annotatedType(p, t.dtype()).value_or(graph::typeOf(t));
-    return {graph::typeText(type), {{type}, Kind::None}};
+    // A sharded argument is traced with its layout: another layout is another graph.
+    const spmd::ShardedTensor* s = spmd::shardsOf(t);
+    const std::string layout = s ? " " + spmd::placementsText(s->mesh, s->placements) : "";
+    return {graph::typeText(type) + layout, {{type}, Kind::None}};
   }
   if (tensorSequence(v)) {
     ArgSignature s{typeNameOf(v) + "[", {{}, v.kind()}};
@@ -261,6 +265,15 @@ std::string placeOnMesh(graph::Graph& g, const GraphTraces::Entry& e, const std:
     onMesh(axes, "variable '" + shownText(g.variables[k].name) + "'");
     g.variables[k].placements = placements;
   }
+  // distribute() and relayout() in the function: the relayout op names its mesh.
+  std::function<void(const graph::Block&)> relayouts = [&](const graph::Block& b) {
+    for (const graph::Node& n : b.nodes) {
+      for (const graph::Block& inner : n.blocks) relayouts(inner);
+      if (n.op == ops::OpId::Relayout)
+        onMesh(spmd::relayoutMesh(n.attrs), "the relayout at line " + std::to_string(n.loc.line));
+    }
+  };
+  relayouts(g.body);
   for (size_t j = 0; j < e.inputLayouts.size(); ++j) {
     const auto& [axes, placements] = e.inputLayouts[j];
     if (axes.empty()) continue;
@@ -338,6 +351,12 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
     for (const auto& s : sig) inputs.push_back(s.inputs);
     std::unique_ptr<GraphTraces::Entry> e = traceGraph(fn, local, inputs, site);
     e->key = key;
+    // A sharded argument, where no TensorSpec gave a layout, arrives with its own.
+    for (size_t j = 0; j < e->inputSlots.size(); ++j) {
+      const auto [param, item] = e->inputSlots[j];
+      const spmd::ShardedTensor* s = item < 0 && args[param].isTensor() ? spmd::shardsOf(args[param].tensor()) : nullptr;
+      if (s && e->inputLayouts[j].first.empty()) e->inputLayouts[j] = {s->mesh, s->placements};
+    }
     // On a mesh, the runner partitions a copy placed by the variables' layouts; the entry keeps the
     // graph as traced (weft graph, saved models, weft compile).
     graph::Graph placed = e->graph;
@@ -383,6 +402,12 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
     for (const auto& v : entry->variables) before.push_back(readVariable(*v));
   std::vector<Tensor> outs = entry->executor->run(inputs);
   if (recorder_) recorder_(fn, *entry, inputs, before, outs);
+  // Results leave with the layout their computation gave them; one every device holds whole is
+  // an ordinary tensor.
+  std::shared_ptr<OpaqueObj> mesh;  // the user's Mesh a sharded argument lies on, for x.layout
+  for (const Tensor& t : inputs)
+    if (const spmd::ShardedTensor* s = spmd::shardsOf(t); s && !mesh) mesh = s->meshObject;
+  for (Tensor& t : outs) t = spmd::withMeshObject(spmd::wholeIfReplicated(t), mesh);
   size_t next = 0;
   return rebuild(entry->structure, outs, next);
 }

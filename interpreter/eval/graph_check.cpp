@@ -47,7 +47,7 @@ std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, con
     const std::string file = c.loc.file.substr(c.loc.file.find_last_of('/') + 1);
     s += "  " + shownText(file) + ":" + std::to_string(c.loc.line) + "  " + ops::opName(c.op) + " over " +
          g.mesh.names[size_t(c.meshDim)] + " (" + std::to_string(c.group) + " devices)  " + graph::bytesText(c.bytes) +
-         " per device  " + (c.inherent ? "inherent (a partial sum, " : "implicit (") + c.why + ")\n";
+         " per device  " + (c.requested ? "explicit (" : c.inherent ? "inherent (a partial sum, " : "implicit (") + c.why + ")\n";
     total += c.bytes;
   }
   if (plan.collectives.empty()) return s + "  no collectives\n";

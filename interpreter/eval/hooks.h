@@ -25,6 +25,8 @@ struct EvalHooks {
   Value (*declareLayoutMap)(const ast::LayoutMapDecl& decl, const Value* mesh) = nullptr;
   // `v.layout` and `v.shard`.
   Value (*variableLayoutAttr)(Interpreter& in, const Value& self, VariableObj& var, const std::string& name) = nullptr;
+  // A tensor's `x.layout` and `x.shard`.
+  Value (*tensorLayoutAttr)(Interpreter& in, const Value& self, const std::string& name) = nullptr;
   // A module was constructed (it remembers an active layout_map_scope).
   void (*moduleCreated)(Interpreter& in, ModuleObj& m) = nullptr;
   // A module adopted a variable (a lazily built weight may now find its layout).
@@ -43,7 +45,7 @@ struct EvalHooks {
   bool (*variablePlacements)(const VariableObj& var, spmd::MeshAxes& mesh, spmd::Placements& placements) = nullptr;
 
   bool complete() const {
-    return registerNatives && declareMesh && declareLayoutMap && variableLayoutAttr && moduleCreated &&
+    return registerNatives && declareMesh && declareLayoutMap && variableLayoutAttr && tensorLayoutAttr && moduleCreated &&
            variableAdopted && finishProgram && summaryTable && layerAttr && variablePlacements;
   }
 };

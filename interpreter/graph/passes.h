@@ -47,6 +47,7 @@ struct PlannedCollective {
   bool inherent;
   int value;
   std::string why;  // what the moved value is for: "returned", "for max", "printed", ...
+  bool requested = false;  // the program asked for it (relayout, distribute): never implicit
 };
 struct CommPlan {
   std::vector<PlannedCollective> collectives;

@@ -10,6 +10,7 @@
 #include "../../stdlib/runtime/comm_threads.h"
 #include "../../stdlib/runtime/device_threads.h"
 #include "../spmd/blocks.h"
+#include "../spmd/sharded_tensor.h"
 #include "../values/context.h"
 #include "passes.h"
 #include "pipeline.h"
@@ -35,13 +36,13 @@ struct SpmdExecutor::Device {
 };
 
 SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
-                           std::function<void()> onLoop)
+                           std::function<void()> onLoop, std::shared_ptr<rt::DeviceThreads> threads)
     : placed_(runPipelineUntil(g, Target::Executor, "propagate-placements")),
       local_(partition(placed_)),
       vars_(std::move(variables)) {
   if (context().noImplicitComm)
     for (const PlannedCollective& c : commPlanOf(placed_).collectives)
-      if (!c.inherent)
+      if (!c.inherent && !c.requested)
         throw WeftError(std::string("--no-implicit-comm: ") + ops::opName(c.op) + " over " +
                         placed_.mesh.names[size_t(c.meshDim)] + " at " + shownText(c.loc.file) + ":" +
                         std::to_string(c.loc.line) + " re-lays a value (" + c.why + ") in graph " + placed_.name);
@@ -58,7 +59,7 @@ SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableO
                                                d == 0 ? onLoop : std::function<void()>());
     devices_.push_back(std::move(dev));
   }
-  threads_ = std::make_unique<rt::DeviceThreads>(int64_t(devices_.size()));
+  threads_ = threads ? std::move(threads) : std::make_shared<rt::DeviceThreads>(int64_t(devices_.size()));
 }
 
 SpmdExecutor::~SpmdExecutor() = default;
@@ -67,21 +68,22 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   const spmd::MeshAxes& mesh = placed_.mesh;
   const size_t n = devices_.size();
   ExecutionContext& caller = context();
-  // Each device's blocks of the variables and the inputs, cut here, on the caller's thread.
+  // Each device's blocks of the variables and the inputs: those stored as the graph places them
+  // are used as they lie; others are cut here, on the caller's thread.
   for (size_t k = 0; k < vars_.size(); ++k) {
-    const Tensor global = vars_[k]->value;
+    const Tensor value = vars_[k]->value;
     const spmd::Placements& ps = placed_.variables[k].placements;
     for (size_t d = 0; d < n; ++d) {
       Device& dev = *devices_[d];
       dev.given.resize(vars_.size());
-      dev.given[k] = ps.empty() ? global : spmd::localBlock(global, mesh, ps, int64_t(d));
+      dev.given[k] = spmd::localOf(value, mesh, ps, int64_t(d));
       dev.vars[k]->value = dev.given[k];
     }
   }
   std::vector<std::vector<Tensor>> localInputs(n), results(n);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const spmd::Placements ps = placed_.placementsOf(placed_.body.params[i]);
-    for (size_t d = 0; d < n; ++d) localInputs[d].push_back(spmd::localBlock(inputs[i], mesh, ps, int64_t(d)));
+    for (size_t d = 0; d < n; ++d) localInputs[d].push_back(spmd::localOf(inputs[i], mesh, ps, int64_t(d)));
   }
   // At most --threads devices compute at once; one waiting at a collective gives its core back.
   rt::Cores cores(std::min<int64_t>(threadsToUse(), int64_t(n)));
@@ -115,7 +117,7 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   if (error) std::rethrow_exception(error);
   caller.randomKey = devices_[0]->context.randomKey;
   caller.randomCounter = devices_[0]->context.randomCounter;
-  // Variables a device assigned, put together and written whole.
+  // Variables a device assigned keep the devices' blocks as their value; results leave sharded.
   for (size_t k = 0; k < vars_.size(); ++k) {
     bool assigned = false;
     std::vector<Tensor> blocks;
@@ -128,13 +130,16 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
       dev.vars[k]->value = Tensor();
       dev.given[k] = Tensor();
     }
-    if (assigned) writeVariable(*vars_[k], spmd::assemble(mesh, placed_.variables[k].placements, blocks));
+    if (!assigned) continue;
+    const spmd::Placements& ps = placed_.variables[k].placements;
+    writeVariable(*vars_[k], spmd::wholeIfReplicated(spmd::fromLocals(
+                                 mesh, ps.empty() ? spmd::Placements(size_t(mesh.rank())) : ps, std::move(blocks))));
   }
   std::vector<Tensor> out;
   for (size_t r = 0; r < placed_.body.results.size(); ++r) {
     std::vector<Tensor> blocks;
     for (size_t d = 0; d < n; ++d) blocks.push_back(std::move(results[d][r]));
-    out.push_back(spmd::assemble(mesh, placed_.placementsOf(placed_.body.results[r]), blocks));
+    out.push_back(spmd::fromLocals(mesh, placed_.placementsOf(placed_.body.results[r]), std::move(blocks), meshObject));
   }
   return out;
 }

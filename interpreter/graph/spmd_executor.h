@@ -3,8 +3,9 @@
 // program on a thread of its own (made once, parked between calls; at most --threads of them
 // compute at once), with its own execution context and communicator, on its
 // blocks of the variables and inputs; the devices meet at each collective
-// (stdlib/runtime/comm_threads.h). Results are put together from the devices' blocks; a
-// variable a device assigned is put together and written whole. Device 0 prints; the random
+// (stdlib/runtime/comm_threads.h). Variables and inputs stored as blocks the way the graph
+// places them are used as they lie (spmd/sharded_tensor.h); results come back as the devices'
+// blocks, and a variable a device assigned keeps them as its value. Device 0 prints; the random
 // stream each device draws from starts where the caller's is and the caller's goes on from device
 // 0's, so replicated random ops draw what the unsharded program draws.
 #pragma once
@@ -20,11 +21,14 @@ namespace weft::graph {
 
 class SpmdExecutor final : public GraphRunner {
  public:
-  // `g` has a mesh, and its variables the placements of their layouts.
+  // `g` has a mesh, and its variables the placements of their layouts. Runners that never run
+  // at once may share `threads` (one per device of the mesh); null: threads of its own.
   SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
-               std::function<void()> onLoop);
+               std::function<void()> onLoop, std::shared_ptr<rt::DeviceThreads> threads = nullptr);
   ~SpmdExecutor() override;
   std::vector<Tensor> run(std::span<const Tensor> inputs) override;
+  // The user's Mesh object the results lie on (for their `.layout`), when the caller knows it.
+  std::shared_ptr<OpaqueObj> meshObject;
 
  private:
   struct Device;
@@ -32,7 +36,7 @@ class SpmdExecutor final : public GraphRunner {
   Graph local_;   // each device's program
   std::vector<std::shared_ptr<VariableObj>> vars_;
   std::vector<std::unique_ptr<Device>> devices_;
-  std::unique_ptr<rt::DeviceThreads> threads_;  // one per device, parked between calls
+  std::shared_ptr<rt::DeviceThreads> threads_;  // one per device, parked between calls
 };
 
 // The runner for a traced graph: SPMD on its mesh when it has one.

@@ -34,6 +34,7 @@ void installHooks(EvalHooks& hooks) {
   hooks.declareMesh = declareMesh;
   hooks.declareLayoutMap = declareLayoutMap;
   hooks.variableLayoutAttr = variableAttr;
+  hooks.tensorLayoutAttr = tensorAttr;
   hooks.moduleCreated = moduleCreated;
   hooks.variableAdopted = variableAdopted;
   hooks.finishProgram = finishProgram;
@@ -48,6 +49,7 @@ void registerBuiltins(Env& env) {
   env.set(intern("LayoutMap"), layoutMapBuiltin());
   env.set(intern("layout_map_scope"), layoutMapScopeBuiltin());
   env.set(intern("plan"), planBuiltin());
+  registerDistribute(env);
 }
 
 Value declareMesh(const ast::MeshDecl& decl, const std::vector<Value>& sizes) {

@@ -24,6 +24,10 @@ bool variablePlacements(const VariableObj& var, spmd::MeshAxes& axes, spmd::Plac
 // A layout as placements on its mesh; false when it has no mesh.
 bool layoutPlacements(const LayoutObj& layout, spmd::MeshAxes& axes, spmd::Placements& placements);
 
+// distribute() and relayout() (distribute.cpp).
+void registerDistribute(Env& env);
+// A tensor's `x.layout` and `x.shard` (distribute.cpp).
+Value tensorAttr(Interpreter& in, const Value& self, const std::string& name);
 // `v.layout` and `v.shard`.
 Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const std::string& name);
 

@@ -135,6 +135,7 @@ enum class BinaryRule {
   X(, ReduceScatter, "reduce_scatter", 1)            \
   X(, AllToAll, "all_to_all", 1)                     \
   X(, LocalSlice, "local_slice", 1)                  \
+  X(, Relayout, "relayout", 1)                       \
   X(, Constant, "constant", 0)                       \
   X(, ReadVariable, "read_variable", 0)              \
   X(, AssignVariable, "assign_variable", 1)          \
@@ -160,7 +161,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 93, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 94, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

@@ -125,6 +125,7 @@ Family familyOf(OpId id) {
     case OpId::Squeeze:
     case OpId::ExpandDims:
     case OpId::ShapeOf:
+    case OpId::Relayout:
     case OpId::BroadcastRows: return Family::Shape;
     case OpId::Where:
     case OpId::Clip: return Family::Ternary;
@@ -476,6 +477,15 @@ OpDef row(OpId id) {
     case OpId::ReduceScatter: collectiveRow<OpId::ReduceScatter>(d, {{"axis", K::Int}}); break;
     case OpId::AllToAll: collectiveRow<OpId::AllToAll>(d, {{"split_axis", K::Int}, {"concat_axis", K::Int}}); break;
     case OpId::LocalSlice: collectiveRow<OpId::LocalSlice>(d, {{"axis", K::Int}}); break;
+    // The value itself, moved to the placements `to` on `mesh` (per mesh dimension, the tensor
+    // dimension it splits, or -1 for replicated): the program's explicit re-layout (relayout(),
+    // distribute()). Propagation moves its input there; on one device it is the identity.
+    case OpId::Relayout:
+      d.attrs = {{"mesh", K::Str}, {"to", K::Ints}};
+      d.view = true;
+      d.infer = [](Ty in, const Attrs&) -> Types { return {in[0]}; };
+      d.run = [](In in, const Attrs&) -> Out { return {in[0]}; };
+      break;
     case OpId::Constant: d.attrs = {{"value", K::Tensor}}; break;
     case OpId::ReadVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
     case OpId::AssignVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
@@ -507,6 +517,14 @@ bool anyAbstract(In in) {
   return false;
 }
 
+bool anySharded(In in) {
+  for (const auto& t : in)
+    if (t.shards()) return true;
+  return false;
+}
+
+ShardedApply shardedApply = nullptr;
+
 }  // namespace
 
 const OpDef& opDef(OpId op) { return table()[size_t(op)]; }
@@ -534,6 +552,8 @@ bool findOp(const std::string& name, OpId& out) {
     }
   return false;
 }
+
+void setShardedApply(ShardedApply run) { shardedApply = run; }
 
 TraceHook* traceHook() { return context().traceHook; }
 void setTraceHook(TraceHook* hook) { context().traceHook = hook; }
@@ -563,7 +583,7 @@ std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
     if (tape) tape->recorded(op, in, attrs, out);
     return out;
   }
-  std::vector<Tensor> out = d.run(in, attrs);
+  std::vector<Tensor> out = shardedApply && anySharded(in) ? shardedApply(op, in, attrs) : d.run(in, attrs);
   if (tape) tape->recorded(op, in, attrs, out);
   return out;
 }

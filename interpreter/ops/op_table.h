@@ -164,11 +164,16 @@ class TapeHook {
 };
 TapeHook* tapeHook();
 void setTapeHook(TapeHook* hook);
+// Runs an op with a sharded input (a tensor stored as its devices' blocks) SPMD on its mesh
+// (interpreter/graph/spmd_eager.cpp), returning sharded results.
+using ShardedApply = std::vector<Tensor> (*)(OpId op, std::span<const Tensor> in, const Attrs& attrs);
+void setShardedApply(ShardedApply run);
 // A trace or a tape is active: every op must go through apply().
 bool hooked();
 
 // The one funnel: checks, then runs the kernel, infers on abstract inputs, or records a graph
-// node when an input is symbolic (or the op has an effect) while a trace is active.
+// node when an input is symbolic (or the op has an effect) while a trace is active, or runs it
+// SPMD when an input is sharded.
 std::vector<Tensor> apply(OpId op, std::span<const Tensor> in, const Attrs& attrs = {});
 Tensor apply1(OpId op, std::span<const Tensor> in, const Attrs& attrs = {});
 

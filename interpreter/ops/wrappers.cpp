@@ -14,12 +14,13 @@ std::vector<int64_t> pair(std::array<int64_t, 2> p) { return {p[0], p[1]}; }
 }  // namespace
 
 // Elementwise ops are the interpreter's hottest path: on values outside a trace they call the
-// row's kernel directly, as apply() would, without building argument and result vectors.
+// row's kernel directly, as apply() would, without building argument and result vectors; a
+// tensor without storage of its own (abstract, or sharded) takes the funnel.
 Tensor unary(UnaryOp op, const Tensor& x) {
-  return hooked() || x.isAbstract() ? one(opId(op), {x}) : impl::unary(op, x);
+  return hooked() || !x.isWhole() ? one(opId(op), {x}) : impl::unary(op, x);
 }
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  return hooked() || a.isAbstract() || b.isAbstract() ? one(opId(op), {a, b}) : impl::binary(op, a, b);
+  return hooked() || !a.isWhole() || !b.isWhole() ? one(opId(op), {a, b}) : impl::binary(op, a, b);
 }
 Tensor cast(const Tensor& x, DType to) { return x.dtype() == to ? x : one(OpId::Cast, {x}, {{"dtype", to}}); }
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return one(OpId::Where, {c, a, b}); }

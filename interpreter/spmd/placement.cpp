@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "../../grammar/diagnostics.h"
+
 namespace weft::spmd {
 
 std::string Placement::str() const {
@@ -67,6 +69,51 @@ std::optional<std::string> misfit(const Shape& shape, const Placements& ps, cons
     local = localShape(local, ps[k], mesh.sizes[k]);
   }
   return std::nullopt;
+}
+
+}  // namespace weft::spmd
+
+namespace weft::spmd {
+
+ops::Attrs relayoutAttrs(const MeshAxes& mesh, const Placements& ps) {
+  std::vector<int64_t> to;
+  for (const Placement& p : ps) to.push_back(p.sharded() ? p.dim : -1);
+  return {{"mesh", meshText(mesh)}, {"to", to}};
+}
+
+MeshAxes relayoutMesh(const ops::Attrs& attrs) {
+  const std::string& text = attrs.s("mesh");
+  MeshAxes mesh;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find(", ", at), text.size());
+    const std::string dim = text.substr(at, end - at);
+    const size_t eq = dim.find('=');
+    int64_t size = 0;
+    const char* last = dim.data() + dim.size();
+    if (eq == std::string::npos || eq == 0 || std::from_chars(dim.data() + eq + 1, last, size).ptr != last || size < 1)
+      throw WeftError("relayout: malformed mesh attribute \"" + text + "\" (expected \"batch=2, model=4\")");
+    mesh.names.push_back(dim.substr(0, eq));
+    mesh.sizes.push_back(size);
+    at = end + 2;
+  }
+  return mesh;
+}
+
+Placements relayoutTarget(const ops::Attrs& attrs, const MeshAxes& mesh) {
+  if (!(relayoutMesh(attrs) == mesh))
+    throw WeftError("relayout to mesh(" + attrs.s("mesh") + ") in a graph on mesh(" + meshText(mesh) +
+                    "): a relayout stays on its mesh");
+  const std::vector<int64_t>& to = attrs.ints("to");
+  if (int(to.size()) != mesh.rank())
+    throw WeftError("relayout: " + std::to_string(to.size()) + " placements for mesh(" + meshText(mesh) + ") of " +
+                    std::to_string(mesh.rank()) + " dimensions");
+  Placements ps;
+  for (int64_t d : to) {
+    if (d < -1 || d >= rt::kMaxRank) throw WeftError("relayout: no tensor dimension " + std::to_string(d));
+    ps.push_back(d < 0 ? Placement::r() : Placement::s(int(d)));
+  }
+  return ps;
 }
 
 }  // namespace weft::spmd

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../ops/attrs.h"
 #include "../values/tensor.h"
 
 namespace weft::spmd {
@@ -53,6 +54,13 @@ std::optional<std::string> misfit(const Shape& shape, const Placements& ps, cons
 // "{batch: S0, model: R}"; "batch=2, model=4" for the mesh itself.
 std::string placementsText(const MeshAxes& mesh, const Placements& ps);
 std::string meshText(const MeshAxes& mesh);
+
+// The relayout op's attributes (ops/op_table.cpp): `mesh`, the mesh's text ("batch=2, model=4"),
+// and `to`, per mesh dimension the tensor dimension it splits or -1 for replicated; and back.
+ops::Attrs relayoutAttrs(const MeshAxes& mesh, const Placements& ps);
+MeshAxes relayoutMesh(const ops::Attrs& attrs);  // a WeftError when malformed
+// The placements, checked against the graph's mesh (a WeftError).
+Placements relayoutTarget(const ops::Attrs& attrs, const MeshAxes& mesh);
 
 // The local shape of a value of global `shape` with placement `p` on a mesh dimension of `parts`
 // devices; the caller has checked that a sharded dimension divides.

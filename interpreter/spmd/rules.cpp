@@ -22,7 +22,8 @@ const ops::ShardRule* shardRule(OpId op) {
 #undef WEFT_ELEMENTWISE_SHARD
     case OpId::Where:
     case OpId::Clip:
-    case OpId::Cast: rule = elementwiseRule(op); break;
+    case OpId::Cast:
+    case OpId::Relayout: rule = elementwiseRule(op); break;
 #define WEFT_REDUCE_SHARD(F, Id, ...) case OpId::F##Id:
     WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_SHARD)
 #undef WEFT_REDUCE_SHARD

@@ -49,7 +49,8 @@ const ShardRule* elementwiseRule(OpId op) {
   switch (op) {
     case OpId::UnaryNeg:
     case OpId::BinaryAdd:
-    case OpId::BinarySub: return &kLinear;
+    case OpId::BinarySub:
+    case OpId::Relayout: return &kLinear;
     case OpId::BinaryMul: return &kMul;
     case OpId::BinaryDiv: return &kDiv;
     case OpId::Where: return &kWhere;

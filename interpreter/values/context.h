@@ -27,6 +27,7 @@ class Tape;
 }
 class VariableAccess;
 class VariableReadHook;
+struct SourceRange;
 
 // Limits on tensor memory; exceeding one is a user error, not a crash (docs/robustness.md).
 struct MemoryLimits {
@@ -69,6 +70,9 @@ struct ExecutionContext {
   // mesh counts), and whether an implicit re-layout is an error (--no-implicit-comm); SPEC §7.1.
   graph::CommCounts* commCounts = nullptr;
   bool noImplicitComm = false;
+  // The statement being evaluated, innermost (eval/): where an eager op on sharded tensors counts
+  // its collectives. Null outside a program.
+  const SourceRange* statement = nullptr;
   // graph/ and autodiff/: the innermost tracer, how many traces began, the innermost tape and the
   // next id it gives a recorded tensor.
   graph::Tracer* tracer = nullptr;

@@ -84,8 +84,11 @@ Tensor Tensor::abstract(DType dtype, const Shape& shape) {
   return t;
 }
 
+void* Tensor::globalData() const { return shards_ ? shards_->global().raw() : nullptr; }
+
 Tensor Tensor::reshaped(const Shape& shape) const {
-  Tensor t = *this;
+  Tensor t = shards_ ? shards_->global() : *this;  // a view of the global value, not of the blocks
+  t.tapeId_ = tapeId_;
   t.shape_ = shape;
   t.symbol_ = -1;
   return t;

@@ -41,6 +41,18 @@ class Storage {
   LiveBytes* live_;
 };
 
+class Tensor;
+
+// The blocks of a tensor split over the devices of a mesh (SPEC §7.1; interpreter/spmd/
+// sharded_tensor.h keeps them): they are its storage, and its global value is put together only
+// when something reads the tensor's data (print, ==, indexing, conversion to Python values).
+class Shards {
+ public:
+  virtual ~Shards() = default;
+  // The global value, put together on first use (once, whatever the thread).
+  virtual const Tensor& global() const = 0;
+};
+
 class Tensor {
  public:
   Tensor() = default;
@@ -70,7 +82,9 @@ class Tensor {
   int rank() const { return shape_.rank(); }
   int64_t numel() const { return shape_.numel(); }
   int64_t bytes() const { return numel() * int64_t(rt::dtypeSize(dtype_)); }
-  bool isAbstract() const { return storage_ == nullptr; }
+  bool isAbstract() const { return storage_ == nullptr && shards_ == nullptr; }
+  // Holds its data in one buffer of its own: neither abstract nor sharded.
+  bool isWhole() const { return storage_ != nullptr; }
   bool isSymbolic() const { return symbol_ >= 0; }
   int symbol() const { return symbol_; }
   uint32_t trace() const { return trace_; }
@@ -81,8 +95,18 @@ class Tensor {
   void setTapeId(int64_t id) { tapeId_ = id; }
 
   template <class T>
-  T* data() const { return static_cast<T*>(storage_->data()); }
-  void* raw() const { return storage_->data(); }
+  T* data() const { return static_cast<T*>(raw()); }
+  void* raw() const { return storage_ ? storage_->data() : globalData(); }
+
+  // A tensor stored as its devices' blocks (interpreter/spmd/sharded_tensor.h), or null.
+  static Tensor sharded(DType dtype, const Shape& shape, std::shared_ptr<const Shards> shards) {
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = shape;
+    t.shards_ = std::move(shards);
+    return t;
+  }
+  const Shards* shards() const { return shards_.get(); }
 
   // The same data under another shape of equal size (no copy).
   Tensor reshaped(const Shape& shape) const;
@@ -91,14 +115,16 @@ class Tensor {
   // Element i converted to double / int64 (any dtype); for scalars, printing and indices.
   double asDouble(int64_t i = 0) const;
   int64_t asInt(int64_t i = 0) const;
-  bool sharesStorage(const Tensor& o) const { return storage_ == o.storage_; }
+  bool sharesStorage(const Tensor& o) const { return storage_ == o.storage_ && shards_ == o.shards_; }
   // No other tensor holds this storage: it may be overwritten (a graph executor's buffers).
   bool ownsStorage() const { return storage_ && storage_.use_count() == 1; }
 
  private:
+  void* globalData() const;  // a sharded tensor's global value (null for an abstract tensor)
   DType dtype_ = DType::F32;
   Shape shape_;
   std::shared_ptr<Storage> storage_;
+  std::shared_ptr<const Shards> shards_;
   int symbol_ = -1;
   uint32_t trace_ = 0;
   int64_t tapeId_ = 0;

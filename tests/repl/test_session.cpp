@@ -44,7 +44,7 @@ TEST_CASE_FIXTURE(Fixture, "completion: attributes after a dotted prefix") {
   CHECK(offers("m.", "forward"));
   CHECK(offers("m.", "trainable_variables"));
   CHECK(offers("m.inner.", "kernel"));
-  CHECK(complete("m.inner.kernel.sh") == std::vector<std::string>{"shape"});
+  CHECK(complete("m.inner.kernel.sh") == std::vector<std::string>{"shape", "shard"});
   CHECK(offers("m.inner.kernel.", "assign_add"));
   CHECK(offers("t.", "ndim"));
   CHECK(offers("xs.", "append"));

@@ -202,6 +202,7 @@ std::multimap<OpId, OpCase> opCases() {
   ok(OpId::AttentionGrad, {q, k, v, o, o, keep}, causal);
   bad(OpId::AttentionGrad, {q, k, v, o, q}, plain);                  // dout is not the output's shape
   ok(OpId::ShapeOf, {t(Shape{2, 0, 3})});
+  ok(OpId::Relayout, {t(Shape{4, 6})}, {{"mesh", std::string("batch=2")}, {"to", std::vector<int64_t>{0}}});
   return c;
 }
 

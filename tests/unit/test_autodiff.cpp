@@ -97,6 +97,7 @@ std::multimap<OpId, Case> cases() {
   add(OpId::MatMul, {spread(Shape{2, 2, 3}, -1, 1, 66), spread(Shape{4, 3}, -1, 1, 67)}, flags(false, true));
   add(OpId::Cast, {any(26)}, {{"dtype", DType::F64}});
   add(OpId::Reshape, {any(27)}, {{"shape", std::vector<int64_t>{3, -1}}});
+  add(OpId::Relayout, {any(88)}, {{"mesh", std::string("batch=2")}, {"to", std::vector<int64_t>{-1}}});
   add(OpId::Transpose, {x234}, {{"perm", std::vector<int64_t>{2, 0, 1}}});
   add(OpId::Transpose, {any(28)}, {{"perm", std::vector<int64_t>{}}});
   add(OpId::BroadcastTo, {spread(Shape{3, 1}, -1, 1, 29)}, {{"shape", std::vector<int64_t>{2, 3, 4}}});

@@ -190,6 +190,13 @@ struct Propagator {
       out.push_back(std::move(n));
       return;
     }
+    if (n.op == OpId::Relayout) {  // the program's own re-layout: its input is moved to `to`
+      const Placements to = spmd::relayoutTarget(n.attrs, g.mesh);
+      n.inputs[0] = redistribute(out, n.inputs[0], to, n);
+      set(n.outputs[0], to);
+      out.push_back(std::move(n));
+      return;
+    }
     if (d.family == ops::Family::Output || d.family == ops::Family::Control) {
       for (int& in : n.inputs) in = redistribute(out, in, replicated(), n);
       for (Block& b : n.blocks) {
@@ -363,6 +370,7 @@ CommPlan commPlanOf(const Graph& g) {
       for (int64_t d : s) block *= d < 0 ? 1 : d;
       plan.collectives.push_back({n.loc, n.op, k, n.attrs.i("group"), spmd::collectiveBytes(n.op, block, n.attrs.i("group")),
                                   ps[size_t(k)].partial(), in, reasonOf(g, n.outputs[0])});
+      plan.collectives.back().requested = plan.collectives.back().why == "for relayout";
     }
   };
   walk(g.body);
