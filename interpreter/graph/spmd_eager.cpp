@@ -9,6 +9,7 @@
 #include "../spmd/blocks.h"
 #include "../spmd/sharded_tensor.h"
 #include "../values/context.h"
+#include "passes.h"
 #include "spmd_executor.h"
 #include "text.h"
 
@@ -27,6 +28,21 @@ constexpr size_t kMaxRunners = 1024;
 thread_local std::map<std::string, std::unique_ptr<SpmdExecutor>> runners;
 // One op runs at a time: the runners of meshes of one size share their devices' threads.
 thread_local std::map<int64_t, std::shared_ptr<rt::DeviceThreads>> threads;
+
+// On shapes alone (a plan): the results as propagation places them, with blocks of their shapes.
+std::vector<Tensor> onShapes(const Graph& g, const std::shared_ptr<OpaqueObj>& meshObject) {
+  const Graph placed = propagatePlacements(g);
+  std::vector<Tensor> out;
+  for (int r : placed.body.results) {
+    const spmd::Placements ps = placed.placementsOf(r);
+    const TensorType& t = placed.values[size_t(r)];
+    Shape local = t.shape;
+    for (size_t k = 0; k < ps.size(); ++k) local = spmd::localShape(local, ps[k], g.mesh.sizes[k]);
+    std::vector<Tensor> locals(size_t(spmd::deviceCount(g.mesh)), Tensor::abstract(t.dtype, local));
+    out.push_back(spmd::makeSharded(g.mesh, ps, std::move(locals), meshObject, t.dtype, t.shape));
+  }
+  return out;
+}
 
 std::vector<Tensor> applySharded(ops::OpId op, std::span<const Tensor> in, const ops::Attrs& attrs) {
   const spmd::ShardedTensor* on = nullptr;
@@ -61,6 +77,8 @@ std::vector<Tensor> applySharded(ops::OpId op, std::span<const Tensor> in, const
     g.body.results.push_back(n.outputs.back());
   }
   g.body.nodes.push_back(std::move(n));
+  for (const Tensor& t : in)
+    if (t.isAbstract()) return onShapes(g, on->meshObject);
   const std::string key = printText(g);
   auto found = runners.find(key);
   if (found == runners.end()) {

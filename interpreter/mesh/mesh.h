@@ -4,13 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "../spmd/placement.h"
 #include "../values/objects.h"
 
 namespace weft::mesh {
 
 // At most this many devices: each variable keeps one shard per distinct block, and a plan of a
 // huge mesh must stay small.
-constexpr int64_t kMaxDevices = int64_t(1) << 16;
+constexpr int64_t kMaxDevices = spmd::kMaxMeshDevices;
 // At most this many dimensions (a layout names at most one per tensor dimension).
 constexpr size_t kMaxMeshDims = 16;
 

@@ -571,6 +571,11 @@ std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
   if (symbolic && !trace)  // a trace paused, or a value leaked from a finished one
     for (const auto& t : in) requireLiveTrace(t);
   const bool traced = trace && (d.effect || symbolic);
+  if (!traced && shardedApply && anySharded(in)) {  // SPMD on the operands' mesh, also on shapes alone
+    std::vector<Tensor> out = shardedApply(op, in, attrs);
+    if (tape) tape->recorded(op, in, attrs, out);
+    return out;
+  }
   // Inference alone while tracing, on abstract inputs, and for the creation and random ops on
   // shapes alone (so that recording a random op does not advance the stream).
   if (traced || anyAbstract(in) || (in.empty() && c.shapesOnly)) {
@@ -583,7 +588,7 @@ std::vector<Tensor> apply(OpId op, In in, const Attrs& attrs) {
     if (tape) tape->recorded(op, in, attrs, out);
     return out;
   }
-  std::vector<Tensor> out = shardedApply && anySharded(in) ? shardedApply(op, in, attrs) : d.run(in, attrs);
+  std::vector<Tensor> out = d.run(in, attrs);
   if (tape) tape->recorded(op, in, attrs, out);
   return out;
 }

@@ -85,6 +85,7 @@ MeshAxes relayoutMesh(const ops::Attrs& attrs) {
   const std::string& text = attrs.s("mesh");
   MeshAxes mesh;
   size_t at = 0;
+  int64_t devices = 1;
   while (at < text.size()) {
     const size_t end = std::min(text.find(", ", at), text.size());
     const std::string dim = text.substr(at, end - at);
@@ -95,6 +96,9 @@ MeshAxes relayoutMesh(const ops::Attrs& attrs) {
       throw WeftError("relayout: malformed mesh attribute \"" + text + "\" (expected \"batch=2, model=4\")");
     mesh.names.push_back(dim.substr(0, eq));
     mesh.sizes.push_back(size);
+    devices *= size;
+    if (devices > kMaxMeshDevices || mesh.names.size() > 16)  // as a Mesh may have (mesh/mesh.h)
+      throw WeftError("relayout: mesh attribute \"" + text + "\" names more devices than a mesh may have");
     at = end + 2;
   }
   return mesh;

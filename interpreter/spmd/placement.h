@@ -36,6 +36,9 @@ std::optional<Placement> parsePlacement(std::string_view text);
 // A value's placements, one per mesh dimension (in the mesh's order).
 using Placements = std::vector<Placement>;
 
+// The most devices a mesh may have (mesh::kMaxDevices; a graph read from text is held to it too).
+constexpr int64_t kMaxMeshDevices = int64_t(1) << 16;
+
 // The mesh a sharded program's values lie on, as graphs need it: its dimensions' names and
 // sizes, in order (mesh/ keeps the user-facing Mesh object).
 struct MeshAxes {

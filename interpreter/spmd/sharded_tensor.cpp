@@ -15,9 +15,8 @@ const ShardedTensor* shardsOf(const Tensor& t) { return static_cast<const Sharde
 
 Tensor makeSharded(const MeshAxes& mesh, Placements ps, std::vector<Tensor> locals,
                    std::shared_ptr<OpaqueObj> meshObject, DType dtype, const Shape& shape) {
-  for (const Tensor& l : locals)
-    if (l.isAbstract()) return Tensor::abstract(dtype, shape);
   auto s = std::make_shared<ShardedTensor>();
+  for (const Tensor& l : locals) s->abstract = s->abstract || l.isAbstract();
   s->mesh = mesh;
   s->placements = std::move(ps);
   s->locals = std::move(locals);
@@ -50,7 +49,6 @@ Tensor withMeshObject(const Tensor& t, const std::shared_ptr<OpaqueObj>& meshObj
 
 Tensor distribute(const Tensor& global, const MeshAxes& mesh, const Placements& ps,
                   std::shared_ptr<OpaqueObj> meshObject) {
-  if (global.isAbstract()) return Tensor::abstract(global.dtype(), global.shape());
   const Tensor whole = shardsOf(global) ? shardsOf(global)->global() : global;
   std::map<std::vector<int64_t>, Tensor> blocks;  // by the coordinates on the splitting dimensions
   std::vector<Tensor> locals;

@@ -27,8 +27,8 @@ struct ShardedTensor final : Shards {
 
 // The blocks of `t`, or null when it is stored whole.
 const ShardedTensor* shardsOf(const Tensor& t);
-// A tensor of global dtype and shape `like` stored as `locals`. Abstract locals (a plan runs on
-// shapes alone) give an abstract tensor of the global shape.
+// A tensor of global dtype and shape `like` stored as `locals`; abstract when they are (a plan
+// runs on shapes alone: the tensor keeps its layout, and its blocks their shapes).
 Tensor makeSharded(const MeshAxes& mesh, Placements ps, std::vector<Tensor> locals,
                    std::shared_ptr<OpaqueObj> meshObject, DType dtype, const Shape& shape);
 // A tensor stored as `locals` (not abstract), its global shape worked out from theirs.

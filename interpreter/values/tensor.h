@@ -51,6 +51,7 @@ class Shards {
   virtual ~Shards() = default;
   // The global value, put together on first use (once, whatever the thread).
   virtual const Tensor& global() const = 0;
+  bool abstract = false;  // the blocks have shapes only (a plan runs on shapes alone)
 };
 
 class Tensor {
@@ -82,7 +83,7 @@ class Tensor {
   int rank() const { return shape_.rank(); }
   int64_t numel() const { return shape_.numel(); }
   int64_t bytes() const { return numel() * int64_t(rt::dtypeSize(dtype_)); }
-  bool isAbstract() const { return storage_ == nullptr && shards_ == nullptr; }
+  bool isAbstract() const { return storage_ == nullptr && (shards_ == nullptr || shards_->abstract); }
   // Holds its data in one buffer of its own: neither abstract nor sharded.
   bool isWhole() const { return storage_ != nullptr; }
   bool isSymbolic() const { return symbol_ >= 0; }
