@@ -233,7 +233,9 @@ std::vector<Placement> candidates(const Tensor& t) {
 TEST_CASE("shard rules: operand placements that validate but that no row covers") {
   spmd::registerShardRules();
   std::map<std::string, std::string> uncovered;  // "op: out|in" -> the case
-  for (const auto& [op, c] : testutil::opCases()) {
+  for (const auto& entry : testutil::opCases()) {
+    const OpId op = entry.first;  // not a structured binding: clang 14 cannot capture one
+    const testutil::OpCase& c = entry.second;
     if (!c.valid || c.in.empty() || c.in.size() > 3) continue;
     bool empty = false;  // on no elements every placement "computes" the result
     for (const Tensor& t : c.in) empty = empty || t.numel() == 0;
