@@ -8,6 +8,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "interpreter/eval/interpreter.h"
 #include "interpreter/graph/spmd_executor.h"
 #include "interpreter/graph/text.h"
 #include "interpreter/values/context.h"
@@ -119,6 +120,33 @@ TEST_CASE("SPMD executor on device threads: a device that fails ends the call wi
   CHECK(testutil::errorOf([&] { spmd.run(std::vector<Tensor>{ids}); }).find("out of range") != std::string::npos);
   ids.data<int32_t>()[1] = 3;  // the executor runs again after a failure
   CHECK(spmd.run(std::vector<Tensor>{ids})[0].shape() == Shape{3, 8});
+}
+
+// Eager ops on sharded tensors (interpreter/graph/spmd_eager.cpp) run on the devices' threads
+// too, one op at a time, with runners cached and device threads shared between them; sharded
+// results read on the interpreter's thread while the devices' buffers are alive.
+TEST_CASE("SPMD executor on device threads: eager ops on sharded tensors, a gradient and data-parallel fit") {
+  std::ostringstream out, err;
+  Interpreter in(out, err);
+  const int status = in.runSource(std::make_shared<SourceFile>("t.model", R"(
+mesh m(batch=2, model=2)
+x = reshape(arange(0.0, 32.0), [8, 4]) * 0.25
+w = reshape(arange(0.0, 12.0), [4, 3]) * 0.1
+xs = distribute(x, Layout(["batch", UNSHARDED], m))
+ws = distribute(w, Layout(["model", UNSHARDED], m))
+y = relu(xs @ ws - 1.0)
+r = relayout(y, Layout(["model", UNSHARDED], Mesh(batch=2, model=2)))
+v = Variable(w)
+loss, grads = value_and_grad(fn() => mean(square(xs @ v)), [v])
+print(bool(max(abs(r - relu(x @ w - 1.0))) < 1e-5), r.layout.mesh == m, grads[0].shape)
+model = Sequential([Dense(3, input_shape=[4])])
+model.compile(optimizer="sgd", loss="mse")
+h = model.fit(xs, distribute(zeros([8, 3]), Layout.batch_sharded(m, "batch", 2)), batch_size=4, epochs=2, verbose=0)
+print(len(h.history["loss"]))
+)"));
+  CHECK(err.str() == "");
+  CHECK(status == 0);
+  CHECK(out.str() == "true true [4, 3]\n2\n");
 }
 
 }  // namespace
