@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "../../grammar/parser.h"
+#include "../graph/spmd_eager.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "embedded.h"
@@ -67,6 +68,8 @@ Interpreter::~Interpreter() {
   globals_->clear();
   prelude_->clear();
   native_->clear();
+  // The runners of eager ops on sharded tensors hold the last operands they were given.
+  graph::releaseEagerSpmd();
 }
 
 void Interpreter::collectCyclesNow() {

@@ -98,4 +98,9 @@ std::vector<Tensor> applySharded(ops::OpId op, std::span<const Tensor> in, const
 
 void installEagerSpmd() { ops::setShardedApply(applySharded); }
 
+void releaseEagerSpmd() {
+  runners.clear();
+  threads.clear();
+}
+
 }  // namespace weft::graph

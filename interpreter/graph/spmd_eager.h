@@ -9,5 +9,8 @@ namespace weft::graph {
 
 // Makes ops::apply run ops with a sharded operand this way.
 void installEagerSpmd();
+// Lets go of this thread's runners and their device threads (an interpreter that ends: nothing
+// of its values may outlive it).
+void releaseEagerSpmd();
 
 }  // namespace weft::graph
