@@ -10,7 +10,8 @@ endfunction()
 
 # Cases are WORK/cases/NAME/MODE/EXPORT.K.inI.npy and .outJ.npy (MODE graph, and eager when the
 # program was also run eagerly). Each case runs WORK/build/NAME/EXPORT_main on its inputs; each
-# output must agree with every mode's (compare.model: 1e-5 relative, exact for integers).
+# output must agree with every mode's (compare.model: 1e-5 relative, exact for integers; a case
+# with an EXPORT.K.tolerance file, a graph that ran sharded, to the tolerance it holds).
 # Adds the number of outputs compared to the variable named by COUNT.
 function(compare_cases WORK NAME COMPARE COUNT)
   set(n ${${COUNT}})
@@ -33,10 +34,14 @@ function(compare_cases WORK NAME COMPARE COUNT)
       list(APPEND gots ${WORK}/got/${NAME}.${o})
     endforeach()
     run(${WORK}/build/${NAME}/${fn}_main ${ins} ${gots})
+    set(tolerance "")
+    if(EXISTS ${dir}/${case}.tolerance)
+      file(READ ${dir}/${case}.tolerance tolerance)
+    endif()
     foreach(o ${outs})
       foreach(mode graph eager)
         if(EXISTS ${WORK}/cases/${NAME}/${mode}/${o})
-          run(${WEFT} run ${COMPARE} ${WORK}/cases/${NAME}/${mode}/${o} ${WORK}/got/${NAME}.${o})
+          run(${WEFT} run ${COMPARE} ${WORK}/cases/${NAME}/${mode}/${o} ${WORK}/got/${NAME}.${o} ${tolerance})
         endif()
       endforeach()
       math(EXPR n "${n} + 1")
