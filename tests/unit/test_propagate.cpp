@@ -105,5 +105,67 @@ TEST_CASE("propagation: a layout the op cannot use is an implicit collective; a 
   CHECK(g.placementsOf(2) == spmd::Placements{spmd::Placement::s(0), spmd::Placement::s(1)});
 }
 
+TEST_CASE("propagation: a while loop's values keep their placements through every turn") {
+  // The batch split, the weight replicated: each turn's product and tanh keep the rows split,
+  // so the loop runs on each device's rows with no collective, and its result leaves split.
+  graph::Graph g = parse(R"(graph f(%0: f32[8, 4]{batch: S0}) on mesh(batch=2) {
+  var 0 "w": f32[4, 4]
+  %1 = read_variable() {var = 0} : f32[4, 4] @ "f.model":2
+  %2 = constant() {value = i32[] [0]} : i32[]
+  %3, %4 = while(%0, %2) : f32[8, 4], i32[] {
+    (%5: f32[8, 4], %6: i32[]) {
+      %7 = constant() {value = i32[] [3]} : i32[]
+      %8 = lt(%6, %7) : bool[] @ "f.model":4
+      yield %8
+    }
+    (%9: f32[8, 4], %10: i32[]) {
+      %11 = matmul(%9, %1) : f32[8, 4] @ "f.model":5
+      %12 = tanh(%11) : f32[8, 4] @ "f.model":5
+      %13 = constant() {value = i32[] [1]} : i32[]
+      %14 = add(%10, %13) : i32[] @ "f.model":6
+      yield %12, %14
+    }
+  } @ "f.model":4
+  return %3
+}
+)");
+  g = graph::propagatePlacements(g);
+  graph::verify(g);
+  CHECK(planText(g, graph::commPlanOf(g)) == "");
+  const spmd::Placements split{spmd::Placement::s(0)};
+  CHECK(g.placementsOf(3) == split);
+  CHECK(g.placementsOf(5) == split);
+  CHECK(g.placementsOf(9) == split);
+  CHECK(g.placementsOf(12) == split);
+  const graph::Graph local = graph::partition(g);
+  graph::verify(local);
+  CHECK(local.values[9].shape == Shape{4, 4});
+
+  // A body that gives a value back split otherwise than it came in (a transpose): the loop
+  // value is replicated — the fixed point — so the initial value is gathered once, before the
+  // loop, and the body needs no collective.
+  graph::Graph h = parse(R"(graph f(%0: f32[4, 4]{model: S0}) on mesh(model=2) {
+  %1 = while(%0) : f32[4, 4] {
+    (%2: f32[4, 4]) {
+      %3 = constant() {value = bool[] [true]} : bool[]
+      yield %3
+    }
+    (%4: f32[4, 4]) {
+      %5 = transpose(%4) {perm = [1, 0]} : f32[4, 4] @ "f.model":5
+      yield %5
+    }
+  } @ "f.model":4
+  return %1
+}
+)");
+  h = graph::propagatePlacements(h);
+  graph::verify(h);
+  const spmd::Placements whole{spmd::Placement::r()};
+  CHECK(h.placementsOf(1) == whole);
+  CHECK(h.placementsOf(4) == whole);
+  CHECK(h.placementsOf(5) == whole);
+  CHECK(planText(h, graph::commPlanOf(h)) == "4 all_gather model 2 32 implicit\n");
+}
+
 }  // namespace
 }  // namespace weft

@@ -8,10 +8,12 @@
 // program over global values, where a collective changes only placements, and the partition
 // pass turns it into each device's program. A result leaves with the placements its computation
 // gave, but never as a partial sum (that is internal); a value assigned to a variable takes the
-// variable's layout; print and control flow see values whole, and the values inside control
-// flow's blocks are placed the same way.
+// variable's layout; print and `cond` see values whole, and the values inside control flow's
+// blocks are placed the same way. A `while` loop's values keep one placement through every turn,
+// found as a fixed point (loop() below): a data-parallel loop stays split, with no collective.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "../../spmd/blocks.h"
@@ -31,9 +33,15 @@ struct Propagator {
   // Per block being placed, innermost last: the values already moved there, by (value,
   // placements), so that two users of one value share its collective.
   std::vector<std::map<std::pair<int, std::string>, int>> moved;
-  // The placements a value will be moved to anyway (a variable it is assigned to, through the
-  // elementwise ops that lead there): a row that gives them saves that move.
-  std::map<int, Placements> preferred;
+  // Per value, the placement on each mesh dimension it will be moved to anyway (none: no wish):
+  // a variable's layout for a value assigned to it; for the operand of a product with a split
+  // weight, the placement that multiplies without moving (Megatron's column-parallel layer takes
+  // its input whole, the row-parallel one split along the contracted dimension); and back
+  // through the elementwise ops that make such a value. A row that gives a result its wish saves
+  // that move later; a row that moves an input elsewhere than its wish pays for both moves.
+  using Wish = std::vector<std::optional<Placement>>;
+  std::map<int, Wish> preferred;
+  std::map<int, int> reads;  // a read_variable's result -> its variable
 
   // A size the signature leaves open (a batch, most often) is costed as kOpenSize: taken as 1,
   // gathering a batch of activations would look cheaper than reducing a weight's gradient.
@@ -197,6 +205,10 @@ struct Propagator {
       out.push_back(std::move(n));
       return;
     }
+    if (n.op == OpId::While) {
+      loop(std::move(n), out);
+      return;
+    }
     if (d.family == ops::Family::Output || d.family == ops::Family::Control) {
       for (int& in : n.inputs) in = redistribute(out, in, replicated(), n);
       for (Block& b : n.blocks) {
@@ -238,13 +250,22 @@ struct Propagator {
           std::get<0>(key) += cost(n.inputs[i], have[i], k, row.in[i]);
           std::get<1>(key) += collective(have[i][size_t(k)], row.in[i]);
           std::get<3>(key) += row.in[i] != have[i][size_t(k)];
+          auto p = preferred.find(n.inputs[i]);
+          if (p == preferred.end() || !p->second[size_t(k)] || row.in[i] == *p->second[size_t(k)]) continue;
+          std::get<0>(key) += cost(n.inputs[i], have[i], k, *p->second[size_t(k)]);
+          std::get<1>(key) += collective(have[i][size_t(k)], *p->second[size_t(k)]);
         }
         for (size_t r = 0; r < n.outputs.size(); ++r) {
-          Placements later = replicated();
+          // The result's block as it will be: the rows chosen on the mesh dimensions before k,
+          // this one, and its wishes (else replicated) on those after.
+          Placements later = outs[r];
           later[size_t(k)] = row.out[r];
-          if (auto p = preferred.find(n.outputs[r]); p != preferred.end()) {
-            std::get<0>(key) += cost(n.outputs[r], later, k, p->second[size_t(k)]);
-            std::get<1>(key) += collective(row.out[r], p->second[size_t(k)]);
+          auto p = preferred.find(n.outputs[r]);
+          for (size_t j = size_t(k) + 1; p != preferred.end() && j < later.size(); ++j)
+            if (p->second[j]) later[j] = *p->second[j];
+          if (p != preferred.end() && p->second[size_t(k)]) {
+            std::get<0>(key) += cost(n.outputs[r], later, k, *p->second[size_t(k)]);
+            std::get<1>(key) += collective(row.out[r], *p->second[size_t(k)]);
           }
           std::get<2>(key) += row.out[r].partial();
           std::get<4>(key) -= row.out[r].sharded();
@@ -278,8 +299,47 @@ struct Propagator {
     return true;
   }
 
-  // Places a block's nodes; a block of control flow (`owner`) yields its results whole.
-  void block(Block& b, const Node* owner) {
+  // A while loop (inputs: the initial values; blocks: cond and body, both taking the loop values;
+  // the body yields the next ones). The loop values keep one placement each through every turn
+  // — the initial value's, partial sums reduced, to start — refined to a fixed point as XLA's
+  // propagation does: the body is placed on a trial, and on each mesh dimension where a result
+  // comes back placed otherwise than its parameter went in, the loop value becomes replicated.
+  // Each trial only replicates more, so this ends; then the loop is placed for good, its body's
+  // results moved to the loop values' placements.
+  void loop(Node n, std::vector<Node>& out) {
+    std::vector<Placements> carried;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      carried.push_back(whole(g.placementsOf(n.inputs[i])));
+      if (spmd::misfit(g.values[size_t(n.outputs[i])].shape, carried[i], g.mesh)) carried[i] = replicated();
+    }
+    for (bool changed = true; changed;) {
+      const size_t values = g.values.size();
+      Block trial = n.blocks[1];
+      for (size_t i = 0; i < carried.size(); ++i) set(trial.params[i], carried[i]);
+      std::vector<Placements> got;
+      block(trial, &n, &carried, &got);
+      changed = false;
+      for (size_t i = 0; i < carried.size(); ++i)
+        for (size_t k = 0; k < carried[i].size(); ++k)
+          if (whole(got[i])[k] != carried[i][k] && !carried[i][k].replicated()) carried[i][k] = Placement::r(), changed = true;
+      g.values.resize(values);  // the trial's collectives
+      if (g.placements.size() > values) g.placements.resize(values);
+    }
+    for (size_t i = 0; i < n.inputs.size(); ++i) n.inputs[i] = redistribute(out, n.inputs[i], carried[i], n);
+    for (Block& b : n.blocks)
+      for (size_t i = 0; i < carried.size(); ++i) set(b.params[i], carried[i]);
+    std::vector<Placements> yields(1, replicated());  // the cond's verdict, seen by every device
+    block(n.blocks[0], &n, &yields);
+    block(n.blocks[1], &n, &carried);
+    for (size_t i = 0; i < carried.size(); ++i) set(n.outputs[i], carried[i]);
+    out.push_back(std::move(n));
+  }
+
+  // Places a block's nodes and moves its results to `to` (the graph's own results: whole; a
+  // block of control flow, `owner`: replicated unless `to` says); `placed`, when given, gets the
+  // results' placements as the nodes left them.
+  void block(Block& b, const Node* owner, const std::vector<Placements>* to = nullptr,
+             std::vector<Placements>* placed = nullptr) {
     prefer(b);
     moved.emplace_back();
     std::vector<Node> out;
@@ -287,22 +347,58 @@ struct Propagator {
     Node returned;
     if (owner) returned.loc = owner->loc, returned.scope = owner->scope;
     else if (!out.empty()) returned.loc = out.back().loc;
-    for (int& r : b.results) {
-      const Placements target = owner ? replicated() : whole(g.placementsOf(r));
+    for (size_t i = 0; i < b.results.size(); ++i) {
+      int& r = b.results[i];
+      if (placed) placed->push_back(g.placementsOf(r));
+      const Placements target = to ? (*to)[i] : owner ? replicated() : whole(g.placementsOf(r));
       if (target != g.placementsOf(r)) r = redistribute(out, r, target, returned);
     }
     b.nodes = std::move(out);
     moved.pop_back();
   }
 
-  // Seeds from the end of a block: a value assigned to a variable is preferred with the
-  // variable's placements, and so are the same-shaped operands of the elementwise ops that make
-  // it (an optimizer's update of a weight and its slots).
+  // Adds wishes for value `id` on the mesh dimensions it has none for yet.
+  void wish(int id, const Wish& w) {
+    Wish& have = preferred.try_emplace(id, Wish(size_t(g.mesh.rank()))).first->second;
+    for (size_t k = 0; k < w.size(); ++k)
+      if (!have[k]) have[k] = w[k];
+  }
+
+  // What a product with a split weight (a variable read, operand `w` of 0 or 1) wishes its
+  // other operand: on a mesh dimension splitting the weight's contracted dimension, the other
+  // operand split along its own; on one splitting the weight's other dimension, whole.
+  Wish productWish(const Node& n, int w) const {
+    Wish wish(size_t(g.mesh.rank()));
+    auto v = reads.find(n.inputs[size_t(w)]);
+    if (v == reads.end()) return wish;
+    const Placements& layout = g.variables[size_t(v->second)].placements;
+    const int wr = g.values[size_t(n.inputs[size_t(w)])].shape.rank();
+    const int xr = g.values[size_t(n.inputs[size_t(1 - w)])].shape.rank();
+    if (wr != 2 || xr < 2) return wish;
+    auto flag = [&](const char* name) { return n.attrs.has(name) && n.attrs.b(name); };
+    const bool tw = flag(w ? "transpose_b" : "transpose_a"), tx = flag(w ? "transpose_a" : "transpose_b");
+    // Contracted: a's last (second last when transposed), b's second last (last when transposed).
+    const int wContracted = w ? (tw ? 1 : 0) : (tw ? 0 : 1);
+    const int xContracted = w ? (tx ? xr - 2 : xr - 1) : (tx ? xr - 1 : xr - 2);
+    for (size_t k = 0; k < layout.size(); ++k)
+      if (layout[k].sharded()) wish[k] = layout[k].dim == wContracted ? Placement::s(xContracted) : Placement::r();
+    return wish;
+  }
+
+  // Seeds wishes from the end of a block: values assigned to variables, operands of products
+  // with split weights, and the same-shaped operands of the elementwise ops that make a value
+  // with a wish (an optimizer's update of a weight and its slots; a layer norm's input).
   void prefer(const Block& b) {
     for (auto n = b.nodes.rbegin(); n != b.nodes.rend(); ++n) {
       if (n->op == OpId::AssignVariable) {
         const VariableSlot& v = g.variables[size_t(n->attrs.i("var"))];
-        preferred.emplace(n->inputs[0], v.placements.empty() ? replicated() : v.placements);
+        const Placements layout = v.placements.empty() ? replicated() : v.placements;
+        wish(n->inputs[0], Wish(layout.begin(), layout.end()));
+        continue;
+      }
+      if (n->op == OpId::MatMul) {
+        wish(n->inputs[0], productWish(*n, 1));
+        wish(n->inputs[1], productWish(*n, 0));
         continue;
       }
       const ops::Family f = ops::opDef(n->op).family;
@@ -310,9 +406,9 @@ struct Propagator {
       if (!elementwise || n->outputs.size() != 1) continue;
       auto p = preferred.find(n->outputs[0]);
       if (p == preferred.end()) continue;
-      const Placements want = p->second;
+      const Wish want = p->second;
       for (int in : n->inputs)
-        if (g.values[size_t(in)].shape == g.values[size_t(n->outputs[0])].shape) preferred.emplace(in, want);
+        if (g.values[size_t(in)].shape == g.values[size_t(n->outputs[0])].shape) wish(in, want);
     }
   }
 };
@@ -350,6 +446,13 @@ Graph propagatePlacements(const Graph& input) {
   spmd::registerShardRules();
   Graph g = input;
   Propagator p{g};
+  std::function<void(const Block&)> reads = [&](const Block& b) {
+    for (const Node& n : b.nodes) {
+      if (n.op == OpId::ReadVariable) p.reads[n.outputs[0]] = int(n.attrs.i("var"));
+      for (const Block& inner : n.blocks) reads(inner);
+    }
+  };
+  reads(g.body);
   for (int id : g.body.params)
     if (size_t(id) >= g.placements.size() || g.placements[size_t(id)].empty()) p.set(id, p.replicated());
   p.block(g.body, nullptr);
