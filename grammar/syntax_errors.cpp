@@ -188,6 +188,8 @@ std::string parserMessage(antlr4::Parser& parser, const Token* bad, const std::s
     return "unexpected " + found + "; expected " +
            (endsWithExpression(ctx) ? "an operator or " : "") + "the end of the statement";
   if (atStatement) return "unexpected " + found;
+  if (type == WeftParser::FOR && has(expected, WeftParser::RPAREN))  // Python's sum(x for x in xs)
+    return "generator expressions are not supported; write a list comprehension, `[e for x in xs]`";
   bool inList = has(expected, WeftParser::RPAREN) || has(expected, WeftParser::RBRACK) || has(expected, WeftParser::RBRACE);
   if (inList && canStartExpr(type) && !has(expected, type)) return "unexpected " + found + "; is a ',' missing before it?";
   std::string names = listExpected(expected, parser.getVocabulary());

@@ -147,6 +147,9 @@ Value tapeGradient(Interpreter& in, Args& a) {
 std::optional<Value> GradientTapeObj::getAttr(Interpreter&, Symbol name) {
   if (symbolName(name) == "gradient")
     return makeBuiltin("gradient", tapeGradient, Value(std::static_pointer_cast<Object>(shared_from_this())));
+  if (symbolName(name) == "watch")  // TensorFlow's way to differentiate by a tensor
+    throw WeftError("tape.watch: a GradientTape watches only the trainable Variables read while it records; "
+                    "hold the tensor in a Variable (x = Variable(x)), or differentiate a function of it with grad(f)");
   return std::nullopt;
 }
 

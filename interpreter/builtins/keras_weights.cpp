@@ -1,6 +1,7 @@
 // Keras' weight attributes of every layer and model (docs/layers.md): layer.weights,
-// get_weights(), set_weights(list), count_params() and output_shape. Read through the evaluator's
-// layerAttr hook (eval/hooks.h), as Keras defines them on its base Layer.
+// get_weights(), set_weights(list), count_params() and output_shape, and a model's optimizer.
+// Read through the evaluator's layerAttr hook (eval/hooks.h), as Keras defines them on its base
+// Layer and Model.
 #include "../eval/args.h"
 #include "../eval/operators.h"
 #include "../values/format.h"
@@ -86,6 +87,13 @@ std::optional<Value> layerAttr(Interpreter& in, const Value& self, ModuleObj& m,
     for (int i = 0; i < m.outputShape->rank(); ++i)
       dims.push_back(i == 0 && !m.batchFixed ? Value() : makeInt((*m.outputShape)[i]));
     return makeList(std::move(dims));
+  }
+  // model.optimizer: what compile() set up (none before), kept beside the model rather than in
+  // its attributes so that the optimizer's variables stay out of model.variables.
+  if (n == "optimizer" && m.attrs->findLocal(intern("compile"))) {
+    Args a;
+    a.pos.push_back(self);
+    return in.call(in.preludeValue("_keras_optimizer", SourceRange{}), a);
   }
   return std::nullopt;
 }

@@ -121,6 +121,12 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(tmp, ec);
     throw WeftError("cannot save to '" + dirText + "': " + e.code().message());
+  } catch (const WeftError& e) {  // a file that could not be written: named as inside dir
+    fs::remove_all(tmp, ec);
+    std::string message = e.message;
+    for (size_t at = message.find(tmp.string()); at != std::string::npos; at = message.find(tmp.string(), at))
+      message.replace(at, tmp.string().size(), dir.string());
+    throw WeftError(message + "; nothing at '" + dirText + "' was changed");
   } catch (...) {
     fs::remove_all(tmp, ec);
     throw;

@@ -1,7 +1,10 @@
 // Saved models (interpreter/saved/): a save/load round trip, atomic replacement, and a hostile
 // folder for each way a loader can be attacked — every one a WeftError naming the file, never a
 // crash, never a read outside the folder.
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -142,6 +145,40 @@ TEST_CASE("saved model: saving replaces a saved model whole, and nothing else") 
   CHECK(failed.status == 1);
   CHECK(contains(failed.err, "parameter 'a' of f() has no tensor annotation"));
   CHECK(saved::readSavedModel(p.string()).variables[0].asDouble() == 2.0);
+}
+
+TEST_CASE("saved model: a ModelCheckpoint whose write fails half-way leaves the last checkpoint whole") {
+  fs::path p = scratch("checkpoint");
+  fs::remove_all(p);
+  // The second Dense's kernel is 360 KB: the second run may write files of 100 KB at most, so its
+  // save fails inside that kernel's .npy, after the first Dense's files were written.
+  auto program = [&](int seed) {
+    return "seed(" + std::to_string(seed) + ")\nm = Sequential([Dense(300, input_shape=[1]), Dense(300)])\n"
+           "m.compile(optimizer=\"sgd\", loss=\"mse\")\n"
+           "m.fit(ones([4, 1]), zeros([4, 300]), epochs=1, verbose=0, callbacks=[ModelCheckpoint(\"" +
+           p.string() + "\", monitor=\"loss\")])\n";
+  };
+  REQUIRE(run(program(1)).status == 0);
+  std::string kernel = slurp(p / "variables" / "dense_1.kernel.npy");
+  REQUIRE(kernel.size() > 300000);
+
+  rlimit before{};
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &before) == 0);
+  rlimit small = before;
+  small.rlim_cur = 100 * 1024;
+  auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+  Run failed = run(program(2));
+  setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, oldHandler);
+
+  CHECK(failed.status == 1);
+  CHECK(contains(failed.err, "cannot save '" + (p / "variables" / "dense_1.kernel.npy").string() +
+                                 "': write failed (File too large); nothing at '" + p.string() + "' was changed"));
+  CHECK(slurp(p / "variables" / "dense_1.kernel.npy") == kernel);
+  CHECK(saved::readSavedModel(p.string()).variables.size() == 4);
+  for (const auto& e : fs::directory_iterator(p.parent_path()))  // no temporary folder left
+    CHECK_FALSE(contains(e.path().filename().string(), ".checkpoint."));
 }
 
 TEST_CASE("saved model: hostile manifests") {
