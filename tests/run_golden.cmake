@@ -2,14 +2,18 @@
 # (empty when nothing is printed: a test without one fails, so that nothing passes unchecked),
 # and its stderr DIR/NAME.err (when present; else it must be empty). With a .err file that
 # reports an error the exit status must be 1, else 0.
-# MODE (default run) is the subcommand: tests/check runs `weft check`.
+# MODE (default run) is the subcommand: tests/check runs `weft check`. EXPECT (default NAME) names
+# the expected files, EXPECT.out, .err and .args, so that one program may have two tests.
 if(NOT MODE)
   set(MODE run)
 endif()
-# DIR/NAME.args, when present, holds options that go before the file (`--max-steps=1000`).
+if(NOT EXPECT)
+  set(EXPECT ${NAME})
+endif()
+# DIR/EXPECT.args, when present, holds options that go before the file (`--max-steps=1000`).
 set(options "")
-if(EXISTS ${DIR}/${NAME}.args)
-  file(READ ${DIR}/${NAME}.args options)
+if(EXISTS ${DIR}/${EXPECT}.args)
+  file(READ ${DIR}/${EXPECT}.args options)
   separate_arguments(options UNIX_COMMAND "${options}")
 endif()
 # DIR/NAME.argv, when present, holds the program's own arguments, after the file (its `args`).
@@ -35,14 +39,14 @@ execute_process(COMMAND ${WEFT} ${MODE} ${options} ${NAME}.model ${argv}
                 WORKING_DIRECTORY ${run_dir}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status
                 TIMEOUT 120)
-if(NOT EXISTS ${DIR}/${NAME}.out)
-  message(FATAL_ERROR "${NAME}: no expected output ${NAME}.out (create it, empty if nothing is printed)")
+if(NOT EXISTS ${DIR}/${EXPECT}.out)
+  message(FATAL_ERROR "${NAME}: no expected output ${EXPECT}.out (create it, empty if nothing is printed)")
 endif()
-file(READ ${DIR}/${NAME}.out expected_out)
+file(READ ${DIR}/${EXPECT}.out expected_out)
 set(expected_err "")
 set(expected_status 0)
-if(EXISTS ${DIR}/${NAME}.err)
-  file(READ ${DIR}/${NAME}.err expected_err)
+if(EXISTS ${DIR}/${EXPECT}.err)
+  file(READ ${DIR}/${EXPECT}.err expected_err)
   # A .err holding only warnings (a layout key that matched nothing) expects success.
   if(expected_err MATCHES "error: ")
     set(expected_status 1)
@@ -53,7 +57,7 @@ if(NOT status STREQUAL "${expected_status}")
   string(APPEND problems "exit status ${status}, expected ${expected_status}\n")
 endif()
 if(NOT out STREQUAL expected_out)
-  string(APPEND problems "stdout differs from ${NAME}.out\n--- expected\n${expected_out}--- actual\n${out}")
+  string(APPEND problems "stdout differs from ${EXPECT}.out\n--- expected\n${expected_out}--- actual\n${out}")
 endif()
 if(NOT err STREQUAL expected_err)
   string(APPEND problems "stderr differs\n--- expected\n${expected_err}--- actual\n${err}")

@@ -1,4 +1,5 @@
 // `weft check` and `weft graph`: graph functions traced from their annotations, without calling them.
+#include <map>
 #include <cstdio>
 #include <functional>
 #include <set>
@@ -39,17 +40,26 @@ void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Obje
 
 // SPEC §7.1: per collective its source line, op, mesh dimension, group, bytes per device, and
 // whether it finishes a partial sum (inherent) or changes a layout (implicit).
+// One line per kind of collective, in the order each first comes: the same collective at the
+// same line (a loop of layers, a gradient's many partial sums) is counted, "x48", not repeated.
 std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, const std::string& name,
                          const std::string& mesh) {
-  std::string s = "comm plan of " + name + " on " + mesh + ":\n";
+  std::vector<std::pair<std::string, int>> lines;
+  std::map<std::string, size_t> index;
   int64_t total = 0;
   for (const graph::PlannedCollective& c : plan.collectives) {
     const std::string file = c.loc.file.substr(c.loc.file.find_last_of('/') + 1);
-    s += "  " + shownText(file) + ":" + std::to_string(c.loc.line) + "  " + ops::opName(c.op) + " over " +
-         g.mesh.names[size_t(c.meshDim)] + " (" + std::to_string(c.group) + " devices)  " + graph::bytesText(c.bytes) +
-         " per device  " + (c.requested ? "explicit (" : c.inherent ? "inherent (a partial sum, " : "implicit (") + c.why + ")\n";
+    const std::string line = shownText(file) + ":" + std::to_string(c.loc.line) + "  " + ops::opName(c.op) + " over " +
+                             g.mesh.names[size_t(c.meshDim)] + " (" + std::to_string(c.group) + " devices)  " +
+                             graph::bytesText(c.bytes) + " per device  " +
+                             (c.requested ? "explicit (" : c.inherent ? "inherent (a partial sum, " : "implicit (") + c.why + ")";
+    auto [at, fresh] = index.emplace(line, lines.size());
+    if (fresh) lines.push_back({line, 0});
+    ++lines[at->second].second;
     total += c.bytes;
   }
+  std::string s = "comm plan of " + name + " on " + mesh + ":\n";
+  for (const auto& [line, count] : lines) s += "  " + line + (count > 1 ? "  x" + std::to_string(count) : "") + "\n";
   if (plan.collectives.empty()) return s + "  no collectives\n";
   return s + "  " + std::to_string(plan.collectives.size()) + " collective" + (plan.collectives.size() == 1 ? "" : "s") +
          ", " + graph::bytesText(total) + " per device\n";

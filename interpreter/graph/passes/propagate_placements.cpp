@@ -250,8 +250,11 @@ struct Propagator {
           std::get<0>(key) += cost(n.inputs[i], have[i], k, row.in[i]);
           std::get<1>(key) += collective(have[i][size_t(k)], row.in[i]);
           std::get<3>(key) += row.in[i] != have[i][size_t(k)];
+          // (Not for a partial sum: the linear ops may carry it on, to be reduced once, later.)
           auto p = preferred.find(n.inputs[i]);
-          if (p == preferred.end() || !p->second[size_t(k)] || row.in[i] == *p->second[size_t(k)]) continue;
+          if (p == preferred.end() || !p->second[size_t(k)] || row.in[i] == *p->second[size_t(k)] ||
+              have[i][size_t(k)].partial())
+            continue;
           std::get<0>(key) += cost(n.inputs[i], have[i], k, *p->second[size_t(k)]);
           std::get<1>(key) += collective(have[i][size_t(k)], *p->second[size_t(k)]);
         }
