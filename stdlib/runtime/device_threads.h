@@ -17,7 +17,8 @@ namespace weft::rt {
 // A counting semaphore of cores: acquire() before computing, release() before blocking.
 class Cores {
  public:
-  explicit Cores(int64_t n) : free_(n) {}
+  explicit Cores(int64_t n) : total_(n), free_(n) {}
+  int64_t total() const { return total_; }
   void acquire() {
     std::unique_lock<std::mutex> lock(m_);
     freed_.wait(lock, [&] { return free_ > 0; });
@@ -34,6 +35,7 @@ class Cores {
  private:
   std::mutex m_;
   std::condition_variable freed_;
+  const int64_t total_;
   int64_t free_;
 };
 
