@@ -99,8 +99,11 @@ class DotWriter {
     std::vector<const Node*> nodes;  // top-level nodes made by this module's code
   };
 
+  // A value's type, and on a mesh its placements: "f32[8, 16]{model: S1}".
   std::string type(int id) const {
-    return id >= 0 && size_t(id) < g_.values.size() ? typeText(g_.values[size_t(id)]) : "?";
+    if (id < 0 || size_t(id) >= g_.values.size()) return "?";
+    std::string t = typeText(g_.values[size_t(id)]);
+    return g_.mesh.empty() ? t : t + spmd::placementsText(g_.mesh, g_.placementsOf(id));
   }
 
   // Numbers nodes as the text does, records who produces each value, and finds the top-level
@@ -178,9 +181,16 @@ class DotWriter {
       const ops::AttrValue* v = n.attrs.find("format");
       if (v && std::holds_alternative<std::string>(*v)) label += "\n\"" + std::get<std::string>(*v) + "\"";
     }
-    std::string decl = "n" + std::to_string(index) + " [label=" + q(label) + ", shape=box";
+    // A collective stands out: data crosses devices there (SPEC §7.1).
+    const bool collective = ops::opDef(n.op).family == ops::Family::Collective && n.attrs.has("mesh_dim");
+    if (collective) {
+      const int64_t k = n.attrs.i("mesh_dim");
+      if (k >= 0 && k < g_.mesh.rank()) label += "\nover " + g_.mesh.names[size_t(k)];
+    }
+    std::string decl = "n" + std::to_string(index) + " [label=" + q(label) + (collective ? ", shape=hexagon" : ", shape=box");
     if (!locText(n.loc).empty()) decl += ", tooltip=" + q(locText(n.loc));
-    if (ops::opDef(n.op).effect) decl += ", style=\"rounded\"";
+    if (collective) decl += ", style=filled, fillcolor=\"#fecaca\"";
+    else if (ops::opDef(n.op).effect) decl += ", style=\"rounded\"";
     return decl + "];";
   }
 

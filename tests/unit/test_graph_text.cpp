@@ -545,6 +545,24 @@ TEST_CASE("graph DOT: ops, typed edges, variables by module, inputs, outputs and
   CHECK(nested.find("  var2 [label=\"step\\ni32[]\"") != std::string::npos);
 }
 
+TEST_CASE("graph DOT: a placed graph draws collectives as hexagons and placements on its edges") {
+  Graph g = parse(R"(graph mlp(%0: f32[8, 16]{model: R}) on mesh(model=2) {
+  var 0 "w": f32[16, 16]{model: S0}
+  %1 = read_variable() {var = 0} : f32[16, 16]{model: S0} @ "m.model":3
+  %2 = local_slice(%0) {axis = 1, mesh_dim = 0, group = 2} : f32[8, 16]{model: S1} @ "m.model":3
+  %3 = matmul(%2, %1) : f32[8, 16]{model: P} @ "m.model":3
+  %4 = all_reduce(%3) {mesh_dim = 0, group = 2} : f32[8, 16]{model: R} @ "m.model":3
+  return %4
+}
+)");
+  std::string dot = dotText(g);
+  CHECK(dot.find("[label=\"all_reduce\\nover model\", shape=hexagon, tooltip=\"m.model:3\", style=filled") !=
+        std::string::npos);
+  CHECK(dot.find("[label=\"matmul\", shape=box") != std::string::npos);
+  CHECK(dot.find("-> n3 [label=\"f32[8, 16]{model: P}\"];") != std::string::npos);
+  CHECK(dot.find("v0 [label=\"input 0\\nf32[8, 16]{model: R}\"") != std::string::npos);
+}
+
 TEST_CASE("graph DOT: each top-level node in the cluster of the module whose code made it") {
   Graph g = parse(kAddPrint);
   for (Node& n : g.body.nodes) n.scope = "mlp/hidden";
