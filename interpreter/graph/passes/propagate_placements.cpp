@@ -142,11 +142,22 @@ struct Propagator {
   // `want`. Gathers and reductions go from the last mesh dimension to the first and slices from
   // the first to the last, so that a tensor dimension split on several mesh dimensions is always
   // cut in mesh order.
-  int redistribute(std::vector<Node>& out, int id, const Placements& want, const Node& at) {
+  static std::string movedKey(const Placements& want) {
     std::string key;
     for (const Placement& p : want) key += p.str() + " ";
+    return key;
+  }
+  // The value that already holds `id` moved to `want` in this block or one around it, or -1.
+  int movedAlready(int id, const Placements& want) const {
+    const std::string key = movedKey(want);
     for (auto level = moved.rbegin(); level != moved.rend(); ++level)
       if (auto hit = level->find({id, key}); hit != level->end()) return hit->second;
+    return -1;
+  }
+
+  int redistribute(std::vector<Node>& out, int id, const Placements& want, const Node& at) {
+    const std::string key = movedKey(want);
+    if (int done = movedAlready(id, want); done >= 0) return done;
     const int from = id;
     Placements ps = g.placementsOf(id);
     auto move = [&](OpId op, int k, const ops::Attrs& axes, const Placement& to) {
@@ -247,8 +258,14 @@ struct Propagator {
         for (const Placement& p : row.out) splits = splits || !p.replicated();
         std::get<0>(key) += (splits ? flops / g.mesh.sizes[size_t(k)] : flops) / kFlopsPerByte;
         for (size_t i = 0; i < n.inputs.size(); ++i) {
-          std::get<0>(key) += cost(n.inputs[i], have[i], k, row.in[i]);
-          std::get<1>(key) += collective(have[i][size_t(k)], row.in[i]);
+          // A move another user of the value made already is shared: it costs nothing more.
+          Placements to = want[i];
+          to[size_t(k)] = row.in[i];
+          const bool shared = to != have[i] && movedAlready(n.inputs[i], to) >= 0;
+          if (!shared) {
+            std::get<0>(key) += cost(n.inputs[i], have[i], k, row.in[i]);
+            std::get<1>(key) += collective(have[i][size_t(k)], row.in[i]);
+          }
           std::get<3>(key) += row.in[i] != have[i][size_t(k)];
           // (Not for a partial sum: the linear ops may carry it on, to be reduced once, later.)
           auto p = preferred.find(n.inputs[i]);
