@@ -7,18 +7,11 @@
 // and after all have read (so no buffer changes while a peer reads it). A member that stops
 // with an error aborts the rendezvous, and every member waiting in it, or arriving later, fails
 // instead of waiting forever. With `cores` (device_threads.h), a member gives its core back while
-// it waits at a barrier and takes one again before it goes on. When every device has a core of
-// its own, a member first spins a little at a barrier: in a balanced step its peers come within
-// microseconds, where sleeping and being woken costs tens of them (most of a data-parallel
-// step's own overhead).
+// it waits at a barrier and takes one again before it goes on.
 #ifndef WEFT_RT_COMM_THREADS_H
 #define WEFT_RT_COMM_THREADS_H
-#include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <thread>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,8 +27,6 @@ class Rendezvous {
   explicit Rendezvous(std::vector<int64_t> meshSizes, Cores* cores = nullptr)
       : sizes_(std::move(meshSizes)), cores_(cores) {
     for (int64_t n : sizes_) devices_ *= n;
-    const int64_t machine = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
-    spin_ = std::min(cores ? cores->total() : machine, machine) >= devices_;
   }
   const std::vector<int64_t>& sizes() const { return sizes_; }
   int64_t devices() const { return devices_; }
@@ -94,7 +85,7 @@ class Rendezvous {
     }
     int64_t members;
     int64_t waiting = 0;
-    std::atomic<uint64_t> generation{0};  // written under the lock; read without it by spinners
+    uint64_t generation = 0;
     std::condition_variable arrived;
     Posted posted;
   };
@@ -120,27 +111,11 @@ class Rendezvous {
       g.arrived.notify_all();
       return;
     }
-    if (spin_ && spun(g, generation, lock)) return;
     swapCore(lock, &Cores::release);  // no core is held while waiting for the others
     g.arrived.wait(lock, [&] { return g.generation != generation || aborted_; });
     const bool met = g.generation != generation;
     swapCore(lock, &Cores::acquire);
     if (!met) throw CommError(reason_);
-  }
-
-  // Waits up to kSpin for the barrier's generation to move, without the lock (retaken before
-  // returning); whether it moved.
-  static constexpr std::chrono::microseconds kSpin{50};
-  bool spun(Group& g, uint64_t generation, std::unique_lock<std::mutex>& lock) {
-    lock.unlock();
-    const auto until = std::chrono::steady_clock::now() + kSpin;
-    bool moved = false;
-    for (int i = 0; !moved; ++i) {
-      moved = g.generation.load(std::memory_order_acquire) != generation;
-      if (i % 64 == 63 && std::chrono::steady_clock::now() > until) break;
-    }
-    lock.lock();
-    return moved;
   }
 
   // Gives back or takes a core outside the rendezvous' lock (Cores has a lock of its own).
@@ -158,7 +133,6 @@ class Rendezvous {
 
   std::vector<int64_t> sizes_;
   Cores* cores_;
-  bool spin_ = false;  // every device has a core of its own (a spinner keeps its core)
   int64_t devices_ = 1;
   std::mutex mutex_;
   bool aborted_ = false;

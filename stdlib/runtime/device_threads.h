@@ -17,8 +17,7 @@ namespace weft::rt {
 // A counting semaphore of cores: acquire() before computing, release() before blocking.
 class Cores {
  public:
-  explicit Cores(int64_t n) : total_(n), free_(n) {}
-  int64_t total() const { return total_; }
+  explicit Cores(int64_t n) : free_(n) {}
   void acquire() {
     std::unique_lock<std::mutex> lock(m_);
     freed_.wait(lock, [&] { return free_ > 0; });
@@ -35,7 +34,6 @@ class Cores {
  private:
   std::mutex m_;
   std::condition_variable freed_;
-  const int64_t total_;
   int64_t free_;
 };
 
