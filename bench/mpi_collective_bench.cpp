@@ -8,26 +8,17 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "bench/figures.h"
 #include "stdlib/runtime/comm_mpi.h"
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
+using weft::bench::cpuModel;
+using weft::bench::median;
 
 // Rank 0's median time of `call` in microseconds; every call starts after a barrier. The two
 // contenders alternate call by call, so that a noisy moment hits both.
