@@ -52,8 +52,11 @@ ExecutionContext::~ExecutionContext() {
 ExecutionContext& context() { return tCurrent ? *tCurrent : *current(); }
 
 int64_t threadsToUse() {
+  // Asked once: glibc reads /sys/devices/system/cpu/online on every call, and a sharded graph
+  // function asks on every call.
+  static const int64_t cores = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
   const int64_t n = context().threads;
-  return n > 0 ? n : std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+  return n > 0 ? n : cores;
 }
 
 ContextScope::ContextScope(ExecutionContext& c) : outer_(tCurrent) { tCurrent = &c; }

@@ -1,6 +1,7 @@
 // The threads a mesh's devices run on, in one process (SPEC §7.1). Each device has a thread of its
-// own, made once and parked between calls: a device waiting at a collective blocks its thread, so
-// devices cannot share one. How many devices compute at once is bounded separately by cores
+// own — device 0 the caller's, the others made once and parked between calls: a device waiting at
+// a collective blocks its thread, so devices cannot share one. (The caller computing device 0
+// itself saves a hand-off each way: a call wakes one thread fewer, and no thread sits idle.) How many devices compute at once is bounded separately by cores
 // (below): a device holds a core while it computes and gives it back while it waits for its
 // peers, so a mesh of 8 devices under --threads 2 uses two cores and cannot deadlock.
 #ifndef WEFT_RT_DEVICE_THREADS_H
@@ -39,8 +40,8 @@ class Cores {
 
 class DeviceThreads {
  public:
-  explicit DeviceThreads(int64_t devices) {
-    for (int64_t d = 0; d < devices; ++d) threads_.emplace_back([this, d] { serve(d); });
+  explicit DeviceThreads(int64_t devices) : devices_(devices) {
+    for (int64_t d = 1; d < devices; ++d) threads_.emplace_back([this, d] { serve(d); });
   }
   ~DeviceThreads() {
     {
@@ -53,16 +54,21 @@ class DeviceThreads {
   DeviceThreads(const DeviceThreads&) = delete;
   DeviceThreads& operator=(const DeviceThreads&) = delete;
 
-  int64_t size() const { return int64_t(threads_.size()); }
+  int64_t size() const { return devices_; }
 
-  // Runs work(d) on device d's thread for every device and returns when all have returned.
-  // `work` must not throw (a device's failure is the caller's to collect).
+  // Runs work(d) for every device d, device 0 on the caller's thread and the others on theirs,
+  // and returns when all have returned. `work` must not throw (a device's failure is the
+  // caller's to collect).
   void run(const std::function<void(int64_t)>& work) {
-    std::unique_lock<std::mutex> lock(m_);
-    work_ = &work;
-    running_ = size();
-    ++generation_;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      work_ = &work;
+      running_ = size() - 1;
+      ++generation_;
+    }
     start_.notify_all();
+    work(0);
+    std::unique_lock<std::mutex> lock(m_);
     done_.wait(lock, [&] { return running_ == 0; });
     work_ = nullptr;
   }
@@ -91,7 +97,8 @@ class DeviceThreads {
   uint64_t generation_ = 0;
   int64_t running_ = 0;
   bool stop_ = false;
-  std::vector<std::thread> threads_;
+  const int64_t devices_;
+  std::vector<std::thread> threads_;  // devices 1 .. devices_ - 1
 };
 
 }  // namespace weft::rt
