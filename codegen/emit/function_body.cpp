@@ -42,7 +42,7 @@ bool isSimple(const std::string& d) {
 
 const ops::EmitRule& ruleOf(const Emitter& e, const Node& n) {
   const ops::OpDef& d = ops::opDef(n.op);
-  if (!d.emit) e.unsupported(n, d.notCompilable ? d.notCompilable : "the C++ code generator has no rule for it");
+  if (!d.emit) e.unsupported(n, "the C++ code generator has no rule for it");
   return *d.emit;
 }
 
