@@ -28,8 +28,12 @@ int64_t groupOf(OpId op, const Attrs& a) {
   return group;
 }
 
+// A symbolic size (generated code's) divides when the code runs: sizes::same records the check.
 void divides(OpId op, const Shape& s, int axis, int64_t group) {
-  if (s[axis] != rt::kUnknownDim && s[axis] % group != 0)
+  const bool ok = s[axis] == rt::kUnknownDim ||
+                  (sizes::symbolic(s[axis]) ? sizes::same(sizes::times(group, sizes::floorDiv(s[axis], group)), s[axis])
+                                            : s[axis] % group == 0);
+  if (!ok)
     fail(std::string(opName(op)) + ": axis " + std::to_string(axis) + " of shape " + s.str() + " does not split into " +
          std::to_string(group) + " equal blocks");
 }
@@ -65,11 +69,11 @@ TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a) {
   TensorType out = x;
   Shape& s = out.shape;
   auto grow = [&](int axis) {
-    if (s[axis] != rt::kUnknownDim) s[axis] = checkedSize(opName(op), rt::sizeMul(s[axis], group), "the gathered size");
+    if (s[axis] != rt::kUnknownDim) s[axis] = checkedSize(opName(op), sizes::mul(s[axis], group), "the gathered size");
   };
   auto shrink = [&](int axis) {
     divides(op, s, axis, group);
-    if (s[axis] != rt::kUnknownDim) s[axis] /= group;
+    if (s[axis] != rt::kUnknownDim) s[axis] = sizes::floorDiv(s[axis], group);
   };
   switch (op) {
     case OpId::AllReduce:
