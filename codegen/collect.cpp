@@ -55,10 +55,8 @@ CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
   std::set<std::string> idents;
   for (const Export& e : interp.exports()) {
     std::unique_ptr<GraphTraces::Entry> traced = interp.traceExport(e);
-    // On a mesh: the variables' layouts and the inputs' (the export's TensorSpecs, else the
-    // function's input_signature) put the graph there, as a graph function's call does.
-    for (size_t j = 0; j < e.inputLayouts.size() && j < traced->inputLayouts.size(); ++j)
-      if (!e.inputLayouts[j].first.empty()) traced->inputLayouts[j] = e.inputLayouts[j];
+    // On a mesh: the variables' and the inputs' layouts put the graph there, as a graph
+    // function's call does.
     placeOnMesh(traced->graph, *traced, "export '" + e.name + "'", e.site);
     if (!traced->graph.mesh.empty()) {
       if (!unit.mesh.empty() && !(unit.mesh == traced->graph.mesh))
