@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "grammar/diagnostics.h"
+#include "interpreter/eval/graph_call.h"
 #include "interpreter/ops/ops.h"
 #include "interpreter/saved/saved_model.h"
 #include "interpreter/values/objects.h"
@@ -53,6 +55,16 @@ CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
   std::set<std::string> idents;
   for (const Export& e : interp.exports()) {
     std::unique_ptr<GraphTraces::Entry> traced = interp.traceExport(e);
+    // On a mesh: the variables' and the inputs' layouts put the graph there, as a graph
+    // function's call does.
+    placeOnMesh(traced->graph, *traced, "export '" + e.name + "'", e.site);
+    if (!traced->graph.mesh.empty()) {
+      if (!unit.mesh.empty() && !(unit.mesh == traced->graph.mesh))
+        throw WeftError(e.site, "export '" + e.name + "' runs on mesh(" + spmd::meshText(traced->graph.mesh) +
+                                    ") and another export of the program on mesh(" + spmd::meshText(unit.mesh) +
+                                    "): the exports of one program share their state, on one mesh");
+      unit.mesh = traced->graph.mesh;
+    }
     ExportGraph out;
     out.name = cppName(e.name);
     out.inputNames = e.inputNames;
@@ -77,6 +89,8 @@ CompileUnit collectUnit(Interpreter& interp, const std::string& sourceFile) {
     finishExport(out);
     unit.exports.push_back(std::move(out));
   }
+  // The state lies on the mesh, so every export runs there (one without layouts, replicated).
+  for (ExportGraph& out : unit.exports) out.graph.mesh = unit.mesh;
   return unit;
 }
 

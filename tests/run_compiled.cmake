@@ -40,6 +40,13 @@ foreach(bad "errors/identity|identity.model:3:1: error: export 'same' returns it
     message(FATAL_ERROR "${program}.model was not refused as expected (${rc}): ${err}")
   endif()
 endforeach()
+# Sharded exports share one state, on one mesh: exports on two meshes are refused.
+execute_process(COMMAND ${WEFT} compile ${SRC}/errors/two_meshes.model -o ${WORK}/two_meshes
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "two_meshes.model:10:1: error: export 'triple' runs on mesh\\(batch=4\\) and another export of the program on mesh\\(batch=2\\)"
+   OR EXISTS ${WORK}/two_meshes)
+  message(FATAL_ERROR "exports on two meshes were not refused (${rc}): ${err}")
+endif()
 execute_process(COMMAND ${WEFT} compile ${SRC}/state.model -o ${WORK}/x --dump-after=nothing
                 RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "unknown pass 'nothing'")
@@ -99,6 +106,12 @@ foreach(p ${programs} keras_mlp)
   get_filename_component(name ${p} NAME_WE)
   compare_cases(${WORK} ${name} ${SRC}/compare.model count)
 endforeach()
+# A sharded export's input that its mesh cannot split evenly is an error of the call.
+execute_process(COMMAND ${WORK}/build/data_parallel/dp_predict_main ${WORK}/cases/data_parallel/graph/uneven_batch.npy
+                        ${WORK}/got/uneven.npy RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "dp_predict: input 'x' of shape \\[7, 8\\] does not split evenly on mesh\\(batch=2\\) along dimension 0")
+  message(FATAL_ERROR "an uneven batch was not refused (${rc}): ${err}")
+endif()
 run(${WORK}/build/alloc_test)
 message("${last_output}")
 run(${WORK}/build/classifier_app)

@@ -45,5 +45,6 @@ extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule
 extern const ops::EmitRule kCondRule, kWhileRule;                                             // control.cpp
 extern const ops::EmitRule kAttentionRule;                                                    // attention.cpp
 extern const ops::EmitRule kBroadcastRowsRule, kUpdateRowRule;                                // rows.cpp
+extern const ops::EmitRule kCollectiveRule;                                                   // collective.cpp
 
 }  // namespace weft::codegen

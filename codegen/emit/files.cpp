@@ -10,6 +10,7 @@
 #include "grammar/diagnostics.h"
 #include "interpreter/saved/npy.h"
 #include "op_emit.h"
+#include "sharded.h"
 #include "../../stdlib/runtime/gemm_libraries.h"
 
 namespace weft::codegen {
@@ -122,7 +123,10 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
   for (const auto& e : u.exports) c << " " << e.name << ".cpp";
   c << ")\n"
     << "target_include_directories(" << u.program << " PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})\n"
-    << "target_link_libraries(" << u.program << " PUBLIC Eigen3::Eigen)\n"
+    << "target_link_libraries(" << u.program << " PUBLIC Eigen3::Eigen)\n";
+  if (!u.mesh.empty())  // the devices of the mesh are threads
+    c << "find_package(Threads REQUIRED)\ntarget_link_libraries(" << u.program << " PUBLIC Threads::Threads)\n";
+  c
     << "# GEMMs run on the library `weft compile` measured fastest for each class of shapes, loaded\n"
     << "# when first needed; a library not found here leaves its classes on Eigen (docs/internals.md).\n"
     << "include(${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/find_gemm_libraries.cmake)\n"
@@ -162,8 +166,9 @@ void writeUnit(const CompileUnit& unit, const std::string& dirName, const EmitOp
     files.push_back({e.name + ".cpp", code.source});
     if (options.main) files.push_back({e.name + "_main.cpp", code.driver});
   }
-  files.push_back({unit.program + "_state.h", stateHeader(unit)});
-  files.push_back({unit.program + "_state.cpp", stateSource(unit)});
+  const bool sharded = !unit.mesh.empty();
+  files.push_back({unit.program + "_state.h", sharded ? shardedStateHeader(unit) : stateHeader(unit)});
+  files.push_back({unit.program + "_state.cpp", sharded ? shardedStateSource(unit) : stateSource(unit)});
   files.push_back({"CMakeLists.txt", cmakeLists(unit, options)});
 
   const fs::path dir(dirName);

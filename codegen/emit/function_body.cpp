@@ -42,7 +42,7 @@ bool isSimple(const std::string& d) {
 
 const ops::EmitRule& ruleOf(const Emitter& e, const Node& n) {
   const ops::OpDef& d = ops::opDef(n.op);
-  if (!d.emit) e.unsupported(n, d.notCompilable ? d.notCompilable : "the C++ code generator has no rule for it");
+  if (!d.emit) e.unsupported(n, "the C++ code generator has no rule for it");
   return *d.emit;
 }
 
@@ -77,7 +77,8 @@ FunctionCode Emitter::run() {
   for (size_t i = 0; i < g_.body.params.size(); ++i) {
     int v = g_.body.params[i];
     std::string name = identifier(i < e_.inputNames.size() ? e_.inputNames[i] : "in" + std::to_string(i));
-    if (name == "st" || name == "fail" || name.rfind("out", 0) == 0 || name.rfind("v", 0) == 0 ||
+    const bool sharded = !unit_.mesh.empty();  // the device function's own parameters
+    if (name == "st" || name == "fail" || (sharded && (name == "comm" || name == "device" || name == "sizesOnly")) || name.rfind("out", 0) == 0 || name.rfind("v", 0) == 0 ||
         name.rfind("c", 0) == 0 || name.rfind("slot", 0) == 0)
       name = "in_" + name;
     out.inputNames.push_back(name);
@@ -118,6 +119,8 @@ FunctionCode Emitter::run() {
     std::string o = "out" + std::to_string(i);
     for (size_t a = 0; a < d.size(); ++a) pro_ << "  " << o << "_shape[" << a << "] = " << d[a] << ";\n";
   }
+  // A sharded export asks one device for its blocks' sizes before the devices compute.
+  if (!unit_.mesh.empty()) pro_ << "  if (sizesOnly) return {};\n";
   for (size_t i = 0; i < g_.body.results.size(); ++i) {
     const Dims& d = dims_[size_t(g_.body.results[i])];
     std::string o = "out" + std::to_string(i);

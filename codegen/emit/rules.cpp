@@ -10,7 +10,7 @@ namespace {
 
 using ops::OpId;
 
-const ops::EmitRule* emitRule(OpId op, const char** whyNot) {
+const ops::EmitRule* emitRule(OpId op) {
   switch (op) {
 #define WEFT_UNARY_EMIT(F, Id, ...) case OpId::F##Id:
     WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_EMIT)
@@ -67,9 +67,7 @@ const ops::EmitRule* emitRule(OpId op, const char** whyNot) {
     case OpId::AllGather:
     case OpId::ReduceScatter:
     case OpId::AllToAll:
-    case OpId::LocalSlice:
-      *whyNot = "a collective runs between the devices of a mesh, and generated code runs one device (SPEC §7.1)";
-      return nullptr;
+    case OpId::LocalSlice: return &kCollectiveRule;
     case OpId::Constant: return &kConstantRule;
     case OpId::ReadVariable: return &kReadVariableRule;
     case OpId::AssignVariable: return &kAssignVariableRule;

@@ -89,10 +89,8 @@ Value exportFn(Interpreter& in, Args& a) {
     if (!specs.empty()) {
       auto* spec = specs[i].is(Kind::Opaque) ? dynamic_cast<TensorSpecObj*>(specs[i].object()) : nullptr;
       if (!spec) r.fail(2, "must list TensorSpec values, got " + typeNameOf(specs[i]) + " for '" + e.inputNames[i] + "'");
-      if (!spec->layout.isNone())
-        r.fail(2, "gives '" + e.inputNames[i] + "' a layout: weft compile does not emit SPMD code yet (a layout is for "
-                  "graph functions' input_signature)");
       e.signature.push_back(spec->type);
+      e.inputLayouts.emplace_back(spec->mesh, spec->placements);
       continue;
     }
     std::optional<graph::TensorType> t = params[i].type ? annotatedSignature(*params[i].type) : std::nullopt;
@@ -101,6 +99,7 @@ Value exportFn(Interpreter& in, Args& a) {
                                   "() has no tensor annotation (such as f32[None, 784]); annotate it or give "
                                   "signature=[TensorSpec(...), ...]");
     e.signature.push_back(*t);
+    e.inputLayouts.emplace_back();
   }
   in.addExport(std::move(e));
   return Value();

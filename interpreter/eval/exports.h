@@ -28,6 +28,8 @@ struct Export {
   Value fn;           // a FunctionObj
   std::vector<graph::TensorType> signature;  // one per parameter
   std::vector<std::string> inputNames;       // the parameters' names
+  // Per parameter, the mesh and placements its TensorSpec's layout gives (empty: none).
+  std::vector<std::pair<spmd::MeshAxes, spmd::Placements>> inputLayouts;
   SourceRange site;   // the export() call
 };
 

@@ -312,6 +312,9 @@ std::string exportResultProblem(const Value& result) {
 
 std::unique_ptr<GraphTraces::Entry> Interpreter::traceExport(const Export& e) {
   std::unique_ptr<GraphTraces::Entry> entry = traceSignature(*e.fn.as<FunctionObj>(), e.signature, e.site);
+  // The export's TensorSpec layouts, else the function's input_signature's (placeOnMesh reads them).
+  for (size_t j = 0; j < e.inputLayouts.size() && j < entry->inputLayouts.size(); ++j)
+    if (!e.inputLayouts[j].first.empty()) entry->inputLayouts[j] = e.inputLayouts[j];
   if (std::string why = exportResultProblem(entry->structure); !why.empty())
     throw WeftError(e.site, "export '" + e.name + "' " + why +
                                 ": compiled code returns tensors (a tensor, or a tuple, list or dict of them)");

@@ -17,8 +17,8 @@ const std::vector<Pass>& passes() {
       {"forward-variables", forwardVariables, true, true},
       {"common-subexpressions", mergeCommonSubexpressions, true, true},
       // A graph on a mesh (SPEC §7.1): placements and collectives, then each device's program.
-      {"propagate-placements", propagatePlacements, true, false},
-      {"partition", partition, true, false},
+      {"propagate-placements", propagatePlacements, true, true},
+      {"partition", partition, true, true},
       {"fold-transposes", foldTransposes, true, true},
       {"dead-code", removeDeadCode, true, true},
       {"fuse-epilogues", fuseMatmulEpilogues, false, true},  // the executor runs matmul unfused

@@ -5,7 +5,9 @@
 // tensor axis moved: all_gather and reduce_scatter `axis` (concatenated, cut), all_to_all
 // `split_axis` (cut and sent) and `concat_axis` (received and joined), local_slice `axis` (the
 // device keeps its block: no communication).
-#include "../../stdlib/runtime/comm.h"
+#include <vector>
+
+#include "../../stdlib/runtime/collectives.h"
 #include "../values/context.h"
 #include "check.h"
 #include "impl.h"
@@ -26,8 +28,12 @@ int64_t groupOf(OpId op, const Attrs& a) {
   return group;
 }
 
+// A symbolic size (generated code's) divides when the code runs: sizes::same records the check.
 void divides(OpId op, const Shape& s, int axis, int64_t group) {
-  if (s[axis] != rt::kUnknownDim && s[axis] % group != 0)
+  const bool ok = s[axis] == rt::kUnknownDim ||
+                  (sizes::symbolic(s[axis]) ? sizes::same(sizes::times(group, sizes::floorDiv(s[axis], group)), s[axis])
+                                            : s[axis] % group == 0);
+  if (!ok)
     fail(std::string(opName(op)) + ": axis " + std::to_string(axis) + " of shape " + s.str() + " does not split into " +
          std::to_string(group) + " equal blocks");
 }
@@ -43,39 +49,17 @@ rt::Comm& commFor(OpId op, const Attrs& a) {
   return *comm;
 }
 
-// x with the blocks of `axis` (group of them) as a new leading axis, contiguous:
-// [..., group*n, ...] -> [group, ..., n, ...].
-Tensor blocksFirst(const Tensor& x, int axis, int64_t group) {
-  std::vector<int64_t> split;
-  for (int d = 0; d < x.rank(); ++d) {
-    if (d == axis) split.push_back(group), split.push_back(x.shape()[d] / group);
-    else split.push_back(x.shape()[d]);
-  }
-  std::vector<int> perm{axis};
-  for (int d = 0; d <= x.rank(); ++d)
-    if (d != axis) perm.push_back(d);
-  return transpose(reshape(x, split), perm);
+// The elements of `s` before `axis` and after it: the [outer, axis, inner] view the runtime's
+// collectives take.
+int64_t outerOf(const Shape& s, int axis) {
+  int64_t n = 1;
+  for (int d = 0; d < axis; ++d) n *= s[d];
+  return n;
 }
-
-// The inverse: [group, ..., n, ...] -> [..., group*n, ...] (blocks joined along `axis`).
-Tensor blocksJoined(const Tensor& b, int axis) {
-  std::vector<int> perm;
-  for (int d = 1; d <= axis; ++d) perm.push_back(d);
-  perm.push_back(0);
-  for (int d = axis + 1; d < b.rank(); ++d) perm.push_back(d);
-  const Tensor moved = transpose(b, perm);
-  std::vector<int64_t> joined;
-  for (int d = 0; d < moved.rank(); ++d) {
-    if (d == axis + 1) continue;
-    joined.push_back(d == axis ? moved.shape()[d] * moved.shape()[d + 1] : moved.shape()[d]);
-  }
-  return reshape(moved, joined);
-}
-
-Shape withLeading(int64_t n, const Shape& s) {
-  Shape out{n};
-  for (int d = 0; d < s.rank(); ++d) out.push_back(s[d]);
-  return out;
+int64_t innerOf(const Shape& s, int axis) {
+  int64_t n = 1;
+  for (int d = axis + 1; d < s.rank(); ++d) n *= s[d];
+  return n;
 }
 
 }  // namespace
@@ -85,11 +69,11 @@ TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a) {
   TensorType out = x;
   Shape& s = out.shape;
   auto grow = [&](int axis) {
-    if (s[axis] != rt::kUnknownDim) s[axis] = checkedSize(opName(op), rt::sizeMul(s[axis], group), "the gathered size");
+    if (s[axis] != rt::kUnknownDim) s[axis] = checkedSize(opName(op), sizes::mul(s[axis], group), "the gathered size");
   };
   auto shrink = [&](int axis) {
     divides(op, s, axis, group);
-    if (s[axis] != rt::kUnknownDim) s[axis] /= group;
+    if (s[axis] != rt::kUnknownDim) s[axis] = sizes::floorDiv(s[axis], group);
   };
   switch (op) {
     case OpId::AllReduce:
@@ -114,46 +98,53 @@ TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a) {
 
 namespace {
 
-// The collective's data movement (CommError when the group cannot complete it).
+// The collective's data movement (CommError when the group cannot complete it), by the runtime's
+// functions that generated code calls too (stdlib/runtime/collectives.h).
 Tensor exchange(OpId op, const Tensor& x, const Attrs& a) {
   const TensorType type = collectiveType(op, typeOf(x), a);
   rt::Comm& comm = commFor(op, a);
   const int k = int(a.i("mesh_dim"));
-  const int64_t group = a.i("group");
+  const int64_t size = int64_t(rt::dtypeSize(x.dtype()));
+  Tensor out = Tensor::empty(x.dtype(), type.shape);
+  std::vector<char> ws;
+  auto workspace = [&](int64_t bytes) {
+    ws.resize(size_t(bytes));
+    return ws.data();
+  };
   switch (op) {
-    case OpId::AllReduce: {
-      Tensor out = Tensor::empty(x.dtype(), x.shape());
-      comm.allReduce(k, x.dtype(), x.raw(), out.raw(), x.numel());
-      return out;
-    }
+    case OpId::AllReduce: rt::allReduceBlocks(comm, k, x.dtype(), x.raw(), out.raw(), x.numel()); break;
     case OpId::AllGather: {
-      Tensor gathered = Tensor::empty(x.dtype(), withLeading(group, x.shape()));
-      comm.allGather(k, x.raw(), gathered.raw(), x.bytes());
-      return blocksJoined(gathered, axisOf(op, a, "axis", x.shape()));
+      const int axis = axisOf(op, a, "axis", x.shape());
+      const int64_t outer = outerOf(x.shape(), axis);
+      rt::allGatherAxis(comm, k, x.raw(), outer, x.shape()[axis] * innerOf(x.shape(), axis) * size, out.raw(),
+                        workspace(rt::allGatherWorkspace(outer, x.bytes(), a.i("group"))));
+      break;
     }
     case OpId::ReduceScatter: {
-      const Tensor blocks = blocksFirst(x, axisOf(op, a, "axis", x.shape()), group);
-      Tensor out = Tensor::empty(x.dtype(), type.shape);
-      comm.reduceScatter(k, x.dtype(), blocks.raw(), out.raw(), out.numel());
-      return out;
+      const int axis = axisOf(op, a, "axis", x.shape());
+      const int64_t outer = outerOf(x.shape(), axis);
+      rt::reduceScatterAxis(comm, k, x.dtype(), x.raw(), outer, type.shape[axis] * innerOf(x.shape(), axis), out.raw(),
+                            workspace(rt::reduceScatterWorkspace(outer, x.bytes())));
+      break;
     }
     case OpId::AllToAll: {
-      const Tensor blocks = blocksFirst(x, axisOf(op, a, "split_axis", x.shape()), group);
-      Tensor received = Tensor::empty(x.dtype(), blocks.shape());
-      comm.allToAll(k, blocks.raw(), received.raw(), blocks.bytes() / group);
-      return blocksJoined(received, axisOf(op, a, "concat_axis", x.shape()));
+      const int split = axisOf(op, a, "split_axis", x.shape()), concat = axisOf(op, a, "concat_axis", x.shape());
+      Shape block = x.shape();
+      block[split] /= a.i("group");
+      rt::allToAllAxes(comm, k, x.raw(), outerOf(x.shape(), split), block[split] * innerOf(x.shape(), split) * size,
+                       outerOf(block, concat), block[concat] * innerOf(block, concat) * size, out.raw(),
+                       workspace(rt::allToAllWorkspace(x.bytes())));
+      break;
     }
     case OpId::LocalSlice: {
       const int axis = axisOf(op, a, "axis", x.shape());
-      const int64_t n = type.shape[axis], at = comm.coordinate(k);
-      std::vector<Subscript> subs(size_t(axis) + 1);
-      for (Subscript& s : subs) s.kind = Subscript::Range;
-      subs.back().start = at * n;
-      subs.back().stop = (at + 1) * n;
-      return impl::getItem(x, subs);
+      rt::localSliceAxis(comm, k, x.raw(), outerOf(x.shape(), axis), type.shape[axis] * innerOf(x.shape(), axis) * size,
+                         out.raw());
+      break;
     }
     default: fail(std::string(opName(op)) + " is not a collective");
   }
+  return out;
 }
 
 }  // namespace

@@ -533,11 +533,8 @@ void setVjpRules(VjpFn (*rule)(OpId op)) {
   for (OpDef& d : table()) d.vjp = rule(d.id);
 }
 
-void setEmitRules(const EmitRule* (*rule)(OpId op, const char** whyNot)) {
-  for (OpDef& d : table()) {
-    d.notCompilable = nullptr;
-    d.emit = rule(d.id, &d.notCompilable);
-  }
+void setEmitRules(const EmitRule* (*rule)(OpId op)) {
+  for (OpDef& d : table()) d.emit = rule(d.id);
 }
 
 void setShardRules(const ShardRule* (*rule)(OpId op)) {

@@ -123,10 +123,8 @@ struct OpDef {
   // depend smoothly on their inputs (comparisons, argmax, creation); null only for the graph-only
   // ops, which a tape handles itself (interpreter/autodiff/tape.h). Filled by setVjpRules.
   VjpFn vjp = nullptr;
-  // C++ emission: the op's rule (codegen/emit/), or null with `notCompilable` saying why.
-  // Filled by setEmitRules.
+  // C++ emission: the op's rule (codegen/emit/). Filled by setEmitRules.
   const EmitRule* emit = nullptr;
-  const char* notCompilable = nullptr;
   // SPMD: the op's sharding rule (interpreter/spmd/). Null only for the graph-only ops, which the
   // partitioner handles itself. Filled by setShardRules.
   const ShardRule* shard = nullptr;
@@ -136,9 +134,8 @@ const OpDef& opDef(OpId op);
 // Fills the `vjp` column with rule(op) for every op: interpreter/autodiff, a layer above the op
 // table, registers its rules at startup (autodiff::registerVjpRules).
 void setVjpRules(VjpFn (*rule)(OpId op));
-// Fills the `emit` column the same way (codegen::registerEmitRules); `rule` gives null and a
-// reason for an op that does not compile.
-void setEmitRules(const EmitRule* (*rule)(OpId op, const char** whyNot));
+// Fills the `emit` column the same way (codegen::registerEmitRules).
+void setEmitRules(const EmitRule* (*rule)(OpId op));
 // Fills the `shard` column the same way (spmd::registerShardRules).
 void setShardRules(const ShardRule* (*rule)(OpId op));
 // The op named `name` ("add", "reduce_sum" is "sum"), or false.
