@@ -1,6 +1,6 @@
 # Writes OUT: C++ tables {name, text} of every SRC_DIR/*.model file (the standard library) and of
-# every SRC_DIR/runtime/*.h kernel header and *.cmake file (copied beside the C++ that weft
-# compile emits).
+# every SRC_DIR/runtime/*.h kernel header, *.cpp file and *.cmake file (copied beside the C++ that
+# weft compile emits).
 function(embed_table var glob key)
   file(GLOB files ${glob})
   list(SORT files)
@@ -16,6 +16,6 @@ function(embed_table var glob key)
 endfunction()
 embed_table(kStdlibFiles "${SRC_DIR}/*.model" NAME_WE)
 set(body "#include \"embedded.h\"\nnamespace weft {\n${table}")
-embed_table(kRuntimeFiles "${SRC_DIR}/runtime/*.h;${SRC_DIR}/runtime/*.cmake" NAME)
+embed_table(kRuntimeFiles "${SRC_DIR}/runtime/*.h;${SRC_DIR}/runtime/*.cpp;${SRC_DIR}/runtime/*.cmake" NAME)
 string(APPEND body "${table}}\n")
 file(WRITE ${OUT} "${body}")

@@ -119,20 +119,27 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
     << "find_package(Eigen3 REQUIRED NO_MODULE)\n"
     << "# The kernels are tuned for the build machine, as Weft's own build is; OFF for portable code.\n"
     << "option(" << macro << "_NATIVE \"Optimise for the host CPU\" ON)\n"
+    << "# The runtime's heaviest kernels (weft_runtime/instances.h), compiled once: a build holding\n"
+    << "# several programs weft compile generated compiles them once for all.\n"
+    << "if(NOT TARGET weft_runtime_kernels)\n"
+    << "  add_library(weft_runtime_kernels STATIC ${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/instances.cpp)\n"
+    << "  target_link_libraries(weft_runtime_kernels PUBLIC Eigen3::Eigen)\n"
+    << "  # GEMMs run on the library `weft compile` measured fastest for each class of shapes, loaded\n"
+    << "  # when first needed; a library not found here leaves its classes on Eigen (docs/internals.md).\n"
+    << "  include(${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/find_gemm_libraries.cmake)\n"
+    << "  weft_gemm_libraries(weft_runtime_kernels PUBLIC)\n"
+    << "  target_compile_definitions(weft_runtime_kernels PUBLIC WEFT_GEMM_PLAN=\"" << gemmPlanText() << "\")\n"
+    << "  target_compile_options(weft_runtime_kernels PRIVATE -fno-math-errno $<$<BOOL:${" << macro
+    << "_NATIVE}>:-march=native>)\n"
+    << "endif()\n"
     << "add_library(" << u.program << " STATIC " << u.program << "_state.cpp";
   for (const auto& e : u.exports) c << " " << e.name << ".cpp";
   c << ")\n"
     << "target_include_directories(" << u.program << " PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})\n"
-    << "target_link_libraries(" << u.program << " PUBLIC Eigen3::Eigen)\n";
+    << "target_link_libraries(" << u.program << " PUBLIC weft_runtime_kernels)\n";
   if (!u.mesh.empty())  // the devices of the mesh are threads
     c << "find_package(Threads REQUIRED)\ntarget_link_libraries(" << u.program << " PUBLIC Threads::Threads)\n";
-  c
-    << "# GEMMs run on the library `weft compile` measured fastest for each class of shapes, loaded\n"
-    << "# when first needed; a library not found here leaves its classes on Eigen (docs/internals.md).\n"
-    << "include(${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/find_gemm_libraries.cmake)\n"
-    << "weft_gemm_libraries(" << u.program << " PUBLIC)\n"
-    << "target_compile_definitions(" << u.program << " PUBLIC WEFT_GEMM_PLAN=\"" << gemmPlanText() << "\")\n"
-    << "target_compile_definitions(" << u.program << " PUBLIC " << macro
+  c << "target_compile_definitions(" << u.program << " PUBLIC " << macro
     << "_WEIGHTS_DIR=\"${CMAKE_CURRENT_SOURCE_DIR}/weights\")\n"
     << "target_compile_options(" << u.program << " PRIVATE -fno-math-errno $<$<BOOL:${" << macro
     << "_NATIVE}>:-march=native>)\n";

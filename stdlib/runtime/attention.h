@@ -19,6 +19,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "instances.h"
 #include "shape.h"
 #include "strided.h"
 
@@ -220,6 +221,12 @@ void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const 
     }
   }
 }
+
+// Compiled once, in instances.cpp (for float: the doubles stay where they are used).
+WEFT_RT_INSTANCE(void attentionForward<float, bool>(const float*, const float*, const float*, const bool*, float*, const Attention&))
+WEFT_RT_INSTANCE(void attentionForward<float, float>(const float*, const float*, const float*, const float*, float*, const Attention&))
+WEFT_RT_INSTANCE(void attentionBackward<float, bool>(const float*, const float*, const float*, const bool*, const float*, const float*, float*, float*, float*, const Attention&))
+WEFT_RT_INSTANCE(void attentionBackward<float, float>(const float*, const float*, const float*, const float*, const float*, const float*, float*, float*, float*, const Attention&))
 
 }  // namespace weft::rt
 

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "instances.h"
 #include "matmul.h"
 #include "window.h"
 
@@ -428,6 +429,9 @@ void conv2d(const T* x, const T* k, T* y, const Window2D& g, int64_t cout, T* wo
     }
   }
 }
+
+// Compiled once, in instances.cpp (for float: the doubles stay where they are used).
+WEFT_RT_INSTANCE(void conv2d<float>(const float*, const float*, float*, const Window2D&, int64_t, float*))
 
 }  // namespace weft::rt
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "instances.h"
 #include "matmul.h"
 #include "window.h"
 
@@ -193,6 +194,10 @@ void conv2dBackpropInput(const T* dy, const T* k, T* dx, const Window2D& g, int6
     col2im(col, g, p0, rows, dx);
   }
 }
+
+// Compiled once, in instances.cpp (for float: the doubles stay where they are used).
+WEFT_RT_INSTANCE(void conv2dBackpropFilter<float>(const float*, const float*, float*, const Window2D&, int64_t, float*))
+WEFT_RT_INSTANCE(void conv2dBackpropInput<float>(const float*, const float*, float*, const Window2D&, int64_t, float*))
 
 }  // namespace weft::rt
 

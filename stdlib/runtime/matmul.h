@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "gemm_libraries.h"
+#include "instances.h"
 #include "scalar_math.h"
 #include "strided.h"
 
@@ -175,6 +176,9 @@ int64_t matmulWorkspaceBytes(const Shape& a, const Shape& b, bool transA, bool t
   broadcastShapes(ab, bb, cb);
   return batchedMatmulWorkspaceBytes<T>(cb.numel(), m, k, n);
 }
+
+// Compiled once, in instances.cpp (for float: the doubles stay where they are used).
+WEFT_RT_INSTANCE(void gemmOn<float>(GemmLib, const float*, const float*, float*, int64_t, int64_t, int64_t, void*, bool, bool, bool))
 
 }  // namespace weft::rt
 

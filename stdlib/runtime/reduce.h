@@ -12,6 +12,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "instances.h"
 #include "scalar_math.h"
 #include "shape.h"
 
@@ -289,6 +290,9 @@ void intMeanKernel(const S* in, const Shape& shape, const bool* reduced, R* out,
   const double c = double(count);
   for (int64_t i = 0; i < outN; ++i) out[i] = R(sums[i] / c);
 }
+
+// Compiled once, in instances.cpp (for float: the doubles stay where they are used).
+WEFT_RT_INSTANCE(float pairwiseSum<float>(const float*, int64_t))
 
 }  // namespace weft::rt
 
