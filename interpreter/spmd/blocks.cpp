@@ -1,5 +1,6 @@
 #include "blocks.h"
 
+#include "../../stdlib/runtime/shards.h"
 #include "../ops/ops.h"
 
 namespace weft::spmd {
@@ -12,51 +13,54 @@ int64_t deviceCount(const MeshAxes& mesh) {
 
 std::vector<int64_t> coordinates(const MeshAxes& mesh, int64_t device) {
   std::vector<int64_t> c(mesh.sizes.size());
-  for (size_t k = mesh.sizes.size(); k-- > 0;) {
-    c[k] = device % mesh.sizes[k];
-    device /= mesh.sizes[k];
-  }
+  const rt::MeshPlace m{mesh.sizes.data(), mesh.rank(), nullptr};
+  for (int k = 0; k < mesh.rank(); ++k) c[size_t(k)] = rt::meshCoordinate(m, device, k);
   return c;
-}
-
-Tensor localBlock(const Tensor& global, const MeshAxes& mesh, const Placements& ps, int64_t device) {
-  const std::vector<int64_t> at = coordinates(mesh, device);
-  Tensor x = global;
-  for (size_t k = 0; k < ps.size(); ++k) {
-    if (!ps[k].sharded()) continue;
-    const int d = ps[k].dim;
-    const int64_t len = x.shape()[d] / mesh.sizes[k];
-    std::vector<ops::Subscript> subs(size_t(d) + 1);
-    for (auto& s : subs) s.kind = ops::Subscript::Range;
-    subs.back().start = at[k] * len;
-    subs.back().stop = (at[k] + 1) * len;
-    x = ops::getItem(x, subs);
-  }
-  return x;
 }
 
 namespace {
 
-// The value of the devices whose first `k` coordinates are fixed (`base` is the first such
-// device's number, `stride` the distance between consecutive coordinates along dimension k).
-Tensor join(const MeshAxes& mesh, const Placements& ps, const std::vector<Tensor>& locals, size_t k, int64_t base) {
-  if (k == ps.size()) return locals[size_t(base)];
-  int64_t stride = 1;
-  for (size_t j = k + 1; j < mesh.sizes.size(); ++j) stride *= mesh.sizes[j];
-  const int64_t n = mesh.sizes[k];
-  if (ps[k].replicated()) return join(mesh, ps, locals, k + 1, base);
-  std::vector<Tensor> parts;
-  for (int64_t j = 0; j < n; ++j) parts.push_back(join(mesh, ps, locals, k + 1, base + j * stride));
-  if (ps[k].sharded()) return ops::concat(parts, ps[k].dim);
-  Tensor sum = parts[0];
-  for (size_t j = 1; j < parts.size(); ++j) sum = ops::binary(ops::BinaryOp::Add, sum, parts[j]);
-  return sum;
+// Placements as the runtime's block rule takes them (stdlib/runtime/shards.h holds that rule once,
+// for the interpreter and for generated code).
+struct RuntimePlace {
+  std::vector<int> codes;
+  rt::MeshPlace place;
+  RuntimePlace(const MeshAxes& mesh, const Placements& ps) {
+    for (const Placement& p : ps) codes.push_back(p.sharded() ? p.dim : p.partial() ? rt::kPartial : rt::kReplicated);
+    place = {mesh.sizes.data(), int(codes.size()), codes.data()};
+  }
+  RuntimePlace(const RuntimePlace&) = delete;
+};
+
+bool splits(const Placements& ps) {
+  for (const Placement& p : ps)
+    if (!p.replicated()) return true;
+  return false;
 }
 
 }  // namespace
 
+Tensor localBlock(const Tensor& global, const MeshAxes& mesh, const Placements& ps, int64_t device) {
+  if (!splits(ps)) return global;
+  const RuntimePlace r(mesh, ps);
+  rt::Shape size, start;
+  rt::blockOf(r.place, global.shape(), device, size, start);
+  if (global.isAbstract()) return Tensor::abstract(global.dtype(), size);
+  Tensor local = Tensor::empty(global.dtype(), size);
+  rt::cutBlock(r.place, global.raw(), global.shape(), rt::dtypeSize(global.dtype()), device, local.raw());
+  return local;
+}
+
 Tensor assemble(const MeshAxes& mesh, const Placements& ps, const std::vector<Tensor>& locals) {
-  return join(mesh, ps, locals, 0, 0);
+  if (!splits(ps)) return locals[0];
+  const RuntimePlace r(mesh, ps);
+  const Shape shape = rt::globalOf(r.place, locals[0].shape());
+  const DType dtype = locals[0].dtype();
+  for (const Tensor& t : locals)
+    if (t.isAbstract()) return Tensor::abstract(dtype, shape);
+  Tensor global = rt::isPartial(r.place) ? Tensor::zeros(dtype, shape) : Tensor::empty(dtype, shape);
+  for (size_t d = 0; d < locals.size(); ++d) rt::placeBlock(r.place, global.raw(), shape, dtype, int64_t(d), locals[d].raw());
+  return global;
 }
 
 int64_t collectiveBytes(ops::OpId op, int64_t blockBytes, int64_t group) {

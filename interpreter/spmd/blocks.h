@@ -1,7 +1,8 @@
 // A device's block of a global value, and a global value put back together from every device's
-// block (SPEC §7.1). Devices are numbered row-major over the mesh, as the communicators number
-// them (stdlib/runtime/comm_threads.h); each mesh dimension cuts the block the ones before it
-// left, so a tensor dimension split on two mesh dimensions is cut by the first, then the second.
+// block (SPEC §7.1), by the rule generated code uses too (stdlib/runtime/shards.h). Devices are
+// numbered row-major over the mesh, as the communicators number them (comm_threads.h); each mesh
+// dimension cuts the block the ones before it left, so a tensor dimension split on two mesh
+// dimensions is cut by the first, then the second.
 #pragma once
 #include "../ops/op_list.h"
 #include "placement.h"
@@ -13,10 +14,10 @@ int64_t deviceCount(const MeshAxes& mesh);
 std::vector<int64_t> coordinates(const MeshAxes& mesh, int64_t device);
 
 // Device `device`'s block of `global` under placements `ps` (no partial sums: a global value
-// has none).
+// has none): `global` itself when nothing splits it, else a copy.
 Tensor localBlock(const Tensor& global, const MeshAxes& mesh, const Placements& ps, int64_t device);
 // The global value from every device's block (locals[device]): split dimensions are joined in
-// coordinate order, partial sums added in coordinate order, replicas taken from the first.
+// coordinate order, partial sums added in device order, replicas taken from the first.
 Tensor assemble(const MeshAxes& mesh, const Placements& ps, const std::vector<Tensor>& locals);
 
 // The bytes one device sends for collective `op` over a group of `group` devices, given the
