@@ -100,12 +100,13 @@ namespace {
 
 // The collective's data movement (CommError when the group cannot complete it), by the runtime's
 // functions that generated code calls too (stdlib/runtime/collectives.h).
-Tensor exchange(OpId op, const Tensor& x, const Attrs& a) {
+Tensor exchange(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse) {
   const TensorType type = collectiveType(op, typeOf(x), a);
   rt::Comm& comm = commFor(op, a);
   const int k = int(a.i("mesh_dim"));
   const int64_t size = int64_t(rt::dtypeSize(x.dtype()));
-  Tensor out = Tensor::empty(x.dtype(), type.shape);
+  const bool fits = reuse && reuse->ownsStorage() && reuse->dtype() == x.dtype() && reuse->shape() == type.shape;
+  Tensor out = fits ? std::move(*reuse) : Tensor::empty(x.dtype(), type.shape);
   std::vector<char> ws;
   auto workspace = [&](int64_t bytes) {
     ws.resize(size_t(bytes));
@@ -149,9 +150,9 @@ Tensor exchange(OpId op, const Tensor& x, const Attrs& a) {
 
 }  // namespace
 
-Tensor collective(OpId op, const Tensor& x, const Attrs& a) {
+Tensor collective(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse) {
   try {
-    return exchange(op, x, a);
+    return exchange(op, x, a, reuse);
   } catch (const rt::CommError& e) {
     fail(std::string(opName(op)) + ": " + e.what());
   }

@@ -134,9 +134,10 @@ std::vector<Tensor> attentionGrad(std::span<const Tensor> in, const Attrs& a);
 double attentionScale(const Attrs& a, int64_t depth);
 
 // all_reduce, all_gather, reduce_scatter, all_to_all and local_slice (collective.cpp): one
-// device's local result, through the context's communicator.
+// device's local result, through the context's communicator; into `reuse`'s buffer when it is
+// given, of the result's type and held by nothing else (a graph executor's slot, call after call).
 TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a);
-Tensor collective(OpId op, const Tensor& x, const Attrs& a);
+Tensor collective(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse = nullptr);
 
 // What the code generator needs of the rules above, to emit the same kernel calls.
 // The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its

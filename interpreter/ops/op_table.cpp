@@ -80,6 +80,11 @@ void collectiveRow(OpDef& d, std::vector<AttrSpec> own) {
   d.effect = true;
   d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::collectiveType(Op, in[0], a)}; };
   d.run = [](In in, const Attrs& a) -> Out { return {impl::collective(Op, in[0], a)}; };
+  // A graph's collective writes into its last call's result (its pages touched once, not every call).
+  d.into = [](std::span<const Tensor* const> in, const Attrs& a, Tensor& out) {
+    out = impl::collective(Op, *in[0], a, &out);
+  };
+  d.intoChecks = true;
 }
 
 // The attributes of conv2d and its gradients, read once for the three columns.
