@@ -35,7 +35,8 @@ class SpmdExecutor final : public GraphRunner {
   Graph placed_;  // over global values, with placements and collectives
   Graph local_;   // each device's program
   std::vector<std::shared_ptr<VariableObj>> vars_;
-  std::vector<std::unique_ptr<Device>> devices_;
+  int64_t first_ = 0;  // the first device this process computes (under mpirun, its rank's)
+  std::vector<std::unique_ptr<Device>> devices_;  // devices first_, first_ + 1, ...
   std::shared_ptr<rt::DeviceThreads> threads_;  // one per device, parked between calls
 };
 

@@ -10,6 +10,7 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../graph/text.h"
+#include "../spmd/ranks.h"
 #include "npy.h"
 #include "path_safety.h"
 #include "saved_model.h"
@@ -56,6 +57,10 @@ void checkReplaceable(const fs::path& dir) {
 }  // namespace
 
 void writeSavedModel(const std::string& dirText, const SavedModel& model) {
+  // Under mpirun every rank puts the values together (an all-gather, spmd/ranks.h); rank 0 writes.
+  for (const Tensor& v : model.variables)
+    if (!v.isAbstract()) (void)v.raw();
+  if (spmd::rankIndex() > 0) return;
   fs::path dir = fs::path(dirText).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();  // "saved/" names "saved"
   if (dir.empty() || dir.filename() == "." || dir.filename() == "..")
