@@ -7,9 +7,9 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../../grammar/shown_text.h"
-#include "../../stdlib/runtime/comm_threads.h"
 #include "../../stdlib/runtime/device_threads.h"
 #include "../spmd/blocks.h"
+#include "../spmd/device_comms.h"
 #include "../spmd/ranks.h"
 #include "../spmd/sharded_tensor.h"
 #include "../values/context.h"
@@ -92,7 +92,7 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   }
   // At most --threads devices compute at once; one waiting at a collective gives its core back.
   rt::Cores cores(std::min<int64_t>(threadsToUse(), int64_t(n)));
-  rt::Rendezvous rendezvous(mesh.sizes, &cores);
+  spmd::DeviceComms comms(mesh, &cores);
   std::mutex failed;
   std::exception_ptr error;
   threads_->run([&](int64_t i) {
@@ -103,9 +103,7 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
     dev.context.randomKey = caller.randomKey;
     dev.context.randomCounter = caller.randomCounter;
     dev.context.threads = caller.threads;
-    // Across MPI ranks a rank holds one device, whose collectives go through MPI.
-    rt::ThreadComm threadComm(rendezvous, d);
-    dev.context.comm = spmd::acrossRanks() ? &spmd::rankComm(mesh) : static_cast<rt::Comm*>(&threadComm);
+    dev.context.comm = &comms.of(d);
     dev.context.commCounts = i == 0 ? caller.commCounts : nullptr;
     {
       ContextScope scope(dev.context);
@@ -115,7 +113,7 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
         // The first failure is the one to report; the others are devices it left waiting.
         std::lock_guard<std::mutex> lock(failed);
         if (!error) error = std::current_exception();
-        rendezvous.abort("device " + std::to_string(d) + " stopped");
+        comms.abort("device " + std::to_string(d) + " stopped");
       }
     }
     dev.context.comm = nullptr;

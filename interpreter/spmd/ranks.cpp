@@ -61,11 +61,11 @@ int rankCount() { return ranks; }
 int rankIndex() { return rank; }
 
 std::string meshMisfitOnRanks(int64_t devices) {
-  if (ranks == 1 || devices == ranks) return "";
+  if (ranks == 1) return "";
   const std::string both = "the mesh has " + std::to_string(devices) + " devices and mpirun started " +
                            std::to_string(ranks) + " ranks";
-  if (devices % ranks != 0) return both + ", which do not divide them: run with -np " + std::to_string(devices);
-  return both + ": several devices per rank are not supported yet; run with -np " + std::to_string(devices);
+  if (devices % ranks == 0) return "";
+  return both + ", which do not divide them: run with a number of ranks that divides " + std::to_string(devices);
 }
 
 int64_t devicesHeld(const MeshAxes& mesh) { return deviceCount(mesh) / ranks; }
@@ -85,26 +85,29 @@ rt::Comm& rankComm(const MeshAxes& mesh) {
 #endif
 }
 
-void gatherRankBlocks(const MeshAxes& mesh, std::vector<Tensor>& locals) {
+void allGatherAcrossRanks(const void* in, void* out, int64_t bytes) {
 #ifdef WEFT_MPI
+  if (bytes > INT_MAX)
+    throw WeftError("a collective of " + std::to_string(bytes) + " bytes is past what MPI sends in one message");
+  MPI_Allgather(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE, MPI_COMM_WORLD);
+#else
+  std::memcpy(out, in, size_t(bytes));
+#endif
+}
+
+void gatherRankBlocks(const MeshAxes& mesh, std::vector<Tensor>& locals) {
   if (ranks == 1) return;
   const int64_t per = devicesHeld(mesh), first = firstOwnedDevice(mesh);
   const Tensor& mine = locals[size_t(first)];
   const int64_t bytes = mine.bytes();
-  if (bytes * per > INT_MAX)
-    throw WeftError("a tensor block of " + std::to_string(bytes) + " bytes is past what MPI sends in one message");
   std::vector<char> sent(size_t(bytes * per)), all(size_t(bytes * per * ranks));
   for (int64_t j = 0; j < per; ++j) std::memcpy(sent.data() + j * bytes, locals[size_t(first + j)].raw(), size_t(bytes));
-  MPI_Allgather(sent.data(), int(bytes * per), MPI_BYTE, all.data(), int(bytes * per), MPI_BYTE, MPI_COMM_WORLD);
+  allGatherAcrossRanks(sent.data(), all.data(), bytes * per);
   for (size_t d = 0; d < locals.size(); ++d) {
     if (ownsDevice(mesh, int64_t(d))) continue;
     locals[d] = Tensor::empty(mine.dtype(), mine.shape());
     std::memcpy(locals[d].raw(), all.data() + int64_t(d) * bytes, size_t(bytes));
   }
-#else
-  (void)mesh;
-  (void)locals;
-#endif
 }
 
 }  // namespace weft::spmd

@@ -38,6 +38,9 @@ int64_t devicesHeld(const MeshAxes& mesh);
 // This rank's communicator on `mesh`'s devices (made on first use: every rank must ask for it at
 // the same point of the program, as they do, running the same program).
 rt::Comm& rankComm(const MeshAxes& mesh);
+// Each rank's `bytes` at `in`, in rank order at `out` (rankCount() * bytes): an all-gather
+// across ranks, from the thread that started MPI.
+void allGatherAcrossRanks(const void* in, void* out, int64_t bytes);
 // Fills in the blocks of the devices other ranks hold (one all-gather across ranks, which every
 // rank calls at the same point). Every device's block has the owned one's dtype and shape.
 void gatherRankBlocks(const MeshAxes& mesh, std::vector<Tensor>& locals);
