@@ -64,6 +64,7 @@ void registerNnOps(Env& env) {
       saved::makeParentFolders(r.str(0));
       saved::writeNpy(r.str(0), x);
     }
+    if (!ops::shapesOnly()) spmd::waitForRanks();
     return Value();
   });
 }

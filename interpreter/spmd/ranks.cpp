@@ -57,6 +57,12 @@ void abortRanks(int status) {
   std::exit(status);
 }
 
+void waitForRanks() {
+#ifdef WEFT_MPI
+  if (ranks > 1) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
 int rankCount() { return ranks; }
 int rankIndex() { return rank; }
 

@@ -24,6 +24,10 @@ void finishRanks();
 // Ends every rank with `status` at once (an error on this one): no rank is left waiting.
 [[noreturn]] void abortRanks(int status);
 
+// Every rank waits here for the others (a barrier): after rank 0 writes a file, so that the file
+// is there for whichever rank reads it next.
+void waitForRanks();
+
 int rankCount();  // 1 without mpirun
 int rankIndex();
 inline bool acrossRanks() { return rankCount() > 1; }
