@@ -2,6 +2,7 @@
 # .model files, `;`-separated) runs from its folder as `MPIRUN... weft run [NAME.args] NAME.model
 # [NAME.argv]` on RANKS ranks, and must print exactly its NAME.out, what the one-process run
 # prints, with nothing on stderr and status 0. One mpirun per program (each start costs ~0.6 s).
+# With WORK, each runs in a fresh copy of itself in WORK/NAME (programs that write files).
 set(ENV{WEFT_GEMM} eigen)  # as run_golden.cmake: the expected outputs' GEMM library
 set(problems "")
 foreach(model ${PROGRAMS})
@@ -17,9 +18,16 @@ foreach(model ${PROGRAMS})
     file(READ ${dir}/${name}.argv argv)
     separate_arguments(argv UNIX_COMMAND "${argv}")
   endif()
+  set(run_dir ${dir})
+  if(WORK)
+    set(run_dir ${WORK}/${name})
+    file(REMOVE_RECURSE ${run_dir})
+    file(MAKE_DIRECTORY ${run_dir})
+    file(COPY ${model} DESTINATION ${run_dir})
+  endif()
   execute_process(COMMAND ${MPIRUN} -np ${RANKS} --oversubscribe --bind-to none --mca btl self,vader
                           ${WEFT} run ${options} ${name}.model ${argv}
-                  WORKING_DIRECTORY ${dir} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status TIMEOUT 120)
+                  WORKING_DIRECTORY ${run_dir} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status TIMEOUT 120)
   file(READ ${dir}/${name}.out expected)
   if(NOT status STREQUAL "0")
     string(APPEND problems "${name}: exit status ${status}\n${err}\n")

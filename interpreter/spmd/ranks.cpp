@@ -63,6 +63,13 @@ void waitForRanks() {
 #endif
 }
 
+double fromRankZero(double v) {
+#ifdef WEFT_MPI
+  if (ranks > 1) MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+#endif
+  return v;
+}
+
 int rankCount() { return ranks; }
 int rankIndex() { return rank; }
 

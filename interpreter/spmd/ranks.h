@@ -28,6 +28,10 @@ void finishRanks();
 // is there for whichever rank reads it next.
 void waitForRanks();
 
+// Rank 0's `v` on every rank (a broadcast): for what differs between processes, the clock, so
+// that a program that branches on it takes the same branch on every rank.
+double fromRankZero(double v);
+
 int rankCount();  // 1 without mpirun
 int rankIndex();
 inline bool acrossRanks() { return rankCount() > 1; }
