@@ -52,7 +52,6 @@ const char* kUsage =
     "  weft repl                       interactive session (also: weft with no arguments)\n"
     "  weft help                       this text\n";
 
-
 // Runs a program, printing to `out` and `err`.
 int runProgram(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
   graph::CommCounts counts;  // outlives the interpreter, whose context points to it
@@ -120,7 +119,7 @@ int runCommand(const std::vector<std::string>& given) {
   if (!writes) {
     std::this_thread::sleep_for(std::chrono::seconds(2));
     const std::string text = said.str();
-    if (::write(errFd, text.data(), text.size()) < 0) {}  // nothing else to tell it to
+    [[maybe_unused]] const ssize_t written = ::write(errFd, text.data(), text.size());  // none else to tell
   }
   spmd::abortRanks(status);
 }

@@ -31,7 +31,7 @@ std::string startRanks() {
   if (!size || std::atoi(size) <= 1) return "";
 #ifdef WEFT_MPI
   int provided = 0;
-  // Only the interpreter's thread calls MPI (a rank computes one device, on that thread).
+  // Only the interpreter's thread calls MPI: a rank's first device runs on it (device_comms.h).
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -74,11 +74,9 @@ int rankCount() { return ranks; }
 int rankIndex() { return rank; }
 
 std::string meshMisfitOnRanks(int64_t devices) {
-  if (ranks == 1) return "";
-  const std::string both = "the mesh has " + std::to_string(devices) + " devices and mpirun started " +
-                           std::to_string(ranks) + " ranks";
   if (devices % ranks == 0) return "";
-  return both + ", which do not divide them: run with a number of ranks that divides " + std::to_string(devices);
+  return "the mesh has " + std::to_string(devices) + " devices and mpirun started " + std::to_string(ranks) +
+         " ranks, which do not divide them: run with a number of ranks that divides " + std::to_string(devices);
 }
 
 int64_t devicesHeld(const MeshAxes& mesh) { return deviceCount(mesh) / ranks; }

@@ -1,6 +1,7 @@
 // A program run across processes (SPEC §7.1): under `mpirun -np N weft run FILE` with N > 1, every
-// MPI rank runs the whole program, and rank r holds and computes device r of each mesh (a mesh
-// must have N devices). Its collectives cross ranks through MPI (stdlib/runtime/comm_mpi.h), and a
+// MPI rank runs the whole program, and of a mesh of D devices (N must divide D) rank r holds and
+// computes devices r*k .. r*k+k-1, k = D/N. Their collectives cross ranks through MPI
+// (device_comms.h), and a
 // value the program reads (print, ==, .value, save) is put together from every rank's blocks by an
 // all-gather, so every rank reads the same values and takes the same branches. Without mpirun,
 // with -np 1, or in a Weft built without MPI, there is one rank and nothing here does anything.
