@@ -1,6 +1,12 @@
 #include "commands.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <iostream>
+#include <sstream>
+#include <thread>
 
 #include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
@@ -9,11 +15,17 @@
 #include "interpreter/graph/pipeline.h"
 #include "interpreter/values/context.h"
 #include "interpreter/mesh/plan.h"
+#include "interpreter/spmd/ranks.h"
 #include "limit_options.h"
 #include "stdlib/gemm_choice.h"
 
 namespace weft::cli {
 namespace {
+
+// What ranks other than 0 print to.
+struct NullBuffer : std::streambuf {
+  int overflow(int c) override { return c; }
+};
 
 const char* kUsage =
     "usage: weft COMMAND [ARGS]\n"
@@ -40,11 +52,10 @@ const char* kUsage =
     "  weft repl                       interactive session (also: weft with no arguments)\n"
     "  weft help                       this text\n";
 
-}  // namespace
-
-int runCommand(const std::vector<std::string>& given) {
+// Runs a program, printing to `out` and `err`.
+int runProgram(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
   graph::CommCounts counts;  // outlives the interpreter, whose context points to it
-  Interpreter interp(std::cout, std::cerr);
+  Interpreter interp(out, err);
   std::vector<std::string> args;
   bool report = false;
   bool fileSeen = false;
@@ -62,14 +73,55 @@ int runCommand(const std::vector<std::string>& given) {
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (size_t(file) >= args.size()) {
-    std::cerr << "usage: weft run [LIMITS] FILE.model [ARGS...]\n" << kLimitOptionsHelp;
+    err << "usage: weft run [LIMITS] FILE.model [ARGS...]\n" << kLimitOptionsHelp;
     return 2;
   }
   interp.setProgramArgs({args.begin() + file + 1, args.end()});
   const int status = interp.runFile(args[file]);
-  if (report) std::cout << counts.report();
+  if (report) out << counts.report();
   context().commCounts = nullptr;
   return status;
+}
+
+}  // namespace
+
+int runCommand(const std::vector<std::string>& given) {
+  if (std::string why = spmd::startRanks(); !why.empty()) {
+    std::cerr << "weft run: " << why << "\n";
+    return 2;
+  }
+  if (!spmd::acrossRanks()) return runProgram(given, std::cout, std::cerr);
+  // Under mpirun every rank runs the program (interpreter/spmd/ranks.h) and rank 0 alone writes:
+  // the others' output goes nowhere, and what they would say on stderr is kept, to be said only
+  // for an error of their own.
+  NullBuffer nothing;
+  std::ostream silent(&nothing);
+  std::ostringstream said;
+  const bool writes = spmd::rankIndex() == 0;
+  int errFd = -1;
+  if (writes) std::cout << std::unitbuf;  // what it printed stays printed when another rank ends the job
+  if (!writes) {
+    errFd = ::dup(STDERR_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    ::close(null);
+  }
+  const int status = runProgram(given, writes ? std::cout : silent, writes ? std::cerr : said);
+  if (status == 0) {
+    spmd::finishRanks();
+    return 0;
+  }
+  // An error ends every rank, said once. Rank 0 says it. Another rank waits first: an error every
+  // rank meets ends the job from rank 0 meanwhile, so only an error of its own is said by it.
+  std::cout.flush();
+  std::cerr.flush();
+  if (!writes) {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    const std::string text = said.str();
+    [[maybe_unused]] const ssize_t written = ::write(errFd, text.data(), text.size());  // none else to tell
+  }
+  spmd::abortRanks(status);
 }
 
 int checkCommand(const std::vector<std::string>& given) {

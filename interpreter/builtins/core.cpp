@@ -7,6 +7,7 @@
 #include "../eval/operators.h"
 #include "../mesh/scope.h"
 #include "../ops/ops.h"
+#include "../spmd/ranks.h"
 #include "../values/format.h"
 #include "../eval/args.h"
 #include "builtins.h"
@@ -151,11 +152,12 @@ void registerCoreBuiltins(Env& env) {
   def(env, "enumerate", enumerate);
   def(env, "zip", zip);
   def(env, "Variable", variable);
-  // Seconds from a monotonic clock, as Python's time.perf_counter (for timing in programs).
+  // Seconds from a monotonic clock, as Python's time.perf_counter (for timing in programs);
+  // under mpirun, rank 0's clock on every rank (spmd/ranks.h).
   def(env, "perf_counter", [](Interpreter&, Args& a) {
     ArgReader r(a, "perf_counter", {});
     auto now = std::chrono::steady_clock::now().time_since_epoch();
-    return Value(Tensor::scalar<double>(std::chrono::duration<double>(now).count()));
+    return Value(Tensor::scalar<double>(spmd::fromRankZero(std::chrono::duration<double>(now).count())));
   });
   def(env, "str", [](Interpreter&, Args& a) {
     ArgReader r(a, "str", {"x"});

@@ -17,6 +17,7 @@
 #include "../../grammar/diagnostics.h"
 #include "../eval/interpreter.h"
 #include "../eval/args.h"
+#include "../spmd/ranks.h"
 #include "../spmd/sharded_tensor.h"
 #include "data.h"
 
@@ -78,6 +79,10 @@ struct BatchesObj : OpaqueObj {
     std::map<const void*, Tensor> made;  // replicas share a block, and their batch
     std::vector<Tensor> locals;
     for (const Tensor& block : s.locals) {
+      if (!spmd::ownsDevice(s.mesh, int64_t(locals.size()))) {  // another rank's
+        locals.emplace_back();
+        continue;
+      }
       auto [it, fresh] = made.try_emplace(block.raw());
       if (fresh) it->second = gather(block, order, from, n);
       locals.push_back(it->second);

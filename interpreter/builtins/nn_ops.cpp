@@ -4,6 +4,7 @@
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
 #include "../saved/npy.h"
+#include "../spmd/ranks.h"
 #include "../eval/args.h"
 #include "builtins.h"
 
@@ -56,10 +57,14 @@ void registerNnOps(Env& env) {
   def(env, "save_npy", [](Interpreter&, Args& a) {
     ArgReader r(a, "save_npy", {"path", "x"});
     // A plan (`weft check`, `with plan()`) has no side effects: it writes no file.
-    if (!ops::shapesOnly()) {
+    // Under mpirun every rank puts the value together (an all-gather, spmd/ranks.h); rank 0 writes.
+    const Tensor x = r.tensor(1);
+    if (!x.isAbstract()) (void)x.raw();
+    if (!ops::shapesOnly() && spmd::rankIndex() == 0) {
       saved::makeParentFolders(r.str(0));
-      saved::writeNpy(r.str(0), r.tensor(1));
+      saved::writeNpy(r.str(0), x);
     }
+    if (!ops::shapesOnly()) spmd::waitForRanks();
     return Value();
   });
 }

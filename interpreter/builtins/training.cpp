@@ -16,6 +16,7 @@
 #include "../eval/suggest.h"
 #include "../ops/ops.h"
 #include "../saved/npy.h"
+#include "../spmd/ranks.h"
 #include "../values/format.h"
 #include "keras.h"
 
@@ -133,10 +134,9 @@ Value formatFilepath(Interpreter&, Args& a) {
 
 // _write_text(callback, path, text, append): writes (or appends) text to a regular file, making
 // its parent folders, as CSVLogger does.
-Value writeText(Interpreter&, Args& a) {
+Value writeFile(Args& a) {
   ArgReader r(a, "_write_text", {"callback", "path", "text", "append"});
   std::string who = r.str(0), path = r.str(1), text = r.str(2);
-  if (ops::shapesOnly()) return Value();  // a plan writes nothing
   auto fail = [&](const std::string& why) -> Value { throw WeftError(a.site, who + ": cannot write '" + path + "': " + why); };
   saved::makeParentFolders(path);
   int flags = O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | (r.flag(3) ? O_APPEND : O_TRUNC);
@@ -159,6 +159,14 @@ Value writeText(Interpreter&, Args& a) {
     rest.remove_prefix(size_t(n));
   }
   if (::close(fd) != 0) return fail(std::strerror(errno));
+  return Value();
+}
+
+Value writeText(Interpreter&, Args& a) {
+  if (ops::shapesOnly()) return Value();  // a plan writes nothing
+  // Under mpirun rank 0 writes, and every rank waits for it (spmd/ranks.h).
+  if (spmd::rankIndex() == 0) writeFile(a);
+  spmd::waitForRanks();
   return Value();
 }
 

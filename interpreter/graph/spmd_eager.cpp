@@ -7,6 +7,7 @@
 #include "../../grammar/source.h"
 #include "../../stdlib/runtime/device_threads.h"
 #include "../spmd/blocks.h"
+#include "../spmd/ranks.h"
 #include "../spmd/sharded_tensor.h"
 #include "../values/context.h"
 #include "passes.h"
@@ -84,8 +85,8 @@ std::vector<Tensor> applySharded(ops::OpId op, std::span<const Tensor> in, const
   if (found == runners.end()) {
     static NullBuffer nothing;
     static std::ostream silent(&nothing);
-    std::shared_ptr<rt::DeviceThreads>& devices = threads[spmd::deviceCount(g.mesh)];
-    if (!devices) devices = std::make_shared<rt::DeviceThreads>(spmd::deviceCount(g.mesh));
+    std::shared_ptr<rt::DeviceThreads>& devices = threads[spmd::devicesHeld(g.mesh)];
+    if (!devices) devices = std::make_shared<rt::DeviceThreads>(spmd::devicesHeld(g.mesh));
     auto made = std::make_unique<SpmdExecutor>(g, std::vector<std::shared_ptr<VariableObj>>{}, silent, nullptr, devices);
     if (runners.size() >= kMaxRunners) runners.clear();
     found = runners.emplace(key, std::move(made)).first;

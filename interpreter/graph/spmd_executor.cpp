@@ -7,9 +7,10 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../../grammar/shown_text.h"
-#include "../../stdlib/runtime/comm_threads.h"
 #include "../../stdlib/runtime/device_threads.h"
 #include "../spmd/blocks.h"
+#include "../spmd/device_comms.h"
+#include "../spmd/ranks.h"
 #include "../spmd/sharded_tensor.h"
 #include "../values/context.h"
 #include "passes.h"
@@ -46,7 +47,9 @@ SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableO
         throw WeftError(std::string("--no-implicit-comm: ") + ops::opName(c.op) + " over " +
                         placed_.mesh.names[size_t(c.meshDim)] + " at " + shownText(c.loc.file) + ":" +
                         std::to_string(c.loc.line) + " re-lays a value (" + c.why + ") in graph " + placed_.name);
-  for (int64_t d = 0, n = spmd::deviceCount(placed_.mesh); d < n; ++d) {
+  // This process's devices: all of them, or under mpirun its rank's (spmd/ranks.h).
+  first_ = spmd::firstOwnedDevice(placed_.mesh);
+  for (int64_t d = first_, n = first_ + spmd::devicesHeld(placed_.mesh); d < n; ++d) {
     auto dev = std::make_unique<Device>();
     for (const auto& v : vars_) {
       auto block = std::make_shared<VariableObj>();
@@ -54,9 +57,10 @@ SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableO
       block->trainable = v->trainable;
       dev->vars.push_back(std::move(block));
     }
-    // Device 0 prints and runs the caller's checks between loop turns (its time and step limits).
-    dev->executor = std::make_unique<Executor>(local_, dev->vars, d == 0 ? out : dev->silent,
-                                               d == 0 ? onLoop : std::function<void()>());
+    // The first device prints and runs the caller's checks between loop turns (its time and step
+    // limits).
+    dev->executor = std::make_unique<Executor>(local_, dev->vars, d == first_ ? out : dev->silent,
+                                               d == first_ ? onLoop : std::function<void()>());
     devices_.push_back(std::move(dev));
   }
   threads_ = threads ? std::move(threads) : std::make_shared<rt::DeviceThreads>(int64_t(devices_.size()));
@@ -67,6 +71,7 @@ SpmdExecutor::~SpmdExecutor() = default;
 std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   const spmd::MeshAxes& mesh = placed_.mesh;
   const size_t n = devices_.size();
+  const int64_t all = spmd::deviceCount(mesh);
   ExecutionContext& caller = context();
   // Each device's blocks of the variables and the inputs: those stored as the graph places them
   // are used as they lie; others are cut here, on the caller's thread.
@@ -76,39 +81,39 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
     for (size_t d = 0; d < n; ++d) {
       Device& dev = *devices_[d];
       dev.given.resize(vars_.size());
-      dev.given[k] = spmd::localOf(value, mesh, ps, int64_t(d));
+      dev.given[k] = spmd::localOf(value, mesh, ps, first_ + int64_t(d));
       dev.vars[k]->value = dev.given[k];
     }
   }
   std::vector<std::vector<Tensor>> localInputs(n), results(n);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const spmd::Placements ps = placed_.placementsOf(placed_.body.params[i]);
-    for (size_t d = 0; d < n; ++d) localInputs[d].push_back(spmd::localOf(inputs[i], mesh, ps, int64_t(d)));
+    for (size_t d = 0; d < n; ++d) localInputs[d].push_back(spmd::localOf(inputs[i], mesh, ps, first_ + int64_t(d)));
   }
   // At most --threads devices compute at once; one waiting at a collective gives its core back.
   rt::Cores cores(std::min<int64_t>(threadsToUse(), int64_t(n)));
-  rt::Rendezvous rendezvous(mesh.sizes, &cores);
+  spmd::DeviceComms comms(mesh, &cores);
   std::mutex failed;
   std::exception_ptr error;
-  threads_->run([&](int64_t d) {
-    Device& dev = *devices_[size_t(d)];
+  threads_->run([&](int64_t i) {
+    Device& dev = *devices_[size_t(i)];
+    const int64_t d = first_ + i;
     cores.acquire();
     dev.context.limits = caller.limits;
     dev.context.randomKey = caller.randomKey;
     dev.context.randomCounter = caller.randomCounter;
     dev.context.threads = caller.threads;
-    rt::ThreadComm comm(rendezvous, d);
-    dev.context.comm = &comm;
-    dev.context.commCounts = d == 0 ? caller.commCounts : nullptr;
+    dev.context.comm = &comms.of(d);
+    dev.context.commCounts = i == 0 ? caller.commCounts : nullptr;
     {
       ContextScope scope(dev.context);
       try {
-        results[size_t(d)] = dev.executor->run(localInputs[size_t(d)]);
+        results[size_t(i)] = dev.executor->run(localInputs[size_t(i)]);
       } catch (...) {  // a user error, a limit, an interrupt
         // The first failure is the one to report; the others are devices it left waiting.
         std::lock_guard<std::mutex> lock(failed);
         if (!error) error = std::current_exception();
-        rendezvous.abort("device " + std::to_string(d) + " stopped");
+        comms.abort("device " + std::to_string(d) + " stopped");
       }
     }
     dev.context.comm = nullptr;
@@ -120,13 +125,13 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   // Variables a device assigned keep the devices' blocks as their value; results leave sharded.
   for (size_t k = 0; k < vars_.size(); ++k) {
     bool assigned = false;
-    std::vector<Tensor> blocks;
+    std::vector<Tensor> blocks(static_cast<size_t>(all));  // other ranks' devices' stay empty
     for (size_t d = 0; d < n; ++d) {
       Device& dev = *devices_[d];
       const Tensor& now = dev.vars[k]->value;
       assigned = assigned || now.isAbstract() != dev.given[k].isAbstract() ||
                  (!now.isAbstract() && now.raw() != dev.given[k].raw());
-      blocks.push_back(now);
+      blocks[size_t(first_) + d] = now;
       dev.vars[k]->value = Tensor();
       dev.given[k] = Tensor();
     }
@@ -137,8 +142,8 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   }
   std::vector<Tensor> out;
   for (size_t r = 0; r < placed_.body.results.size(); ++r) {
-    std::vector<Tensor> blocks;
-    for (size_t d = 0; d < n; ++d) blocks.push_back(std::move(results[d][r]));
+    std::vector<Tensor> blocks(static_cast<size_t>(all));
+    for (size_t d = 0; d < n; ++d) blocks[size_t(first_) + d] = std::move(results[d][r]);
     out.push_back(spmd::fromLocals(mesh, placed_.placementsOf(placed_.body.results[r]), std::move(blocks), meshObject));
   }
   return out;

@@ -3,9 +3,10 @@
 // program on a thread of its own (made once, parked between calls; at most --threads of them
 // compute at once), with its own execution context and communicator, on its
 // blocks of the variables and inputs; the devices meet at each collective
-// (stdlib/runtime/comm_threads.h). Variables and inputs stored as blocks the way the graph
+// (stdlib/runtime/comm_threads.h). Under mpirun, the devices are this rank's share of the mesh,
+// and their collectives cross ranks (spmd/device_comms.h). Variables and inputs stored as blocks the way the graph
 // places them are used as they lie (spmd/sharded_tensor.h); results come back as the devices'
-// blocks, and a variable a device assigned keeps them as its value. Device 0 prints; the random
+// blocks, and a variable a device assigned keeps them as its value. The first device prints; the random
 // stream each device draws from starts where the caller's is and the caller's goes on from device
 // 0's, so replicated random ops draw what the unsharded program draws.
 #pragma once
@@ -35,7 +36,8 @@ class SpmdExecutor final : public GraphRunner {
   Graph placed_;  // over global values, with placements and collectives
   Graph local_;   // each device's program
   std::vector<std::shared_ptr<VariableObj>> vars_;
-  std::vector<std::unique_ptr<Device>> devices_;
+  int64_t first_ = 0;  // the first device this process computes (under mpirun, its rank's)
+  std::vector<std::unique_ptr<Device>> devices_;  // devices first_, first_ + 1, ...
   std::shared_ptr<rt::DeviceThreads> threads_;  // one per device, parked between calls
 };
 

@@ -88,7 +88,7 @@ Value tensorAttr(Interpreter&, const Value& self, const std::string& name) {
     if (i < 0 || i >= n)
       r.fail(0, "must be a device of mesh(" + spmd::meshText(s->mesh) + "), from 0 to " + std::to_string(n - 1) +
                     ", not " + std::to_string(i));
-    return Value(s->locals[size_t(i)]);
+    return Value(spmd::blockOf(*s, i));
   }, self);
 }
 

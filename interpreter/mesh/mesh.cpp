@@ -1,6 +1,7 @@
 #include "mesh.h"
 
 #include "../eval/operators.h"
+#include "../spmd/ranks.h"
 #include "../values/format.h"
 
 namespace weft::mesh {
@@ -92,6 +93,7 @@ std::shared_ptr<MeshObj> makeMesh(std::string name, const std::vector<std::strin
     m->dimNames.push_back(dims[i]);
     m->dimSizes.push_back(n);
   }
+  if (std::string why = spmd::meshMisfitOnRanks(devices); !why.empty()) throw WeftError(why);  // under mpirun
   return m;
 }
 

@@ -31,7 +31,7 @@ Tensor shard(VariableObj& var, int64_t device) {
   if (!l.replicated() && !var.value.isAbstract() && !spmd::shardsOf(var.value)) store(var, var.value);
   if (var.value.isAbstract()) return Tensor::abstract(var.value.dtype(), l.shardShape(var.value.shape()));
   const spmd::ShardedTensor* s = spmd::shardsOf(var.value);
-  return s ? s->locals[size_t(device)] : var.value;
+  return s ? spmd::blockOf(*s, device) : var.value;
 }
 
 std::shared_ptr<LayoutObj> tensorLayout(const Tensor& t, std::string* why) {

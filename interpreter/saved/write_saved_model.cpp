@@ -10,6 +10,7 @@
 
 #include "../../grammar/diagnostics.h"
 #include "../graph/text.h"
+#include "../spmd/ranks.h"
 #include "npy.h"
 #include "path_safety.h"
 #include "saved_model.h"
@@ -53,9 +54,8 @@ void checkReplaceable(const fs::path& dir) {
                     kManifestFile + "); saving replaces a folder only when it is empty or a saved model");
 }
 
-}  // namespace
-
-void writeSavedModel(const std::string& dirText, const SavedModel& model) {
+// The model's folder, written beside it and renamed into place.
+void writeModelFiles(const std::string& dirText, const SavedModel& model) {
   fs::path dir = fs::path(dirText).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();  // "saved/" names "saved"
   if (dir.empty() || dir.filename() == "." || dir.filename() == "..")
@@ -131,6 +131,17 @@ void writeSavedModel(const std::string& dirText, const SavedModel& model) {
     fs::remove_all(tmp, ec);
     throw;
   }
+}
+
+}  // namespace
+
+void writeSavedModel(const std::string& dirText, const SavedModel& model) {
+  // Under mpirun every rank puts the values together (an all-gather, spmd/ranks.h); rank 0
+  // writes, and the others wait for it, so that the model is there for any of them to load.
+  for (const Tensor& v : model.variables)
+    if (!v.isAbstract()) (void)v.raw();
+  if (spmd::rankIndex() == 0) writeModelFiles(dirText, model);
+  spmd::waitForRanks();
 }
 
 }  // namespace weft::saved

@@ -3,11 +3,22 @@
 #include <map>
 
 #include "blocks.h"
+#include "ranks.h"
 
 namespace weft::spmd {
 
 const Tensor& ShardedTensor::global() const {
-  std::call_once(assembled_, [this] { global_ = assemble(mesh, placements, locals); });
+  std::call_once(assembled_, [this] {
+    bool replicated = true;
+    for (const Placement& p : placements) replicated = replicated && p.replicated();
+    if (replicated) {  // every device holds all of it, this rank's too
+      global_ = locals[size_t(firstOwnedDevice(mesh))];
+      return;
+    }
+    std::vector<Tensor> all = locals;
+    gatherRankBlocks(mesh, all);  // across ranks, the blocks the others hold
+    global_ = assemble(mesh, placements, all);
+  });
   return global_;
 }
 
@@ -16,7 +27,8 @@ const ShardedTensor* shardsOf(const Tensor& t) { return static_cast<const Sharde
 Tensor makeSharded(const MeshAxes& mesh, Placements ps, std::vector<Tensor> locals,
                    std::shared_ptr<OpaqueObj> meshObject, DType dtype, const Shape& shape) {
   auto s = std::make_shared<ShardedTensor>();
-  for (const Tensor& l : locals) s->abstract = s->abstract || l.isAbstract();
+  for (size_t d = 0; d < locals.size(); ++d)
+    s->abstract = s->abstract || (ownsDevice(mesh, int64_t(d)) && locals[d].isAbstract());
   s->mesh = mesh;
   s->placements = std::move(ps);
   s->locals = std::move(locals);
@@ -26,7 +38,7 @@ Tensor makeSharded(const MeshAxes& mesh, Placements ps, std::vector<Tensor> loca
 
 Tensor fromLocals(const MeshAxes& mesh, Placements ps, std::vector<Tensor> locals,
                   std::shared_ptr<OpaqueObj> meshObject) {
-  const Tensor& first = locals.at(0);
+  const Tensor& first = locals.at(size_t(firstOwnedDevice(mesh)));
   Shape shape = first.shape();
   for (size_t k = 0; k < ps.size(); ++k)
     if (ps[k].sharded()) shape[ps[k].dim] *= mesh.sizes[k];
@@ -38,7 +50,7 @@ Tensor wholeIfReplicated(const Tensor& t) {
   if (!s) return t;
   for (const Placement& p : s->placements)
     if (!p.replicated()) return t;
-  return s->locals[0];
+  return s->locals[size_t(firstOwnedDevice(s->mesh))];
 }
 
 Tensor withMeshObject(const Tensor& t, const std::shared_ptr<OpaqueObj>& meshObject) {
@@ -53,6 +65,10 @@ Tensor distribute(const Tensor& global, const MeshAxes& mesh, const Placements& 
   std::map<std::vector<int64_t>, Tensor> blocks;  // by the coordinates on the splitting dimensions
   std::vector<Tensor> locals;
   for (int64_t d = 0, n = deviceCount(mesh); d < n; ++d) {
+    if (!ownsDevice(mesh, d)) {  // another rank's
+      locals.emplace_back();
+      continue;
+    }
     std::vector<int64_t> at = coordinates(mesh, d);
     for (size_t k = 0; k < ps.size(); ++k)
       if (!ps[k].sharded()) at[k] = -1;
@@ -73,6 +89,11 @@ Tensor localOf(const Tensor& t, const MeshAxes& mesh, const Placements& ps, int6
   if (shardedAs(t, mesh, ps)) return shardsOf(t)->locals[size_t(device)];
   const ShardedTensor* s = shardsOf(t);
   return localBlock(s ? s->global() : t, mesh, ps, device);
+}
+
+Tensor blockOf(const ShardedTensor& s, int64_t device) {
+  if (!acrossRanks()) return s.locals[size_t(device)];
+  return localBlock(s.global(), s.mesh, s.placements, device);
 }
 
 }  // namespace weft::spmd

@@ -14,7 +14,9 @@ namespace weft::spmd {
 struct ShardedTensor final : Shards {
   MeshAxes mesh;
   Placements placements;
-  std::vector<Tensor> locals;  // one per device, row-major over the mesh
+  // One per device, row-major over the mesh; across MPI ranks (ranks.h), the devices of other
+  // ranks' are empty.
+  std::vector<Tensor> locals;
   // The user's Mesh object the tensor lies on (interpreter/mesh), for `x.layout`; may be null.
   std::shared_ptr<OpaqueObj> meshObject;
 
@@ -45,6 +47,10 @@ Tensor wholeIfReplicated(const Tensor& t);
 // `t` named as lying on the user's Mesh `meshObject` when it is sharded without one.
 Tensor withMeshObject(const Tensor& t, const std::shared_ptr<OpaqueObj>& meshObject);
 // Device `device`'s local tensor of `t` under `ps`: its own block when stored so, else cut.
+// Across MPI ranks, a device of this rank's.
 Tensor localOf(const Tensor& t, const MeshAxes& mesh, const Placements& ps, int64_t device);
+// Any device's block, for the program to read (`x.shard(i)`): across MPI ranks it is cut from the
+// global value, which every rank puts together at this point, whichever rank holds the device.
+Tensor blockOf(const ShardedTensor& s, int64_t device);
 
 }  // namespace weft::spmd
