@@ -205,6 +205,7 @@ Value optimizerSlot(Interpreter& in, Args& a) {
     mesh::placeLike(*s, *var);  // split as its variable is (SPEC §7.1)
   }
   s->trainable = s->ownTrainable = false;
+  s->optimizerSlot = true;
   // Keras' slot names: "adam/m/dense/kernel"; the path is the optimizer's: "slots.0".
   s->name = opt->name + "/" + kind + "/" + var->name;
   s->named = true;

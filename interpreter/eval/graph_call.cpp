@@ -2,6 +2,7 @@
 // executor runs. Tracing runs the body with the tensor arguments replaced by graph inputs.
 #include "graph_call.h"
 
+#include <algorithm>
 #include <ostream>
 
 #include "../../grammar/shown_text.h"
@@ -249,6 +250,49 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceAnnotated(FunctionObj& fn)
   return traceSignature(fn, types, fn.range);
 }
 
+namespace {
+
+// XLA's automatic cross-replica sharding of the weight update (ZeRO's first stage): an optimizer's
+// slot without a layout of its own is stored split over each data-parallel mesh dimension — one
+// that splits an input or a non-trainable variable (the batch) but no trainable variable — along
+// its first tensor dimension that the dimension's size divides. Each device then keeps and
+// updates its part of the slots and of the weight: the weight gradient's all-reduce becomes its
+// two halves, a reduce-scatter before the update and an all-gather of the updated weight (the
+// same bytes), and the update's work and the slots' memory are divided among the devices.
+void splitOptimizerSlots(graph::Graph& g, const GraphTraces::Entry& e) {
+  const int rank = g.mesh.rank();
+  std::vector<bool> splitsData(size_t(rank), false), splitsWeights(size_t(rank), false);
+  auto note = [&](const spmd::Placements& ps, std::vector<bool>& dims) {
+    for (size_t k = 0; k < ps.size() && k < dims.size(); ++k)
+      if (!ps[k].replicated()) dims[k] = true;
+  };
+  for (int param : g.body.params) note(g.placementsOf(param), splitsData);
+  for (size_t k = 0; k < e.variables.size(); ++k)
+    if (!e.variables[k]->optimizerSlot)
+      note(g.variables[k].placements, e.variables[k]->trainable ? splitsWeights : splitsData);
+  for (size_t k = 0; k < e.variables.size(); ++k) {
+    graph::VariableSlot& v = g.variables[k];
+    if (!e.variables[k]->optimizerSlot || !v.placements.empty()) continue;
+    spmd::Placements ps(static_cast<size_t>(rank));
+    const rt::Shape& shape = v.type.shape;
+    std::vector<int64_t> parts(size_t(shape.size()), 1);  // the blocks each tensor dimension is cut into
+    for (int m = 0; m < rank; ++m) {
+      if (!splitsData[size_t(m)] || splitsWeights[size_t(m)]) continue;
+      const int64_t size = g.mesh.sizes[size_t(m)];
+      for (int d = 0; d < int(shape.size()); ++d)
+        if (int64_t& cut = parts[size_t(d)]; shape[d] >= size * cut && shape[d] % (size * cut) == 0) {
+          ps[size_t(m)] = spmd::Placement::s(d);
+          cut *= size;
+          break;
+        }
+    }
+    if (std::any_of(ps.begin(), ps.end(), [](const spmd::Placement& p) { return !p.replicated(); }))
+      v.placements = std::move(ps);
+  }
+}
+
+}  // namespace
+
 std::string placeOnMesh(graph::Graph& g, const GraphTraces::Entry& e, const std::string& name, const SourceRange& at) {
   std::string first;  // what put the graph on its mesh
   auto onMesh = [&](const spmd::MeshAxes& axes, const std::string& what) {
@@ -281,6 +325,7 @@ std::string placeOnMesh(graph::Graph& g, const GraphTraces::Entry& e, const std:
     if (g.placements.size() < g.values.size()) g.placements.resize(g.values.size());
     g.placements[size_t(g.body.params[j])] = placements;
   }
+  if (!g.mesh.empty()) splitOptimizerSlots(g, e);
   return g.mesh.empty() ? "" : "mesh(" + spmd::meshText(g.mesh) + ")";
 }
 

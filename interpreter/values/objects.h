@@ -170,6 +170,9 @@ struct VariableObj : Object {
   std::string path() const;    // object path from the outermost owner
   // Set when it was created in a layout_map_scope or adopted by a module constructed in one.
   std::shared_ptr<mesh::Placement> placement;
+  // An optimizer's slot (Adam's m and v, momentum): without a layout of its own, a sharded step
+  // stores it split over the mesh's data-parallel dimensions (placeOnMesh, docs/layouts.md).
+  bool optimizerSlot = false;
 };
 
 // While a graph function is traced, reading a variable gives a graph value and writing one

@@ -267,10 +267,12 @@ struct Propagator {
             std::get<1>(key) += collective(have[i][size_t(k)], row.in[i]);
           }
           std::get<3>(key) += row.in[i] != have[i][size_t(k)];
-          // (Not for a partial sum: the linear ops may carry it on, to be reduced once, later.)
+          // (Not for a partial sum: the linear ops may carry it on, to be reduced once, later. Nor
+          // for an input the row leaves as it is when a result carries the same wish on: the
+          // result's later move, counted below, is that one.)
           auto p = preferred.find(n.inputs[i]);
           if (p == preferred.end() || !p->second[size_t(k)] || row.in[i] == *p->second[size_t(k)] ||
-              have[i][size_t(k)].partial())
+              have[i][size_t(k)].partial() || (row.in[i] == have[i][size_t(k)] && carriesWish(n, k, *p->second[size_t(k)])))
             continue;
           std::get<0>(key) += cost(n.inputs[i], have[i], k, *p->second[size_t(k)]);
           std::get<1>(key) += collective(have[i][size_t(k)], *p->second[size_t(k)]);
@@ -300,6 +302,13 @@ struct Propagator {
       if (want[i] != have[i]) n.inputs[i] = redistribute(out, n.inputs[i], want[i], n);
     for (size_t r = 0; r < outs.size(); ++r) set(n.outputs[r], outs[r]);
     out.push_back(std::move(n));
+  }
+
+  // Whether a result of n wishes placement `w` on mesh dimension k.
+  bool carriesWish(const Node& n, int k, const Placement& w) const {
+    for (int o : n.outputs)
+      if (auto p = preferred.find(o); p != preferred.end() && p->second[size_t(k)] == w) return true;
+    return false;
   }
 
   // Whether a row's placements divide the node's values on mesh dimension k, after the rows
