@@ -14,10 +14,10 @@
 
 #include "../unit.h"
 #include "function_emitter.h"
+#include "interpreter/graph/variable_plan.h"
 #include "interpreter/ops/symbolic_sizes.h"
 #include "memory_plan.h"
 #include "op_emit.h"
-#include "variable_plan.h"
 
 namespace weft::codegen {
 
@@ -105,7 +105,7 @@ class Emitter {
   std::vector<std::string> ptr_;
   std::vector<bool> constPtr_, declared_;
   PlanInput in_;
-  VariablePlan vars_;
+  graph::VariablePlan vars_;
   std::vector<int> uses_;  // per value: how many inputs and results name it
   std::set<int> heap_, loopParams_;
   std::map<const graph::Node*, std::vector<std::pair<std::string, std::string>>> checks_;

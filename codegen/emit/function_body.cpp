@@ -72,7 +72,7 @@ Emitter::Emitter(const CompileUnit& unit, const ExportGraph& e) : unit_(unit), e
 
 FunctionCode Emitter::run() {
   FunctionCode out;
-  vars_ = planVariables(g_);
+  vars_ = graph::planVariables(g_);
   // Inputs: their sizes are checked against the signature; open sizes bind names.
   for (size_t i = 0; i < g_.body.params.size(); ++i) {
     int v = g_.body.params[i];

@@ -11,6 +11,7 @@
 #include "comm_counts.h"
 #include "passes.h"
 #include "pipeline.h"
+#include "variable_plan.h"
 
 namespace weft::graph {
 
@@ -74,8 +75,22 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
     const Node* last = members.back();
     loops_.emplace(last, FusedLoop(optimized_, std::move(members), uses_));
   }
+  inPlace_.assign(slots_.size(), 0);
   prepare(g_.body, false);  // what a recording tape runs: the graph's own nodes
   prepare(optimized_.body, true);
+  // The optimizer's new weights and slots are computed into the variables, as generated code
+  // does: no second buffer per variable, half the memory traffic of the update.
+  const std::map<int, int> into = planVariables(optimized_).computedInto;
+  readsOf_.resize(vars_.size());
+  for (const Node& n : optimized_.body.nodes)
+    if (n.op == ops::OpId::ReadVariable) readsOf_[size_t(n.attrs.i("var"))].push_back(n.outputs[0]);
+  for (Step& s : steps_.at(&optimized_.body)) {
+    std::vector<const Node*> nodes{s.node};
+    if (s.loop) nodes = s.loop->members();
+    for (const Node* n : nodes)
+      if (auto it = n->outputs.size() == 1 ? into.find(n->outputs[0]) : into.end(); it != into.end())
+        s.into.push_back(*it);
+  }
 }
 
 void Executor::prepare(const Block& b, bool fuse) {
@@ -93,12 +108,12 @@ void Executor::prepare(const Block& b, bool fuse) {
       }
     }
     if (!fuse) {
-      steps.push_back({&n, nullptr});
+      steps.push_back({&n, nullptr, {}});
       continue;
     }
     if (n.attrs.has("fuse") && !loops_.count(&n)) continue;  // run by its group's loop, at the group's last node
     auto loop = loops_.find(&n);
-    steps.push_back({&n, loop == loops_.end() ? nullptr : &loop->second});
+    steps.push_back({&n, loop == loops_.end() ? nullptr : &loop->second, {}});
   }
 }
 
@@ -123,16 +138,36 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
   return out;
 }
 
+void Executor::placeInVariable(int value, int var) {
+  Tensor& slot = slots_[size_t(value)];
+  slot = Tensor();  // last call's value, which the variable holds
+  inPlace_[size_t(value)] = 0;
+  const VariableObj& v = *vars_[size_t(var)];
+  const TensorType& t = optimized_.values[size_t(value)];
+  if (v.placement || context().variableAccess || !v.value.isWhole() || v.value.dtype() != t.dtype ||
+      !accepts(t, v.value.dtype(), v.value.shape()))
+    return;
+  // Besides the variable, only this call's reads of it may hold the storage (their values are no
+  // longer wanted when the plan computes into it); any other holder (the caller, a tensor a user
+  // kept) must keep the old value.
+  long holders = 1;
+  for (int r : readsOf_[size_t(var)]) holders += slots_[size_t(r)].sharesStorage(v.value);
+  if (v.value.storageUsers() != holders) return;
+  slot = v.value;
+  inPlace_[size_t(value)] = 1;
+}
+
 void Executor::runSteps(const std::vector<Step>& steps) {
   for (const Step& s : steps) {
     const Node& n = *s.node;
     try {
+      for (auto [value, var] : s.into) placeInVariable(value, var);
       if (s.loop) {
-        if (!s.loop->run(slots_))
+        if (!s.loop->run(slots_, inPlace_))
           for (const Node* m : s.loop->members()) runNode(*m);  // sizes differ: node by node
-        continue;
+      } else {
+        runNode(n);
       }
-      runNode(n);
     } catch (WeftError& e) {  // reported at the graph function's call: name the line of the op too
       if (!e.at.valid() && n.loc.line > 0 && e.message.find(" (in the graph, at ") == std::string::npos) {
         e.message += " (in the graph, at " + n.loc.file + ":" + std::to_string(n.loc.line) + ")";
@@ -207,7 +242,7 @@ void Executor::runNode(const Node& n) {
     bool fits = reuse == kStatic || (k == 1 ? (shape = in[0]->shape(), true)
                                             : rt::broadcastShapes(in[0]->shape(), in[1]->shape(), shape));
     if (fits) {
-      if (!out.ownsStorage() || out.shape() != shape) out = Tensor::empty(t.dtype, shape);
+      if (!(out.ownsStorage() || inPlace_[size_t(n.outputs[0])]) || out.shape() != shape) out = Tensor::empty(t.dtype, shape);
       def.into(std::span<const Tensor* const>(in, k), n.attrs, out);
       return;
     }

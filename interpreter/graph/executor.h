@@ -37,11 +37,17 @@ class Executor final : public GraphRunner {
   struct Step {
     const Node* node;
     FusedLoop* loop;  // null: the node alone
+    // The values it computes straight into a variable's storage (the variable plan's
+    // computedInto): pairs of value and variable.
+    std::vector<std::pair<int, int>> into;
   };
   void prepare(const Block& b, bool fuse);
   void runBlock(const Block& b) { runSteps(steps_.at(&b)); }
   void runSteps(const std::vector<Step>& steps);
   void runNode(const Node& n);
+  // Before a step that computes `value` for variable `var`: gives the value's slot the variable's
+  // storage when nothing outside this executor holds it; records that in inPlace_.
+  void placeInVariable(int value, int var);
   void runLoop(const Node& n);
   const Graph& g_;
   Graph optimized_;
@@ -62,6 +68,10 @@ class Executor final : public GraphRunner {
   // kByOp: the op's `into` decides (OpDef::intoChecks).
   enum : char { kNoReuse, kStatic, kRuntimeShape, kByOp };
   std::vector<char> reuse_;
+  // Per value of the optimized graph: its slot holds a variable's storage that the step running
+  // now writes in place (shared with the variable, yet to be overwritten).
+  std::vector<char> inPlace_;
+  std::vector<std::vector<int>> readsOf_;  // per variable: the values its top-block reads give
   std::vector<int> uses_;      // per value of the optimized graph: how many inputs and results name it
   std::vector<Tensor> in_;     // a node's inputs, reused
 };

@@ -104,7 +104,7 @@ FusedLoop::FusedLoop(const Graph& g, std::vector<const Node*> members, const std
   valid_ = true;
 }
 
-bool FusedLoop::run(std::vector<Tensor>& slots) {
+bool FusedLoop::run(std::vector<Tensor>& slots, const std::vector<char>& inPlace) {
   if (!valid_) return false;
   // The group's size: its operands broadcast; each is of that shape or a single element.
   Shape shape;
@@ -124,7 +124,7 @@ bool FusedLoop::run(std::vector<Tensor>& slots) {
     if (s.unary && total != 1 && s.externalInput && slots[size_t(s.inputs[0])].numel() == 1) return false;
   for (size_t k = 0; k < outputs_.size(); ++k) {
     Tensor& t = slots[size_t(outputs_[k])];
-    if (t.ownsStorage() && t.shape() == shape && t.dtype() == dtype_) continue;
+    if ((t.ownsStorage() || inPlace[size_t(outputs_[k])]) && t.shape() == shape && t.dtype() == dtype_) continue;
     // Its last buffer is held elsewhere (a variable it was assigned to): take the one before it,
     // which that assignment let go, and keep this one for the next call — two buffers in turn
     // rather than an allocation per call.

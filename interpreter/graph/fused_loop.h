@@ -19,7 +19,9 @@ class FusedLoop {
   FusedLoop(const Graph& g, std::vector<const Node*> members, const std::vector<int>& uses);
   const std::vector<const Node*>& members() const { return members_; }
   // Runs the group on `slots` (the executor's values); false when it cannot (then nothing ran).
-  bool run(std::vector<Tensor>& slots);
+  // An output whose `inPlace` entry is set is written into its slot's storage though another
+  // tensor (the variable it is computed into) holds it.
+  bool run(std::vector<Tensor>& slots, const std::vector<char>& inPlace);
 
  private:
   using Unary = void (*)(const void* x, void* out, int64_t n);

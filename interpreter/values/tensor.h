@@ -119,6 +119,8 @@ class Tensor {
   bool sharesStorage(const Tensor& o) const { return storage_ == o.storage_ && shards_ == o.shards_; }
   // No other tensor holds this storage: it may be overwritten (a graph executor's buffers).
   bool ownsStorage() const { return storage_ && storage_.use_count() == 1; }
+  // How many tensors hold this storage (0 when it has none).
+  long storageUsers() const { return storage_.use_count(); }
 
  private:
   void* globalData() const;  // a sharded tensor's global value (null for an abstract tensor)

@@ -3,12 +3,8 @@
 #include <functional>
 #include <vector>
 
-#include "op_emit.h"
+namespace weft::graph {
 
-namespace weft::codegen {
-
-using graph::Block;
-using graph::Node;
 using ops::OpId;
 
 namespace {
@@ -18,7 +14,7 @@ bool isView(OpId op) { return ops::opDef(op).view; }
 
 }  // namespace
 
-VariablePlan planVariables(const graph::Graph& g) {
+VariablePlan planVariables(const Graph& g) {
   VariablePlan plan;
   const Block& top = g.body;
   const int end = int(top.nodes.size());  // the results are read after the last node
@@ -88,4 +84,4 @@ VariablePlan planVariables(const graph::Graph& g) {
   return plan;
 }
 
-}  // namespace weft::codegen
+}  // namespace weft::graph
