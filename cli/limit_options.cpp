@@ -52,8 +52,8 @@ const char* kLimitOptionsHelp =
     "  --max-call-depth=N        nested Weft calls (default: 1000)\n"
     "  --max-tensor-bytes=SIZE   one tensor (default: 8G)\n"
     "  --max-memory=SIZE         all live tensors together (default: 16G)\n"
-    "  --threads=N               cores a mesh's devices use at once (default: all;\n"
-    "                            WEFT_NUM_THREADS)\n"
+    "  --threads=N               cores kernels and a mesh's devices use at once\n"
+    "                            (default: all; WEFT_NUM_THREADS)\n"
     "  SIZE is bytes, or a number with K, M, G or T; --threads N is --threads=N\n";
 
 namespace {
@@ -79,8 +79,13 @@ bool setThreads(const std::string& value, const char* from) {
 
 }  // namespace
 
+bool applyThreadsVariable() {
+  const char* env = std::getenv("WEFT_NUM_THREADS");
+  return !env || setThreads(env, "WEFT_NUM_THREADS");
+}
+
 int applyLimitOptions(const std::vector<std::string>& args, size_t first, Interpreter& interp) {
-  if (const char* env = std::getenv("WEFT_NUM_THREADS"); env && !setThreads(env, "WEFT_NUM_THREADS")) return -1;
+  if (!applyThreadsVariable()) return -1;
   size_t i = first;
   for (; i < args.size() && args[i].rfind("--", 0) == 0; ++i) {
     const std::string& a = args[i];
@@ -111,6 +116,7 @@ int applyLimitOptions(const std::vector<std::string>& args, size_t first, Interp
       return -1;
     }
   }
+  enterKernelThreads();
   return int(i);
 }
 

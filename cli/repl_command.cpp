@@ -7,6 +7,8 @@
 
 #include "commands.h"
 #include "interpreter/repl/session.h"
+#include "interpreter/values/context.h"
+#include "limit_options.h"
 
 namespace weft::cli {
 
@@ -15,6 +17,8 @@ int replCommand(const std::vector<std::string>& args) {
     std::cerr << "usage: weft repl\n";
     return 2;
   }
+  if (!applyThreadsVariable()) return 2;
+  enterKernelThreads();
   repl::Session session(std::cout, std::cerr);
   if (!isatty(STDIN_FILENO)) {
     auto reader = repl::makeStreamReader(std::cin);

@@ -1,9 +1,12 @@
 #include "context.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "stdlib/runtime/thread_pool.h"
 
 namespace weft {
 namespace {
@@ -53,10 +56,19 @@ ExecutionContext& context() { return tCurrent ? *tCurrent : *current(); }
 
 int64_t threadsToUse() {
   // Asked once: glibc reads /sys/devices/system/cpu/online on every call, and a sharded graph
-  // function asks on every call.
-  static const int64_t cores = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+  // function asks on every call. Ranks that mpirun started on one machine share its cores.
+  static const int64_t cores = [] {
+    int64_t all = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency())), ranks = 1;
+    if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) ranks = std::max(1L, std::atol(local));
+    return std::max<int64_t>(1, all / ranks);
+  }();
   const int64_t n = context().threads;
   return n > 0 ? n : cores;
+}
+
+void enterKernelThreads() {
+  static rt::ThreadPool pool(threadsToUse());
+  rt::currentPool() = &pool;
 }
 
 ContextScope::ContextScope(ExecutionContext& c) : outer_(tCurrent) { tCurrent = &c; }

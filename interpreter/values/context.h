@@ -90,8 +90,13 @@ struct ExecutionContext {
 // The calling thread's current context (a thread starts with one of its own).
 ExecutionContext& context();
 
-// The cores the current context may use at once: its `threads`, else the machine's.
+// The cores the current context may use at once: its `threads`, else the machine's (shared
+// evenly by the ranks mpirun started on it).
 int64_t threadsToUse();
+
+// Makes the calling thread's kernels split their work on the process's pool of threadsToUse()
+// threads (stdlib/runtime/thread_pool.h), made on the first call.
+void enterKernelThreads();
 
 // Stops the work in progress, by throwing, when the current context's owner says so.
 inline void pollLimits() {

@@ -11,6 +11,7 @@
 
 #include "scalar_math.h"
 #include "strided.h"
+#include "thread_pool.h"
 
 namespace weft::rt {
 
@@ -71,9 +72,12 @@ template <class F, class T, class R>
 void binaryKernel(const T* a, const Shape& as, const T* b, const Shape& bs, R* out,
                   const Shape& outShape) {
   int64_t n = outShape.numel();
-  if (as == bs) return binaryRow<F>(a, 1, b, 1, out, n);
-  if (bs.numel() == 1) return binaryRow<F>(a, 1, b, 0, out, n);
-  if (as.numel() == 1) return binaryRow<F>(a, 0, b, 1, out, n);
+  if (as == bs || bs.numel() == 1 || as.numel() == 1) {  // one row, split on the thread pool
+    const int64_t ia = as.numel() == 1 && n > 1 ? 0 : 1, ib = bs.numel() == 1 && n > 1 ? 0 : 1;
+    return parallelRange(n, kElementwiseBlock, [&](int64_t begin, int64_t end) {
+      binaryRow<F>(a + begin * ia, ia, b + begin * ib, ib, out + begin, end - begin);
+    });
+  }
   int64_t sa[kMaxRank], sb[kMaxRank];
   broadcastStrides(as, outShape, sa);
   broadcastStrides(bs, outShape, sb);

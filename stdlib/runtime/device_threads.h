@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "thread_pool.h"
+
 namespace weft::rt {
 
 // A counting semaphore of cores: acquire() before computing, release() before blocking.
@@ -67,7 +69,10 @@ class DeviceThreads {
       ++generation_;
     }
     start_.notify_all();
-    work(0);
+    {
+      PoolScope devicesOnly(nullptr);  // the devices hold the cores: no intra-op threads of their own
+      work(0);
+    }
     std::unique_lock<std::mutex> lock(m_);
     done_.wait(lock, [&] { return running_ == 0; });
     work_ = nullptr;

@@ -206,28 +206,30 @@ inline const GemmPlan& gemmPlan() {
   return plan;
 }
 
-// c = a @ b (+ c when accumulate) on `lib`, row-major, as gemm() in matmul.h describes; false
-// when the library cannot take these sizes (a size past INT_MAX for OpenBLAS's int arguments).
+// c = a @ b (+ c when accumulate) on `lib`, row-major with leading dimensions lda, ldb, ldc (as
+// stored: a transposed operand's is its stored rows' length), as gemm() in matmul.h describes;
+// false when the library cannot take these sizes (past INT_MAX for OpenBLAS's int arguments).
 template <class T>
-bool libraryGemm(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, bool accumulate,
-                 bool transA, bool transB) {
+bool libraryGemm(GemmLib lib, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, int64_t m,
+                 int64_t k, int64_t n, bool accumulate, bool transA, bool transB) {
   const GemmLibrary& l = gemmLibrary(lib);
   void* fn = std::is_same_v<T, float> ? l.sgemm : l.dgemm;
   const T one = 1, beta = accumulate ? 1 : 0;
   if (lib == GemmLib::OpenBLAS) {
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX) return false;
+    for (int64_t v : {m, n, k, lda, ldb, ldc})
+      if (v > INT_MAX) return false;
     using Cblas = void (*)(int, int, int, int, int, int, T, const T*, int, const T*, int, T, T*, int);
     constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
     reinterpret_cast<Cblas>(fn)(kRowMajor, transA ? kTrans : kNoTrans, transB ? kTrans : kNoTrans, int(m), int(n),
-                                int(k), one, a, int(transA ? m : k), b, int(transB ? k : n), beta, c, int(n));
+                                int(k), one, a, int(lda), b, int(ldb), beta, c, int(ldc));
     return true;
   }
   // BLIS's typed API takes a row and a column stride per operand: a transposed operand is the
   // same buffer with its strides swapped (trans_t 0: no transpose).
   using Bli = void (*)(int, int, int64_t, int64_t, int64_t, const T*, const T*, int64_t, int64_t, const T*, int64_t,
                        int64_t, const T*, T*, int64_t, int64_t);
-  reinterpret_cast<Bli>(fn)(0, 0, m, n, k, &one, a, transA ? 1 : k, transA ? m : 1, b, transB ? 1 : n, transB ? k : 1,
-                            &beta, c, n, 1);
+  reinterpret_cast<Bli>(fn)(0, 0, m, n, k, &one, a, transA ? 1 : lda, transA ? lda : 1, b, transB ? 1 : ldb,
+                            transB ? ldb : 1, &beta, c, ldc, 1);
   return true;
 }
 

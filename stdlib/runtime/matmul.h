@@ -6,6 +6,7 @@
 #define WEFT_RT_MATMUL_H
 #include <Eigen/Core>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "instances.h"
 #include "scalar_math.h"
 #include "strided.h"
+#include "thread_pool.h"
 
 namespace weft::rt {
 
@@ -41,76 +43,100 @@ class GemmBlocking : public Eigen::internal::level3_blocking<T, T> {
 // product small enough for its coefficient-wise path.
 inline bool gemmIsDirect(int64_t m, int64_t k, int64_t n) { return m == 1 || n == 1 || k + m + n < 20; }
 
-// The workspace gemm() needs for these sizes, in bytes (0 when it packs nothing).
+// How gemm() splits a product among threads: c's rows (or, when it is wider than tall, its
+// columns) in `chunks` blocks of `size`. Fixed by the sizes alone, never by the thread count, so
+// every thread count runs the same blocks and gets the same bits. A block does at least 2M
+// multiply-adds (tens of microseconds: a hand-off costs a few); at most 8 blocks, each
+// a multiple of 16 wide, so that the operand every block packs again stays a small cost.
+struct GemmSplit {
+  bool columns = false;
+  int64_t size = 0, chunks = 1;
+};
+inline GemmSplit gemmSplit(int64_t m, int64_t k, int64_t n) {
+  GemmSplit s;
+  s.size = m;
+  if (m == 0 || n == 0 || k == 0 || gemmIsDirect(m, k, n)) return s;
+  const double work = double(m) * double(n) * double(k);
+  int64_t chunks = 1;
+  while (chunks < 8 && work / double(2 * chunks) >= double(1 << 21)) chunks *= 2;
+  s.columns = n > m;
+  const int64_t d = s.columns ? n : m;
+  s.size = ((d + chunks - 1) / chunks + 15) / 16 * 16;
+  s.chunks = (d + s.size - 1) / s.size;
+  return s;
+}
+
+// The workspace gemm() needs for these sizes, in bytes, for each thread (0 when it packs nothing).
 template <class T>
 int64_t gemmWorkspaceBytes(int64_t m, int64_t k, int64_t n) {
   if (!std::is_floating_point_v<T> || m == 0 || n == 0 || k == 0 || gemmIsDirect(m, k, n)) return 0;
-  return GemmBlocking<T>(m, k, n).elements() * int64_t(sizeof(T)) + 64;  // + alignment
+  const GemmSplit s = gemmSplit(m, k, n);
+  const int64_t last = (s.columns ? n : m) - (s.chunks - 1) * s.size;  // Eigen may block it wider
+  int64_t elements = 0;
+  for (int64_t size : {s.size, last})
+    elements = std::max(elements, GemmBlocking<T>(s.columns ? m : size, k, s.columns ? size : n).elements());
+  return elements * int64_t(sizeof(T)) + 64;  // + alignment
 }
 
 namespace detail {
-// Eigen's blocked product of row-major C with A and B each row-major or, transposed, column-major.
+// Eigen's blocked product of row-major C (leading dimension ldc) with A and B each row-major or,
+// transposed, column-major (leading dimensions lda, ldb as stored).
 template <class T, int AOrder, int BOrder>
-void blockedProduct(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, GemmBlocking<T>& blocking) {
-  const Eigen::Index lda = AOrder == Eigen::RowMajor ? k : m, ldb = BOrder == Eigen::RowMajor ? n : k;
+void blockedProduct(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, int64_t m, int64_t k,
+                    int64_t n, GemmBlocking<T>& blocking) {
   Eigen::internal::general_matrix_matrix_product<Eigen::Index, T, AOrder, false, T, BOrder, false, Eigen::RowMajor,
-                                                 1>::run(m, n, k, a, lda, b, ldb, c, 1, n, T(1), blocking, nullptr);
+                                                 1>::run(m, n, k, a, lda, b, ldb, c, 1, ldc, T(1), blocking, nullptr);
 }
-}  // namespace detail
 
-// c[m, n] = a[m, k] @ b[k, n] (+ c, when `accumulate`: a bias already in c), all contiguous
-// row-major; with `transA` a holds the [k, m] matrix whose transpose is used, with `transB` b
-// holds [n, k] (a gradient's x^T @ g and g @ w^T, without copying a transpose). `workspace`
-// holds gemmWorkspaceBytes<T>(m, k, n) bytes (Eigen packs into it; the other libraries pack in
-// their own buffers), or is null: then Eigen's packing buffers are allocated here. gemmOn runs
-// the product on `lib`; gemm on the library gemmPlan() picks for the shape.
+// One block of a product, on one thread: as gemmOn below, with leading dimensions.
 template <class T>
-void gemmOn(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
-            bool accumulate = false, bool transA = false, bool transB = false) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
-    return;
+void gemmBlock(GemmLib lib, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, int64_t m, int64_t k,
+               int64_t n, void* workspace, bool accumulate, bool transA, bool transB) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    if (lib != GemmLib::Eigen &&
+        libraryGemm(lib, a, lda, b, ldb, c, ldc, m, k, n, accumulate, transA, transB))
+      return;
+  GemmBlocking<T> blocking(m, k, n);
+  std::unique_ptr<T[]> own;
+  void* ws = workspace;
+  if (!ws) {
+    own.reset(new T[size_t(blocking.elements()) + 64 / sizeof(T)]);
+    ws = own.get();
   }
+  blocking.attach(reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws) + 63) & ~uintptr_t(63)));
+  if (!accumulate)
+    for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, size_t(n) * sizeof(T));
+  constexpr int R = Eigen::RowMajor, Cm = Eigen::ColMajor;
+  if (transA && transB) blockedProduct<T, Cm, Cm>(a, lda, b, ldb, c, ldc, m, k, n, blocking);
+  else if (transA) blockedProduct<T, Cm, R>(a, lda, b, ldb, c, ldc, m, k, n, blocking);
+  else if (transB) blockedProduct<T, R, Cm>(a, lda, b, ldb, c, ldc, m, k, n, blocking);
+  else blockedProduct<T, R, R>(a, lda, b, ldb, c, ldc, m, k, n, blocking);
+}
+
+// A direct product (gemmIsDirect: nothing to pack) or an integer one, on one thread.
+template <class T>
+void gemmDirect(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, bool accumulate, bool transA,
+                bool transB) {
   if constexpr (std::is_floating_point_v<T>) {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-      if (lib != GemmLib::Eigen && libraryGemm(lib, a, b, c, m, k, n, accumulate, transA, transB)) return;
     using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using ColMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
     Eigen::Map<Mat> C(c, m, n);
-    if (gemmIsDirect(m, k, n)) {
-      auto product = [&](const auto& A, const auto& B) {
-        if (n == 1) {  // GEMV: Eigen's general product would pack first
-          if (accumulate) C.col(0).noalias() += A * B.col(0);
-          else C.col(0).noalias() = A * B.col(0);
-        } else if (accumulate) {
-          C.noalias() += A * B;
-        } else {
-          C.noalias() = A * B;
-        }
-      };
-      Eigen::Map<const Mat> A(a, m, k), B(b, k, n);
-      Eigen::Map<const ColMat> At(a, m, k), Bt(b, k, n);
-      if (transA && transB) product(At, Bt);
-      else if (transA) product(At, B);
-      else if (transB) product(A, Bt);
-      else product(A, B);
-      return;
-    }
-    GemmBlocking<T> blocking(m, k, n);
-    std::unique_ptr<T[]> own;
-    void* ws = workspace;
-    if (!ws) {
-      own.reset(new T[size_t(blocking.elements()) + 64 / sizeof(T)]);
-      ws = own.get();
-    }
-    blocking.attach(reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws) + 63) & ~uintptr_t(63)));
-    if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
-    constexpr int R = Eigen::RowMajor, Cm = Eigen::ColMajor;
-    if (transA && transB) detail::blockedProduct<T, Cm, Cm>(a, b, c, m, k, n, blocking);
-    else if (transA) detail::blockedProduct<T, Cm, R>(a, b, c, m, k, n, blocking);
-    else if (transB) detail::blockedProduct<T, R, Cm>(a, b, c, m, k, n, blocking);
-    else detail::blockedProduct<T, R, R>(a, b, c, m, k, n, blocking);
+    auto product = [&](const auto& A, const auto& B) {
+      if (n == 1) {  // GEMV: Eigen's general product would pack first
+        if (accumulate) C.col(0).noalias() += A * B.col(0);
+        else C.col(0).noalias() = A * B.col(0);
+      } else if (accumulate) {
+        C.noalias() += A * B;
+      } else {
+        C.noalias() = A * B;
+      }
+    };
+    Eigen::Map<const Mat> A(a, m, k), B(b, k, n);
+    Eigen::Map<const ColMat> At(a, m, k), Bt(b, k, n);
+    if (transA && transB) product(At, Bt);
+    else if (transA) product(At, B);
+    else if (transB) product(A, Bt);
+    else product(A, B);
   } else {
     if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
     for (int64_t i = 0; i < m; ++i)
@@ -120,6 +146,40 @@ void gemmOn(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int
         for (int64_t j = 0; j < n; ++j) crow[j] = wrapAdd(crow[j], wrapMul(av, transB ? b[j * k + p] : b[p * n + j]));
       }
   }
+}
+}  // namespace detail
+
+// c[m, n] = a[m, k] @ b[k, n] (+ c, when `accumulate`: a bias already in c), all contiguous
+// row-major; with `transA` a holds the [k, m] matrix whose transpose is used, with `transB` b
+// holds [n, k] (a gradient's x^T @ g and g @ w^T, without copying a transpose). `workspace`
+// holds gemmWorkspaceBytes<T>(m, k, n) bytes (Eigen packs into it; the other libraries pack in
+// their own buffers), or is null: then Eigen's packing buffers are allocated here. gemmOn runs
+// the product on `lib`, gemm on the library gemmPlan() picks for the shape; both split it into
+// gemmSplit's blocks, gemm runs them on the current thread pool (thread_pool.h).
+template <class T>
+void gemmOn(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
+            bool accumulate = false, bool transA = false, bool transB = false) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
+    return;
+  }
+  if (!std::is_floating_point_v<T> || gemmIsDirect(m, k, n))
+    return detail::gemmDirect(a, b, c, m, k, n, accumulate, transA, transB);
+  const GemmSplit s = gemmSplit(m, k, n);
+  const int64_t lda = transA ? m : k, ldb = transB ? k : n;
+  const int64_t wsBytes = gemmWorkspaceBytes<T>(m, k, n);
+  ThreadPool* pool = currentPool();
+  parallelFor(s.chunks, [&](int64_t chunk, int worker) {
+    void* ws = worker == 0 ? workspace : pool->scratch(worker).reserve(size_t(wsBytes));
+    const int64_t at = chunk * s.size, len = std::min(s.size, (s.columns ? n : m) - at);
+    if (s.columns)  // columns at..at+len of b (a row offset when it is transposed) and of c
+      detail::gemmBlock(lib, a, lda, b + (transB ? at * k : at), ldb, c + at, n, m, k, len, ws, accumulate, transA,
+                        transB);
+    else  // rows at..at+len of a (columns when it is transposed) and of c
+      detail::gemmBlock(lib, a + (transA ? at : at * k), lda, b, ldb, c + at * n, n, len, k, n, ws, accumulate,
+                        transA, transB);
+  });
 }
 
 template <class T>
@@ -140,17 +200,29 @@ void batchedMatmul(const T* a, const Shape& ab, const T* b, const Shape& bb, T* 
   // One shared right-hand matrix and an unbroadcast left side ([B, M, K] @ [K, N]): a single
   // GEMM of B*M rows, the usual dense-layer case.
   if (bb.numel() == 1 && ab.numel() == batch) return gemm(a, b, c, batch * m, k, n, workspace);
-  if (ab == bb) {
-    for (int64_t i = 0; i < batch; ++i) gemm(a + i * m * k, b + i * k * n, c + i * m * n, m, k, n, workspace);
-    return;
-  }
   int64_t sa[kMaxRank], sb[kMaxRank];
   broadcastStrides(ab, cb, sa);
   broadcastStrides(bb, cb, sb);
-  const int64_t* strides[2] = {sa, sb};
-  auto L = makeLoop<2>(cb, strides);
-  forEachOuter(L, L.rank, [&](const int64_t* off, int64_t i) {
-    gemm(a + off[0] * m * k, b + off[1] * k * n, c + i * m * n, m, k, n, workspace);
+  auto product = [&](int64_t i, void* ws) {  // matrix i of c, from its batch index's a and b
+    int64_t oa = 0, ob = 0;
+    for (int64_t d = cb.rank() - 1, rest = i; d >= 0; rest /= cb[d], --d) {
+      oa += rest % cb[d] * sa[d];
+      ob += rest % cb[d] * sb[d];
+    }
+    gemm(a + oa * m * k, b + ob * k * n, c + i * m * n, m, k, n, ws);
+  };
+  if (gemmSplit(m, k, n).chunks > 1) {  // each product splits itself
+    for (int64_t i = 0; i < batch; ++i) product(i, workspace);
+    return;
+  }
+  // Small products: the batch shared out, each product on one thread, in groups of at least 2M
+  // multiply-adds (any grouping computes the same bits).
+  const int64_t per = std::max<int64_t>(1, (int64_t(1) << 21) / std::max<int64_t>(1, m * k * n));
+  const int64_t wsBytes = gemmWorkspaceBytes<T>(m, k, n);
+  ThreadPool* pool = currentPool();
+  parallelFor(chunkCount(batch, per), [&](int64_t chunk, int worker) {
+    void* ws = worker == 0 ? workspace : pool->scratch(worker).reserve(size_t(wsBytes));
+    for (int64_t i = chunk * per; i < std::min(batch, (chunk + 1) * per); ++i) product(i, ws);
   });
 }
 

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "scalar_math.h"
+#include "thread_pool.h"
 
 namespace weft::rt {
 
@@ -210,7 +211,7 @@ template <class F, class T>
 }
 
 template <class F, class T>
-void unaryKernel(const T* x, T* out, int64_t n) {
+void unaryBlock(const T* x, T* out, int64_t n) {
   if constexpr (std::is_floating_point_v<T> && HasArrayForm<F>::value) {
     int64_t done = 0;
     if (reinterpret_cast<uintptr_t>(out) % 64 == 0) {
@@ -227,6 +228,13 @@ void unaryKernel(const T* x, T* out, int64_t n) {
   } else {
     unaryLoop<F>(x, out, n);
   }
+}
+
+// Each value's result is the same however the values are blocked (above), so large loops split
+// on the thread pool.
+template <class F, class T>
+void unaryKernel(const T* x, T* out, int64_t n) {
+  parallelRange(n, kElementwiseBlock, [&](int64_t begin, int64_t end) { unaryBlock<F>(x + begin, out + begin, end - begin); });
 }
 
 // Dtype conversion: float -> int truncates toward zero and saturates (NaN -> 0); -> bool is

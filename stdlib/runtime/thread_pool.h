@@ -1,0 +1,233 @@
+// Intra-op threads (SPEC §9): a kernel splits its work into chunks and parallelFor runs them on
+// the pool the calling thread has entered (PoolScope), or one after another when it has none.
+// The chunks are fixed by the kernel's sizes alone, never by the thread count, and each chunk
+// computes the same sums whichever thread runs it: results are bit-identical at any --threads.
+// The interpreter enters one pool per process on the thread that runs the program; generated code
+// one per State. A pool serves one parallelFor at a time: a kernel called inside a chunk, or from a
+// second thread while the pool is busy, runs its chunks itself, so nesting cannot oversubscribe or
+// deadlock. Workers spin briefly after each job before they sleep (the next kernel usually follows
+// within microseconds; waking a sleeping thread costs tens of them on a virtual machine).
+#ifndef WEFT_RT_THREAD_POOL_H
+#define WEFT_RT_THREAD_POOL_H
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "compiled.h"
+
+namespace weft::rt {
+
+class ThreadPool {
+ public:
+  // `threads` counts the caller: threads - 1 workers are made now and parked.
+  explicit ThreadPool(int64_t threads) : scratch_(size_t(threads < 1 ? 1 : threads)) {
+    for (int64_t w = 1; w < threads; ++w) workers_.emplace_back([this, w] { serve(int(w)); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int64_t size() const { return int64_t(workers_.size()) + 1; }
+
+  // Scratch memory of thread `worker` (0: the caller), for kernels that need a workspace per
+  // thread (gemm's packing); it only grows, so a steady state allocates nothing.
+  Buffer& scratch(int worker) { return scratch_[size_t(worker)]; }
+
+  // Runs fn(chunk, worker) for every chunk in [0, chunks) on the caller and the workers, and
+  // returns when all have run; false (nothing run) when the pool is busy. A chunk that throws
+  // stops the chunks not yet started; the first exception is rethrown here.
+  template <class F>
+  bool tryRun(int64_t chunks, F& fn) {
+    if (busy_.exchange(true, std::memory_order_acquire)) return false;
+    struct Reset {
+      std::atomic<bool>& busy;
+      ~Reset() { busy.store(false, std::memory_order_release); }
+    } reset{busy_};
+    job_.call = [](void* f, int64_t chunk, int worker) { (*static_cast<F*>(f))(chunk, worker); };
+    job_.fn = &fn;
+    job_.chunks = chunks;
+    job_.next.store(0, std::memory_order_relaxed);
+    job_.failed.store(false, std::memory_order_relaxed);
+    job_.error = nullptr;
+    pending_.store(int64_t(workers_.size()), std::memory_order_relaxed);
+    generation_.fetch_add(1);  // seq_cst: ordered against a worker announcing its sleep
+    if (sleeping_.load() > 0) {
+      std::lock_guard<std::mutex> lock(m_);
+      wake_.notify_all();
+    }
+    work(0);
+    for (int spins = 0; pending_.load(std::memory_order_acquire) > 0; ++spins)
+      if (spins > 1000) std::this_thread::yield();
+    if (job_.error) std::rethrow_exception(job_.error);
+    return true;
+  }
+
+ private:
+  struct Job {
+    void (*call)(void*, int64_t, int) = nullptr;
+    void* fn = nullptr;
+    int64_t chunks = 0;
+    std::atomic<int64_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex errorLock;
+    std::exception_ptr error;
+  };
+
+  void work(int worker) {
+    for (;;) {
+      const int64_t c = job_.next.fetch_add(1, std::memory_order_relaxed);
+      if (c >= job_.chunks || job_.failed.load(std::memory_order_relaxed)) return;
+      try {
+        job_.call(job_.fn, c, worker);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(job_.errorLock);
+        if (!job_.failed.exchange(true)) job_.error = std::current_exception();
+      }
+    }
+  }
+
+  void serve(int worker) {
+    uint64_t seen = 0;
+    for (;;) {
+      // Spin ~100 µs for the next job, then sleep.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
+      for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
+        if ((spins & 63) != 63) continue;
+        if (std::chrono::steady_clock::now() > until) {
+          std::unique_lock<std::mutex> lock(m_);
+          sleeping_.fetch_add(1);
+          wake_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
+          sleeping_.fetch_sub(1);
+          if (stop_) return;
+        }
+      }
+      seen = generation_.load(std::memory_order_acquire);
+      work(worker);
+      pending_.fetch_sub(1, std::memory_order_release);
+    }
+  }
+
+  std::vector<Buffer> scratch_;
+  std::vector<std::thread> workers_;
+  Job job_;
+  std::atomic<bool> busy_{false};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int64_t> pending_{0}, sleeping_{0};
+  std::mutex m_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+};
+
+// The pool the calling thread's kernels split their work on (null: none, they run on this thread).
+inline ThreadPool*& currentPool() {
+  static thread_local ThreadPool* pool = nullptr;
+  return pool;
+}
+
+// Enters `pool` (or none) for the scope's lifetime.
+class PoolScope {
+ public:
+  explicit PoolScope(ThreadPool* pool) : outer_(currentPool()) { currentPool() = pool; }
+  ~PoolScope() { currentPool() = outer_; }
+  PoolScope(const PoolScope&) = delete;
+  PoolScope& operator=(const PoolScope&) = delete;
+
+ private:
+  ThreadPool* outer_;
+};
+
+// Runs fn(chunk, worker) for chunk in [0, chunks): on the current pool when there is one and it
+// is free, else in order on this thread (worker 0). `worker` says whose scratch a chunk may use.
+template <class F>
+void parallelFor(int64_t chunks, F&& fn) {
+  ThreadPool* pool = currentPool();
+  if (chunks > 1 && pool && pool->size() > 1) {
+    // A chunk that calls another kernel runs that kernel's chunks itself.
+    PoolScope inside(nullptr);
+    if (pool->tryRun(chunks, fn)) return;
+  }
+  for (int64_t c = 0; c < chunks; ++c) fn(c, 0);
+}
+
+// The most threads a pool may have (more than the cores is allowed: they share them).
+inline constexpr int64_t kMostThreads = 4096;
+
+// WEFT_NUM_THREADS's count in `n` (0 when it is not set), or what is wrong with it.
+inline std::string threadsVariable(int64_t& n) {
+  n = 0;
+  const char* text = std::getenv("WEFT_NUM_THREADS");
+  if (!text) return "";
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text, &end, 10);
+  if (*text < '0' || *text > '9' || *end || errno || v < 1 || v > kMostThreads)
+    return "WEFT_NUM_THREADS must be a number of threads, 1 to " + std::to_string(kMostThreads);
+  n = v;
+  return "";
+}
+
+// The pool a generated program's State owns: made at the first call that asks for it, with the
+// count set() gave, else WEFT_NUM_THREADS's, else one per core; made again only when set() changes it.
+class OwnedPool {
+ public:
+  Status set(int64_t threads) {
+    if (threads < 1 || threads > kMostThreads)
+      return Status::error("a thread count must be 1 to " + std::to_string(kMostThreads) + ", not " +
+                           std::to_string(threads));
+    if (threads != threads_) pool_.reset();
+    threads_ = threads;
+    return {};
+  }
+  ThreadPool* get() {
+    if (!pool_) {
+      int64_t n = threads_;
+      if (n == 0 && !threadsVariable(n).empty()) n = 0;  // State::load reported it
+      if (n == 0) n = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+      pool_ = std::make_unique<ThreadPool>(n);
+    }
+    return pool_.get();
+  }
+
+ private:
+  std::unique_ptr<ThreadPool> pool_;
+  int64_t threads_ = 0;
+};
+
+// The chunks of n items at `size` items a chunk.
+inline int64_t chunkCount(int64_t n, int64_t size) { return n <= 0 ? 0 : (n + size - 1) / size; }
+
+// Elementwise loops split into blocks of this many values (128 KiB of f32: a hand-off's cost is
+// small beside it; a multiple of every packet size, so blocks start as aligned as the buffer).
+inline constexpr int64_t kElementwiseBlock = 32768;
+
+// Runs fn(begin, end) over [0, n) in blocks of `block` items, on the current pool.
+template <class F>
+void parallelRange(int64_t n, int64_t block, F&& fn) {
+  parallelFor(chunkCount(n, block), [&](int64_t chunk, int) {
+    const int64_t begin = chunk * block;
+    fn(begin, std::min(n, begin + block));
+  });
+}
+
+}  // namespace weft::rt
+
+#endif  // WEFT_RT_THREAD_POOL_H
