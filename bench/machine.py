@@ -11,10 +11,10 @@ LIBBLAS = "/usr/lib/x86_64-linux-gnu/libblas.so.3"
 
 
 def run(cmd, env, threads=1, gemm=None):
-    """cmd's stdout, in `env` with its libraries (OpenMP, OpenBLAS, PyTorch) on `threads` threads
-    and WEFT_GEMM=gemm when given."""
+    """cmd's stdout, in `env` with its libraries (Weft, OpenMP, OpenBLAS, PyTorch) on `threads`
+    threads and WEFT_GEMM=gemm when given."""
     env = {**env, "OPENBLAS_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
-           "WEFT_BENCH_THREADS": str(threads)}
+           "WEFT_BENCH_THREADS": str(threads), "WEFT_NUM_THREADS": str(threads)}
     if gemm:
         env["WEFT_GEMM"] = gemm
     return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=env).stdout
@@ -46,7 +46,8 @@ def weft_gemm(weft):
 def describe(weft=None):
     lines = [f"CPU: {cpu_model()} ({os.cpu_count()} CPUs); load average {os.getloadavg()[0]:.1f}",
              f"PyTorch: {torch_blas()}",
-             "Eigen anchors: Eigen's own GEMM (OpenMP threads when run at more than one thread)"]
+             "Eigen anchors: Eigen's own GEMM (OpenMP threads when run at more than one thread)",
+             "Weft's threads: its own pool of intra-op threads (WEFT_NUM_THREADS); its GEMM libraries on one each"]
     if weft:
         lines.append("Weft: " + weft_gemm(weft).replace("\n", "\n  "))
     return "\n".join(lines)

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Training beside its anchors, in one run (docs/benchmarks.md):
 
-  - one Adam train step of the MLP 784-512-512-10 (relu), batch 64, cross-entropy on logits:
+  - one Adam train step of the MLP 784-512-512-10 (relu), batch 64 (--batch), cross-entropy on logits:
     `weft compile` output (its driver's --time; also with WEFT_GEMM=eigen, Eigen alone), the same
     step as a graph function in the interpreter, PyTorch eager (Debian's python3-torch with
     OpenBLAS), and the step's GEMMs alone in hand-written Eigen (bench_train_gemms), the floor; all
-    on one thread, then the anchors again at the machine's core count (--threads) beside Weft's
-    one thread (it has no intra-op threads yet);
+    on one thread, then all again at the machine's core count (--threads; Weft's intra-op threads
+    through WEFT_NUM_THREADS), and the speed-up of Weft's two forms from one thread to that count;
   - 5 epochs of Fashion-MNIST (batches of 64): examples/train_compiled built and run, the
     interpreter's Keras fit (examples/fashion_mnist.model), and PyTorch.
 
-Usage: /usr/bin/python3 bench/train.py [--build-dir build] [--threads N] [--epochs N] [--no-epochs]
+Usage: /usr/bin/python3 bench/train.py [--build-dir build] [--threads N] [--batch N] [--epochs N] [--no-epochs]
 Prints medians and ratios; the exit status is 0 even when a target is missed.
 """
 import argparse
@@ -43,8 +43,8 @@ fn train_step(x: f32[None, 784], y: i32[None]) {
 export(train_step)
 if len(args) > 0 {
   seed(1)
-  x = random.uniform([64, 784])
-  y = cast(random.uniform([64]) * 10.0, i32)
+  x = random.uniform([BATCH, 784])
+  y = cast(random.uniform([BATCH]) * 10.0, i32)
   if args[0] == "time" {
     for i in range(20) { train_step(x, y) }
     n = int(args[2])
@@ -88,12 +88,13 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help="the anchors' second thread count")
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--no-epochs", action="store_true", help="only the train step")
+    ap.add_argument("--batch", type=int, default=64, help="the train step's batch")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the epochs (medians)")
     args = ap.parse_args()
     build = Path(args.build_dir).resolve()
     weft, gemms = build / "cli/weft", build / "bench/bench_train_gemms"
     work = Path(tempfile.mkdtemp(prefix="weft-train-"))
-    (work / "step.model").write_text(STEP)
+    (work / "step.model").write_text(STEP.replace("BATCH", str(args.batch)))
     run([weft, "run", work / "step.model", work])
     run([weft, "compile", work / "step.model", "-o", work / "gen", "--main"])
     run(["cmake", "-S", work / "gen", "-B", work / "gen/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"])
@@ -102,23 +103,30 @@ def main():
 
     driver = work / "gen/build/train_step_main"
     step_args = ["--time", ITERS, work / "x.npy", work / "y.npy", work / "l.npy"]
+    step_at = {}  # threads -> (compiled, graph) ms
     for threads in sorted({1, args.threads}):
         got = {"compiled": [], "eigen_only": [], "graph": [], "torch": [], "gemms": []}
         for _ in range(ROUNDS):  # interleaved, so that load affects all alike
-            got["compiled"].append(floats(run([driver, *step_args]))[-1])
-            got["eigen_only"].append(floats(run([driver, *step_args], gemm="eigen"))[-1])
-            got["graph"].append(median(floats(run([weft, "run", work / "step.model", "time", 3, ITERS // 2]))))
-            got["torch"].append(median(floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "step", 3, ITERS, 64],
+            got["compiled"].append(floats(run([driver, *step_args], threads))[-1])
+            got["eigen_only"].append(floats(run([driver, *step_args], threads, gemm="eigen"))[-1])
+            got["graph"].append(median(floats(run([weft, "run", work / "step.model", "time", 3, ITERS // 2],
                                                   threads))))
-            got["gemms"].append(floats(run([gemms, 3, ITERS, 64], threads))[-1])
+            got["torch"].append(median(floats(run([TORCH_PY, ROOT / "bench/torch_anchors.py", "step", 3, ITERS, args.batch],
+                                                  threads))))
+            got["gemms"].append(floats(run([gemms, 3, ITERS, args.batch], threads))[-1])
         c, o, g, t, e = (median(got[k]) / 1000 for k in ("compiled", "eigen_only", "graph", "torch", "gemms"))
-        print(f"\nAdam train step, MLP 784-512-512-10, batch 64 (ms, median of {ROUNDS} rounds); the anchors on "
-              f"{threads} thread(s), Weft on 1")
+        print(f"\nAdam train step, MLP 784-512-512-10, batch {args.batch} (ms, median of {ROUNDS} rounds), "
+              f"everything on {threads} thread(s)")
         print(f"  compiled {c:.3f} (Eigen only: {o:.3f})   graph function {g:.3f}   PyTorch {t:.3f}   "
               f"its GEMMs alone (Eigen) {e:.3f}")
         print(f"  compiled / PyTorch {verdict('compiled/torch', c / t)}   (Eigen only: {o / t:.2f})")
         print(f"  compiled / GEMMs   {verdict('compiled/gemms', c / e)}")
         print(f"  graph / PyTorch    {verdict('graph/torch', g / t)}")
+        step_at[threads] = (c, g)
+    if args.threads > 1:
+        (c1, g1), (cn, gn) = step_at[1], step_at[args.threads]
+        print(f"\nthe step, 1 -> {args.threads} threads: compiled {c1 / cn:.2f}x, graph function {g1 / gn:.2f}x "
+              f"(target at batch 256: >= 1.8x on 2 threads)")
 
     if not args.no_epochs:
         example = work / "example"

@@ -11,7 +11,8 @@ endfunction()
 # Cases are WORK/cases/NAME/MODE/EXPORT.K.inI.npy and .outJ.npy (MODE graph, and eager when the
 # program was also run eagerly). Each case runs WORK/build/NAME/EXPORT_main on its inputs; each
 # output must agree with every mode's (compare.model: 1e-5 relative, exact for integers; a case
-# with an EXPORT.K.tolerance file, a graph that ran sharded, to the tolerance it holds).
+# with an EXPORT.K.tolerance file, a graph that ran sharded, to the tolerance it holds), and each
+# run at another thread count of COMPARE_THREADS must write the bits of the run on one thread.
 # Adds the number of outputs compared to the variable named by COUNT.
 function(compare_cases WORK NAME COMPARE COUNT)
   set(n ${${COUNT}})
@@ -33,7 +34,22 @@ function(compare_cases WORK NAME COMPARE COUNT)
     foreach(o ${outs})
       list(APPEND gots ${WORK}/got/${NAME}.${o})
     endforeach()
-    run(${WORK}/build/${NAME}/${fn}_main ${ins} ${gots})
+    run(${CMAKE_COMMAND} -E env WEFT_NUM_THREADS=1 ${WORK}/build/${NAME}/${fn}_main ${ins} ${gots})
+    # The same bits at every count of intra-op threads in COMPARE_THREADS.
+    foreach(threads ${COMPARE_THREADS})
+      set(again "")
+      foreach(o ${outs})
+        list(APPEND again ${WORK}/got/${NAME}.${threads}.${o})
+      endforeach()
+      run(${CMAKE_COMMAND} -E env WEFT_NUM_THREADS=${threads} ${WORK}/build/${NAME}/${fn}_main ${ins} ${again})
+      foreach(o ${outs})
+        execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/got/${NAME}.${o}
+                                ${WORK}/got/${NAME}.${threads}.${o} RESULT_VARIABLE differ)
+        if(differ)
+          message(FATAL_ERROR "${NAME} ${case}: ${o} at ${threads} threads is not the bits of 1 thread")
+        endif()
+      endforeach()
+    endforeach()
     set(tolerance "")
     if(EXISTS ${dir}/${case}.tolerance)
       file(READ ${dir}/${case}.tolerance tolerance)

@@ -97,6 +97,7 @@ endif()
 run(${CMAKE_COMMAND} -S ${WORK}/gen -B ${WORK}/build -G Ninja -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK}/build -j2)
 set(count 0)
+set(COMPARE_THREADS 2 3)  # the differential suite at 1, 2 and 3 threads, compared bit for bit
 foreach(p ${programs} keras_mlp)
   get_filename_component(name ${p} NAME_WE)
   compare_cases(${WORK} ${name} ${SRC}/compare.model count)

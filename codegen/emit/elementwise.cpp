@@ -66,15 +66,28 @@ void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set
   code << " -> " << graph::typeText(e.type(out)) << "   (" << e.where(*group.front()) << "-" << group.back()->loc.line
        << ")\n";
   for (const auto& [cond, fail] : checks) code << p << "if (!(" << cond << ")) " << fail << "\n";
-  code << p << "for (int64_t i0 = 0, total = " << e.numel(out) << "; i0 < total; i0 += 256) {\n"
-       << p << "  const int64_t m = std::min<int64_t>(256, total - i0);\n";
+  // Blocks of chunks share out on the thread pool, unless an integer operand's check may return
+  // from the call (then one loop, in order).
+  bool returns = false;
+  for (const Node* n : group)
+    returns = returns || (ops::opDef(n->op).family != ops::Family::Unary && checksIntOperand(e, *n));
+  const std::string q = returns ? p : p + "  ";
+  if (returns) {
+    code << p << "for (int64_t i0 = 0, total = " << e.numel(out) << ", end = total; i0 < end; i0 += 256) {\n";
+  } else {
+    code << p << "{\n" << q << "const int64_t total = " << e.numel(out) << ";\n"
+         << q << "weft::rt::parallelFor(weft::rt::chunkCount(total, weft::rt::kElementwiseBlock), [&](int64_t block, int) {\n"
+         << q << "const int64_t end = std::min(total, (block + 1) * weft::rt::kElementwiseBlock);\n"
+         << q << "for (int64_t i0 = block * weft::rt::kElementwiseBlock; i0 < end; i0 += 256) {\n";
+  }
+  code << q << "  const int64_t m = std::min<int64_t>(256, end - i0);\n";
   auto chunk = [](int v) { return "t" + std::to_string(v); };
   for (const Node* n : group) {
     const int v = n->outputs[0];
     std::string dst = e.ptr(v) + " + i0";
     if (chunked.count(v)) {
       dst = chunk(v);
-      code << p << "  alignas(64) " << e.T(v) << " " << dst << "[256];\n";
+      code << q << "  alignas(64) " << e.T(v) << " " << dst << "[256];\n";
     }
     auto src = [&](int i) -> std::pair<std::string, std::string> {  // pointer, stride
       if (chunked.count(i)) return {chunk(i), "1"};
@@ -82,17 +95,18 @@ void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set
       return {e.ptr(i) + " + i0", "1"};
     };
     if (ops::opDef(n->op).family == ops::Family::Unary) {
-      code << p << "  weft::rt::unaryKernel<weft::rt::" << functorOf(n->op) << ">(" << src(n->inputs[0]).first << ", "
+      code << q << "  weft::rt::unaryKernel<weft::rt::" << functorOf(n->op) << ">(" << src(n->inputs[0]).first << ", "
            << dst << ", m);\n";
       continue;
     }
     auto [a, sa] = src(n->inputs[0]);
     auto [b, sb] = src(n->inputs[1]);
-    if (checksIntOperand(e, *n)) code << p << "  " << intOperandCheck(e, *n, b, sb == "0" ? "1" : "m") << "\n";
-    code << p << "  weft::rt::binaryRow<weft::rt::" << functorOf(n->op) << ">(" << a << ", " << sa << ", " << b << ", "
+    if (checksIntOperand(e, *n)) code << q << "  " << intOperandCheck(e, *n, b, sb == "0" ? "1" : "m") << "\n";
+    code << q << "  weft::rt::binaryRow<weft::rt::" << functorOf(n->op) << ">(" << a << ", " << sa << ", " << b << ", "
          << sb << ", " << dst << ", m);\n";
   }
-  code << p << "}\n";
+  code << q << "}\n";
+  if (!returns) code << p << "  });\n" << p << "}\n";
 }
 
 }  // namespace weft::codegen

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "../../stdlib/runtime/binary.h"
+#include "../../stdlib/runtime/thread_pool.h"
 #include "../../stdlib/runtime/unary.h"
 
 namespace weft::graph {
@@ -137,12 +139,11 @@ bool FusedLoop::run(std::vector<Tensor>& slots, const std::vector<char>& inPlace
     }
   }
   const size_t esize = rt::dtypeSize(dtype_), rowBytes = size_t(kChunk) * esize;
-  char* scratch = static_cast<char*>(scratch_.raw());
   auto operand = [&](int v, int row) -> Operand {
-    if (row >= 0) return {scratch + size_t(row) * rowBytes, 1, false};
+    if (row >= 0) return {nullptr, 1, false, row};
     char* p = static_cast<char*>(slots[size_t(v)].raw());
-    if (slots[size_t(v)].numel() == 1 && total != 1) return {p, 0, false};
-    return {p, 1, true};
+    if (slots[size_t(v)].numel() == 1 && total != 1) return {p, 0, false, -1};
+    return {p, 1, true, -1};
   };
   for (size_t k = 0; k < steps_.size(); ++k) {
     const Step& s = steps_[k];
@@ -150,16 +151,25 @@ bool FusedLoop::run(std::vector<Tensor>& slots, const std::vector<char>& inPlace
                     s.inputs[1] >= 0 ? operand(s.inputs[1], s.inputScratch[1]) : Operand{},
                     operand(s.output, s.scratch)};
   }
-  for (int64_t i0 = 0; i0 < total; i0 += kChunk) {
-    const int64_t m = std::min(kChunk, total - i0);
-    const size_t off = size_t(i0) * esize;
-    for (size_t k = 0; k < steps_.size(); ++k) {
-      const auto& [a, b, o] = operands_[k];
-      void* dst = o.at + (o.advances ? off : 0);
-      if (steps_[k].unary) steps_[k].unary(a.at + (a.advances ? off : 0), dst, m);
-      else steps_[k].binary(a.at + (a.advances ? off : 0), a.stride, b.at + (b.advances ? off : 0), b.stride, dst, m);
+  // Blocks of chunks on the thread pool, each thread with scratch rows of its own (the same
+  // chunks at any thread count: every element's result depends on that element alone).
+  const size_t scratchBytes = size_t(scratch_.numel()) * esize;
+  rt::ThreadPool* pool = rt::currentPool();
+  rt::parallelFor(rt::chunkCount(total, rt::kElementwiseBlock), [&](int64_t block, int worker) {
+    char* rows = worker == 0 ? static_cast<char*>(scratch_.raw()) : pool->scratch(worker).reserve(scratchBytes);
+    if (!rows) throw std::bad_alloc();
+    auto at = [&](const Operand& o, size_t off) { return o.row >= 0 ? rows + size_t(o.row) * rowBytes : o.at + (o.advances ? off : 0); };
+    const int64_t end = std::min(total, (block + 1) * rt::kElementwiseBlock);
+    for (int64_t i0 = block * rt::kElementwiseBlock; i0 < end; i0 += kChunk) {
+      const int64_t m = std::min(kChunk, end - i0);
+      const size_t off = size_t(i0) * esize;
+      for (size_t k = 0; k < steps_.size(); ++k) {
+        const auto& [a, b, o] = operands_[k];
+        if (steps_[k].unary) steps_[k].unary(at(a, off), at(o, off), m);
+        else steps_[k].binary(at(a, off), a.stride, at(b, off), b.stride, at(o, off), m);
+      }
     }
-  }
+  });
   return true;
 }
 

@@ -1,6 +1,7 @@
 // A group of the fuse-elementwise pass (passes/fuse_elementwise.cpp), run by the executor as one
 // loop over chunks of 256 elements, each node a call of the same kernel eager code uses
-// (rt::unaryKernel, rt::binaryRow) on a chunk in a scratch buffer. Results used only inside the
+// (rt::unaryKernel, rt::binaryRow) on a chunk in a scratch buffer; blocks of chunks share out on
+// the thread pool. Results used only inside the
 // group never reach memory; the others are written as the loop goes. Every element goes through
 // the same per-element function as in eager code, so the results are the same bits. Groups of
 // floats only; a group whose operands do not have its size at run time (an open size that
@@ -35,12 +36,13 @@ class FusedLoop {
     int inputScratch[2] = {-1, -1};  // an input's scratch row when a step before makes it
     bool externalInput = false;      // its first input comes from outside the group
   };
-  // Where a step reads and writes in this call: a scratch row (the same every chunk), a single
-  // element (stride 0), or a tensor advanced by each chunk.
+  // Where a step reads and writes in this call: a scratch row (the same every chunk, in the
+  // running thread's scratch), a single element (stride 0), or a tensor advanced by each chunk.
   struct Operand {
     char* at = nullptr;
     int64_t stride = 0;
     bool advances = false;
+    int row = -1;
   };
   std::vector<const Node*> members_;
   std::vector<Step> steps_;

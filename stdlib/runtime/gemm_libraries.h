@@ -82,8 +82,15 @@ inline GemmLibrary loadGemmLibrary(GemmLib lib, const char* file) {
                   "%s is a threaded build of BLIS, which allocates on every call (Debian: install libblis4-serial)",
                   file);
   } else {
-    if (openblas) reinterpret_cast<void (*)(int)>(threads)(1);
-    else reinterpret_cast<void (*)(int64_t)>(threads)(1);
+    if (openblas) {
+      reinterpret_cast<void (*)(int)>(threads)(1);
+      // Its pthread build made a server thread per core when loaded, which spins on sched_yield
+      // between calls and takes a core from Weft's own threads: ended (it is made again only if
+      // something asks OpenBLAS for threads).
+      if (void* shutdown = dlsym(h, "blas_thread_shutdown_")) reinterpret_cast<int (*)()>(shutdown)();
+    } else {
+      reinterpret_cast<void (*)(int64_t)>(threads)(1);
+    }
     std::snprintf(l.version, sizeof l.version, "%s%s (%s)", openblas ? "" : "BLIS ",
                   reinterpret_cast<char* (*)()>(version)(), file);
     return l;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <type_traits>
 
 #include "gemm_libraries.h"
@@ -44,21 +45,22 @@ class GemmBlocking : public Eigen::internal::level3_blocking<T, T> {
 inline bool gemmIsDirect(int64_t m, int64_t k, int64_t n) { return m == 1 || n == 1 || k + m + n < 20; }
 
 // How gemm() splits a product among threads: c's rows (or, when it is wider than tall, its
-// columns) in `chunks` blocks of `size`. Fixed by the sizes alone, never by the thread count, so
-// every thread count runs the same blocks and gets the same bits. A block does at least 2M
-// multiply-adds (tens of microseconds: a hand-off costs a few); at most 8 blocks, each
-// a multiple of 16 wide, so that the operand every block packs again stays a small cost.
+// columns) in `chunks` blocks of `size`. Every block packs the other operand again (a few
+// percent each), so there are as few as will use the machine: one per core (kSplitWays, the
+// machine's and not --threads', so that every thread count runs the same blocks and gets the same
+// bits), fewer for a product too small to give each block 2M multiply-adds (tens of
+// microseconds, beside a hand-off of a few); each a multiple of 16 wide.
+inline const int64_t kSplitWays = std::min<int64_t>(16, std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency())));
 struct GemmSplit {
   bool columns = false;
   int64_t size = 0, chunks = 1;
 };
-inline GemmSplit gemmSplit(int64_t m, int64_t k, int64_t n) {
+inline GemmSplit gemmSplit(int64_t m, int64_t k, int64_t n, int64_t ways = kSplitWays) {
   GemmSplit s;
   s.size = m;
   if (m == 0 || n == 0 || k == 0 || gemmIsDirect(m, k, n)) return s;
-  const double work = double(m) * double(n) * double(k);
-  int64_t chunks = 1;
-  while (chunks < 8 && work / double(2 * chunks) >= double(1 << 21)) chunks *= 2;
+  const int64_t chunks = std::min<int64_t>(ways, int64_t(double(m) * double(n) * double(k) / double(1 << 21)));
+  if (chunks <= 1) return s;
   s.columns = n > m;
   const int64_t d = s.columns ? n : m;
   s.size = ((d + chunks - 1) / chunks + 15) / 16 * 16;

@@ -1,7 +1,8 @@
 // Intra-op threads (SPEC §9): a kernel splits its work into chunks and parallelFor runs them on
 // the pool the calling thread has entered (PoolScope), or one after another when it has none.
-// The chunks are fixed by the kernel's sizes alone, never by the thread count, and each chunk
-// computes the same sums whichever thread runs it: results are bit-identical at any --threads.
+// The chunks are fixed by the kernel's sizes (and a GEMM's by the machine's core count), never by
+// the thread count, and each chunk computes the same sums whichever thread runs it: results are
+// bit-identical at any --threads.
 // The interpreter enters one pool per process on the thread that runs the program; generated code
 // one per State. A pool serves one parallelFor at a time: a kernel called inside a chunk, or from a
 // second thread while the pool is busy, runs its chunks itself, so nesting cannot oversubscribe or
