@@ -67,7 +67,7 @@ int64_t threadsToUse() {
 }
 
 void enterKernelThreads() {
-  static rt::ThreadPool pool(threadsToUse());
+  static rt::ThreadPool pool(rt::poolThreads(threadsToUse()));
   rt::currentPool() = &pool;
 }
 

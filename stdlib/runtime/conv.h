@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "instances.h"
@@ -271,14 +272,20 @@ void conv2dWinograd(const T* x, const T* k, T* y, const Window2D& g, int64_t cou
   const WinoPlan p = winoPlan<T>(g, cout);
   const int64_t c = g.c, chunk = p.chunk, kpad = p.kpad;
   T* u = base;
-  T* v = u + alignUp(16 * c * kpad);
-  T* m = v + alignUp(16 * chunk * c);
   winoKernel(k, c, cout, p, u);
 
   const int maxPixels = p.packets == 1 ? kMaxPixels<1> : kMaxPixels<2>;
   const int64_t zero = 0, perImage = p.th * p.tw;
-  for (int64_t t0 = 0; t0 < p.tiles; t0 += chunk) {
-    const int64_t nt = std::min(chunk, p.tiles - t0);
+  // Chunks of tiles on the thread pool, each thread with its own v and m (a chunk's outputs
+  // depend on that chunk alone).
+  const int64_t scratch = alignUp(16 * chunk * c) + alignUp(16 * chunk * kpad);
+  ThreadPool* pool = currentPool();
+  parallelFor(chunkCount(p.tiles, chunk), [&](int64_t ci, int worker) {
+    T* v = worker == 0 ? u + alignUp(16 * c * kpad)
+                       : reinterpret_cast<T*>(pool->scratch(worker).reserve(size_t(scratch) * sizeof(T)));
+    if (!v) throw std::bad_alloc();
+    T* m = v + alignUp(16 * chunk * c);
+    const int64_t t0 = ci * chunk, nt = std::min(chunk, p.tiles - t0);
     // Input transform: v[xi][r][c].
     for (int64_t r = 0; r < nt; ++r) {
       const int64_t t = t0 + r, b = t / perImage, ty = t % perImage / p.tw, tx = t % p.tw;
@@ -320,7 +327,7 @@ void conv2dWinograd(const T* x, const T* k, T* y, const Window2D& g, int64_t cou
           }
       }
     }
-  }
+  });
 }
 
 }  // namespace conv_detail
@@ -351,13 +358,12 @@ void conv2d(const T* x, const T* k, T* y, const Window2D& g, int64_t cout, T* wo
   T* base = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(workspace) + 63) & ~uintptr_t(63));
   if (winograd(g, cout)) return conv2dWinograd(x, k, y, g, cout, base);
   const Plan p = plan<T>(g, cout);
-  T* xpad = base;
   T* wpack = base + alignUp(p.padded ? p.hp * p.wp * c : 0);
 
-  // Image b as seen through the padding: a copy with zeros around (each element written once,
-  // one image at a time so that it is still in cache when the tiles read it), or the input.
+  // Image b as seen through the padding: a copy with zeros around in xpad (each element written
+  // once, one image at a time so that it is still in cache when the tiles read it), or the input.
   const int64_t rowLen = p.wp * c, left = g.padLeft * c, inner = g.w * c;
-  auto image = [&](int64_t b) -> const T* {
+  auto image = [&](int64_t b, T* xpad) -> const T* {
     if (!p.padded) return x + b * g.h * inner;
     for (int64_t i = 0; i < p.hp; ++i) {
       T* row = xpad + i * rowLen;
@@ -404,9 +410,8 @@ void conv2d(const T* x, const T* k, T* y, const Window2D& g, int64_t cout, T* wo
   const int64_t tiles = (g.ow + maxPixels - 1) / maxPixels;
   const bool chunked = g.kh > 1 && depth * block * int64_t(sizeof(T)) > kL1WeightBytes && cout % block == 0;
   const int64_t chunkRuns = chunked ? runs / g.kh : runs, chunks = runs / chunkRuns;
-  for (int64_t b = 0; b < g.n; ++b) {
-    const T* in = image(b);
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
+  auto rows = [&](int64_t b, const T* in, int64_t from, int64_t to) {
+    for (int64_t oy = from; oy < to; ++oy) {
       const T* row = in + oy * g.sh * rowLen;
       T* yrow = y + (b * g.oh + oy) * g.ow * cout;
       for (int64_t cb = 0; cb < p.blocks; ++cb) {
@@ -427,7 +432,21 @@ void conv2d(const T* x, const T* k, T* y, const Window2D& g, int64_t cout, T* wo
         }
       }
     }
+  };
+  // Each output row's values depend on the row alone: images share out on the thread pool, each
+  // thread padding into a copy of its own; a single image shares out its rows.
+  if (g.n == 1) {
+    const T* in = image(0, base);
+    const int64_t per = std::max<int64_t>(1, (g.oh + 15) / 16);
+    return parallelFor(chunkCount(g.oh, per), [&](int64_t r, int) { rows(0, in, r * per, std::min(g.oh, (r + 1) * per)); });
   }
+  const size_t padBytes = size_t(alignUp(p.padded ? p.hp * p.wp * c : 0)) * sizeof(T);
+  ThreadPool* pool = currentPool();
+  parallelFor(g.n, [&](int64_t b, int worker) {
+    T* xpad = worker == 0 || !p.padded ? base : reinterpret_cast<T*>(pool->scratch(worker).reserve(padBytes));
+    if (!xpad) throw std::bad_alloc();
+    rows(b, image(b, xpad), 0, g.oh);
+  });
 }
 
 // Compiled once, in instances.cpp (for float: the doubles stay where they are used).

@@ -59,11 +59,11 @@ int64_t elementsFor(int64_t bytes) {
   return (bytes + int64_t(sizeof(T)) - 1) / int64_t(sizeof(T));
 }
 
-// Rows [p0, p0 + rows) of x's im2col matrix into col[rows, depth].
+// Rows [p0 + first, p0 + end) of x's im2col matrix into rows [first, end) of col[.., depth].
 template <class T>
-void im2col(const T* x, const Window2D& g, int64_t p0, int64_t rows, T* col) {
+void im2colRows(const T* x, const Window2D& g, int64_t p0, int64_t first, int64_t end, T* col) {
   const int64_t c = g.c, depth = g.kh * g.kw * c, rowLen = g.kw * c;
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int64_t r = first; r < end; ++r) {
     const int64_t p = p0 + r, b = p / (g.oh * g.ow), oy = p / g.ow % g.oh, ox = p % g.ow;
     const int64_t y0 = oy * g.sh - g.padTop, x0 = ox * g.sw - g.padLeft;
     const bool wholeRow = g.dw == 1 && x0 >= 0 && x0 + g.kw <= g.w;  // a kernel row is one run
@@ -86,6 +86,14 @@ void im2col(const T* x, const Window2D& g, int64_t p0, int64_t rows, T* col) {
       }
     }
   }
+}
+
+// Rows [p0, p0 + rows) of x's im2col matrix into col[rows, depth]: a copy, whose blocks of rows
+// share out on the thread pool.
+template <class T>
+void im2col(const T* x, const Window2D& g, int64_t p0, int64_t rows, T* col) {
+  const int64_t per = std::max<int64_t>(1, kElementwiseBlock / std::max<int64_t>(1, g.kh * g.kw * g.c));
+  parallelRange(rows, per, [&](int64_t from, int64_t to) { im2colRows(x, g, p0, from, to, col); });
 }
 
 // The adjoint of im2col: adds rows [p0, p0 + rows) of col[rows, depth] onto dx at the elements

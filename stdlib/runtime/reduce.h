@@ -7,14 +7,17 @@
 #ifndef WEFT_RT_REDUCE_H
 #define WEFT_RT_REDUCE_H
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <type_traits>
 
 #include "instances.h"
 #include "scalar_math.h"
 #include "shape.h"
+#include "thread_pool.h"
 
 namespace weft::rt {
 
@@ -145,6 +148,8 @@ struct AllR {
 };
 
 // out[o, i] = reduce over r of in[o, r, i]. `tmp`: I * (levels of the pairwise sum) values, or null.
+// Each o is reduced alone, in the same order at any thread count: blocks of o share out on the
+// thread pool (each thread with partial rows of its own) when there is enough to share.
 template <class Red, class T>
 void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I, T* tmp = nullptr) {
   if (I == 1) {
@@ -152,33 +157,46 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I, T* tmp = nu
       for (int64_t o = 0; o < O; ++o) out[o] = Red::template init<T>();
       return;
     }
-    for (int64_t o = 0; o < O; ++o) out[o] = Red::row(in + o * R, R);
+    const int64_t per = std::max<int64_t>(1, kElementwiseBlock / R);
+    parallelRange(O, per, [&](int64_t from, int64_t to) {
+      for (int64_t o = from; o < to; ++o) out[o] = Red::row(in + o * R, R);
+    });
     return;
   }
-  std::unique_ptr<T[]> own;  // the pairwise sum's partial rows, when no workspace was given
-  for (int64_t o = 0; o < O; ++o) {
+  int levels = 1;
+  for (int64_t r = R; r > 8; r = (r + 1) / 2) ++levels;
+  constexpr bool pairwise = std::is_same_v<Red, SumR> && std::is_floating_point_v<T>;
+  auto reduceOne = [&](int64_t o, T* partial) {
     T* dst = out + o * I;
     const T* src = in + o * R * I;
     if (R == 0) {
       for (int64_t i = 0; i < I; ++i) dst[i] = Red::template init<T>();
-      continue;
+      return;
     }
-    if constexpr (std::is_same_v<Red, SumR> && std::is_floating_point_v<T>) {
-      int levels = 1;
-      for (int64_t r = R; r > 8; r = (r + 1) / 2) ++levels;
-      if (!tmp) {
-        own.reset(new T[size_t(I * levels)]);
-        tmp = own.get();
-      }
-      pairwiseSumRows(src, R, I, dst, tmp);
-      continue;
+    if constexpr (pairwise) {
+      pairwiseSumRows(src, R, I, dst, partial);
+      return;
     }
     std::memcpy(dst, src, size_t(I) * sizeof(T));
     for (int64_t r = 1; r < R; ++r) {
       const T* row = src + r * I;
       for (int64_t i = 0; i < I; ++i) dst[i] = Red::combine(dst[i], row[i]);
     }
+  };
+  std::unique_ptr<T[]> own;  // the pairwise sum's partial rows, when no workspace was given
+  if (pairwise && !tmp) {
+    own.reset(new T[size_t(I * levels)]);
+    tmp = own.get();
   }
+  const int64_t per = std::max<int64_t>(1, kElementwiseBlock / std::max<int64_t>(1, R * I));
+  const size_t partialBytes = size_t(I * levels) * sizeof(T);
+  ThreadPool* pool = currentPool();
+  parallelFor(chunkCount(O, per), [&](int64_t chunk, int worker) {
+    T* partial = tmp;
+    if (pairwise && worker != 0) partial = reinterpret_cast<T*>(pool->scratch(worker).reserve(partialBytes));
+    if (pairwise && !partial) throw std::bad_alloc();
+    for (int64_t o = chunk * per; o < std::min(O, (chunk + 1) * per); ++o) reduceOne(o, partial);
+  });
 }
 
 // The workspace reduceKernel may use, in values: two intermediate results (each at most half the

@@ -172,6 +172,14 @@ void parallelFor(int64_t chunks, F&& fn) {
 // The most threads a pool may have (more than the cores is allowed: they share them).
 inline constexpr int64_t kMostThreads = 4096;
 
+// The threads a pool asked for `threads` makes: no more than twice the machine's cores (at least
+// 8). Chunks do not depend on it, and many more threads than cores would only spin beside each
+// other (--threads 4096 on two cores asks for them).
+inline int64_t poolThreads(int64_t threads) {
+  const int64_t cores = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+  return std::max<int64_t>(1, std::min(threads, std::max<int64_t>(8, 2 * cores)));
+}
+
 // WEFT_NUM_THREADS's count in `n` (0 when it is not set), or what is wrong with it.
 inline std::string threadsVariable(int64_t& n) {
   n = 0;
@@ -203,7 +211,7 @@ class OwnedPool {
       int64_t n = threads_;
       if (n == 0 && !threadsVariable(n).empty()) n = 0;  // State::load reported it
       if (n == 0) n = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
-      pool_ = std::make_unique<ThreadPool>(n);
+      pool_ = std::make_unique<ThreadPool>(poolThreads(n));
     }
     return pool_.get();
   }
