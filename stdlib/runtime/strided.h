@@ -4,9 +4,11 @@
 // innermost loop is as long as possible (same-shape operands become one flat loop).
 #ifndef WEFT_RT_STRIDED_H
 #define WEFT_RT_STRIDED_H
+#include <algorithm>
 #include <cstdint>
 
 #include "shape.h"
+#include "thread_pool.h"
 
 namespace weft::rt {
 
@@ -75,22 +77,32 @@ StridedLoop<N> makeLoop(const Shape& shape, const int64_t* const* strides) {
 }
 
 // Calls row(offsets[N], rowIndex) for every position of the dimensions [0, upTo) of L, in
-// row-major order; offsets are the operands' element offsets at that position.
+// row-major order within blocks of rows that share out on the thread pool (row() writes only its
+// own row); offsets are the operands' element offsets at that position.
 template <int N, class F>
 void forEachOuter(const StridedLoop<N>& L, int upTo, F&& row) {
-  int64_t off[N] = {};
-  int64_t idx[kMaxRank] = {};
-  int64_t count = 1;
+  int64_t count = 1, rowLength = 1;
   for (int d = 0; d < upTo; ++d) count *= L.dims[d];
-  for (int64_t r = 0; r < count; ++r) {
-    row(static_cast<const int64_t*>(off), r);
-    for (int d = upTo - 1; d >= 0; --d) {
-      for (int k = 0; k < N; ++k) off[k] += L.strides[k][d];
-      if (++idx[d] < L.dims[d]) break;
-      for (int k = 0; k < N; ++k) off[k] -= L.strides[k][d] * L.dims[d];
-      idx[d] = 0;
+  for (int d = upTo; d < L.rank; ++d) rowLength *= L.dims[d];
+  const int64_t per = std::max<int64_t>(1, kElementwiseBlock / std::max<int64_t>(1, rowLength));
+  parallelFor(chunkCount(count, per), [&](int64_t chunk, int) {
+    int64_t off[N] = {};
+    int64_t idx[kMaxRank] = {};
+    const int64_t first = chunk * per, end = std::min(count, first + per);
+    for (int64_t d = upTo - 1, rest = first; d >= 0; rest /= L.dims[d], --d) {
+      idx[d] = rest % L.dims[d];
+      for (int k = 0; k < N; ++k) off[k] += idx[d] * L.strides[k][d];
     }
-  }
+    for (int64_t r = first; r < end; ++r) {
+      row(static_cast<const int64_t*>(off), r);
+      for (int d = upTo - 1; d >= 0; --d) {
+        for (int k = 0; k < N; ++k) off[k] += L.strides[k][d];
+        if (++idx[d] < L.dims[d]) break;
+        for (int k = 0; k < N; ++k) off[k] -= L.strides[k][d] * L.dims[d];
+        idx[d] = 0;
+      }
+    }
+  });
 }
 
 // Calls row(offsets[N], outOffset) for every innermost row of L; the output is contiguous, so
