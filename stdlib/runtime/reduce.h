@@ -48,19 +48,20 @@ T pairwiseSum(const T* x, int64_t n) {
   return pairwiseSum(x, h) + pairwiseSum(x + h, n - h);
 }
 
-// dst[i] = sum over r < R of src[r * I + i], pairwise over r (halves summed apart, then added).
-// `tmp` has room for I values per level of the tree: I * (1 + log2(R)).
+// dst[i] = sum over r < R of src[r * stride + i] for i < I, pairwise over r (halves summed apart,
+// then added); each column's sum is the same whatever I. `tmp` has room for I values per level
+// of the tree: I * (1 + log2(R)).
 template <class T>
-void pairwiseSumRows(const T* src, int64_t R, int64_t I, T* dst, T* tmp) {
+void pairwiseSumRows(const T* src, int64_t R, int64_t I, T* dst, T* tmp, int64_t stride) {
   if (R <= 8) {
     std::memcpy(dst, src, size_t(I) * sizeof(T));
     for (int64_t r = 1; r < R; ++r)
-      for (int64_t i = 0; i < I; ++i) dst[i] += src[r * I + i];
+      for (int64_t i = 0; i < I; ++i) dst[i] += src[r * stride + i];
     return;
   }
   int64_t h = R / 2;
-  pairwiseSumRows(src, h, I, dst, tmp + I);
-  pairwiseSumRows(src + h * I, R - h, I, tmp, tmp + I);
+  pairwiseSumRows(src, h, I, dst, tmp + I, stride);
+  pairwiseSumRows(src + h * stride, R - h, I, tmp, tmp + I, stride);
   for (int64_t i = 0; i < I; ++i) dst[i] += tmp[i];
 }
 
@@ -166,21 +167,23 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I, T* tmp = nu
   int levels = 1;
   for (int64_t r = R; r > 8; r = (r + 1) / 2) ++levels;
   constexpr bool pairwise = std::is_same_v<Red, SumR> && std::is_floating_point_v<T>;
-  auto reduceOne = [&](int64_t o, T* partial) {
-    T* dst = out + o * I;
-    const T* src = in + o * R * I;
+  // Columns [i0, i0 + w) of output o; each column is reduced alone, in the same order whatever
+  // the blocks.
+  auto reduceColumns = [&](int64_t o, int64_t i0, int64_t w, T* partial) {
+    T* dst = out + o * I + i0;
+    const T* src = in + o * R * I + i0;
     if (R == 0) {
-      for (int64_t i = 0; i < I; ++i) dst[i] = Red::template init<T>();
+      for (int64_t i = 0; i < w; ++i) dst[i] = Red::template init<T>();
       return;
     }
     if constexpr (pairwise) {
-      pairwiseSumRows(src, R, I, dst, partial);
+      pairwiseSumRows(src, R, w, dst, partial, I);
       return;
     }
-    std::memcpy(dst, src, size_t(I) * sizeof(T));
+    std::memcpy(dst, src, size_t(w) * sizeof(T));
     for (int64_t r = 1; r < R; ++r) {
       const T* row = src + r * I;
-      for (int64_t i = 0; i < I; ++i) dst[i] = Red::combine(dst[i], row[i]);
+      for (int64_t i = 0; i < w; ++i) dst[i] = Red::combine(dst[i], row[i]);
     }
   };
   std::unique_ptr<T[]> own;  // the pairwise sum's partial rows, when no workspace was given
@@ -188,14 +191,21 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I, T* tmp = nu
     own.reset(new T[size_t(I * levels)]);
     tmp = own.get();
   }
-  const int64_t per = std::max<int64_t>(1, kElementwiseBlock / std::max<int64_t>(1, R * I));
-  const size_t partialBytes = size_t(I * levels) * sizeof(T);
+  // Blocks of whole outputs when there are enough of them, else blocks of each one's columns
+  // (a bias's gradient: one output of 512 columns over the batch), on the thread pool.
+  const int64_t width = O >= 16 ? I : std::min(I, std::max<int64_t>(16, kElementwiseBlock / std::max<int64_t>(1, R)) / 16 * 16);
+  const int64_t columnBlocks = chunkCount(I, width);
+  const int64_t per = width < I ? 1 : std::max<int64_t>(1, kElementwiseBlock / std::max<int64_t>(1, R * I));
+  const size_t partialBytes = size_t(width * levels) * sizeof(T);
   ThreadPool* pool = currentPool();
-  parallelFor(chunkCount(O, per), [&](int64_t chunk, int worker) {
+  parallelFor(chunkCount(O * columnBlocks, per), [&](int64_t chunk, int worker) {
     T* partial = tmp;
     if (pairwise && worker != 0) partial = reinterpret_cast<T*>(pool->scratch(worker).reserve(partialBytes));
     if (pairwise && !partial) throw std::bad_alloc();
-    for (int64_t o = chunk * per; o < std::min(O, (chunk + 1) * per); ++o) reduceOne(o, partial);
+    for (int64_t item = chunk * per; item < std::min(O * columnBlocks, (chunk + 1) * per); ++item) {
+      const int64_t o = item / columnBlocks, i0 = item % columnBlocks * width;
+      reduceColumns(o, i0, std::min(width, I - i0), partial);
+    }
   });
 }
 
