@@ -22,6 +22,7 @@
 #include "instances.h"
 #include "shape.h"
 #include "strided.h"
+#include "thread_pool.h"
 
 namespace weft::rt {
 
@@ -135,12 +136,15 @@ template <class T, class M = bool>
 void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out, const Attention& g) {
   using namespace attention_detail;
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-  alignas(64) T s[kRows * kCols];
-  T m[kRows], l[kRows];
-  for (int64_t b = 0; b < g.batch; ++b) {
+  // Each query block of each batch row is computed alone: they share out on the thread pool.
+  const int64_t blocks = (g.tq + kRows - 1) / kRows;
+  parallelFor(g.batch * blocks, [&](int64_t item, int) {
+    alignas(64) T s[kRows * kCols];
+    T m[kRows], l[kRows];
+    const int64_t b = item / blocks, i0 = item % blocks * kRows;
     const T *qb = q + b * g.tq * g.d, *kb = k + b * g.tk * g.d, *vb = v + b * g.tk * g.dv;
     const M* mb = mask ? mask + g.maskOffset(b) : nullptr;
-    for (int64_t i0 = 0; i0 < g.tq; i0 += kRows) {
+    {
       const int64_t br = std::min(kRows, g.tq - i0);
       T* o = out + (b * g.tq + i0) * g.dv;
       std::fill(o, o + br * g.dv, T(0));
@@ -172,7 +176,7 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
         for (int64_t c = 0; c < g.dv; ++c) o[i * g.dv + c] *= inv;
       }
     }
-  }
+  });
 }
 
 // The gradients dq, dk, dv of attentionForward given out (its result) and dout (out's gradient),
@@ -183,13 +187,15 @@ template <class T, class M = bool>
 void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const T* out, const T* dout, T* dq, T* dk,
                        T* dv, const Attention& g) {
   using namespace attention_detail;
-  alignas(64) T p[kRows * kCols], dp[kRows * kCols];
-  T lse[kRows], rowDot[kRows];
-  std::fill(dk, dk + g.batch * g.tk * g.d, T(0));
-  std::fill(dv, dv + g.batch * g.tk * g.dv, T(0));
-  for (int64_t b = 0; b < g.batch; ++b) {
+  // Each batch row alone (its query blocks in order, accumulating its dk and dv): they share out
+  // on the thread pool.
+  parallelFor(g.batch, [&](int64_t b, int) {
+    alignas(64) T p[kRows * kCols], dp[kRows * kCols];
+    T lse[kRows], rowDot[kRows];
     const T *qb = q + b * g.tq * g.d, *kb = k + b * g.tk * g.d, *vb = v + b * g.tk * g.dv;
     T *dkb = dk + b * g.tk * g.d, *dvb = dv + b * g.tk * g.dv;
+    std::fill(dkb, dkb + g.tk * g.d, T(0));
+    std::fill(dvb, dvb + g.tk * g.dv, T(0));
     const M* mb = mask ? mask + g.maskOffset(b) : nullptr;
     for (int64_t i0 = 0; i0 < g.tq; i0 += kRows) {
       const int64_t br = std::min(kRows, g.tq - i0);
@@ -219,7 +225,7 @@ void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const 
         Out<T>(dkb + j0 * g.d, bc, g.d).noalias() += dS.transpose() * In<T>(qb + i0 * g.d, br, g.d);
       }
     }
-  }
+  });
 }
 
 // Compiled once, in instances.cpp (for float: the doubles stay where they are used).
