@@ -20,7 +20,7 @@ from pathlib import Path
 
 import machine
 
-for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "WEFT_NUM_THREADS"):
     os.environ[_v] = "1"
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "WEFT_NUM_THREADS"):
     os.environ[_v] = "1"
 
 import torch  # noqa: E402

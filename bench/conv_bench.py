@@ -21,7 +21,7 @@ from pathlib import Path
 
 import machine
 
-for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "WEFT_NUM_THREADS"):
     os.environ[_v] = "1"  # before torch loads
 
 import torch  # noqa: E402

@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_PY = "/usr/bin/python3"  # Debian's python3-torch
-ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "WEFT_NUM_THREADS": "1"}
 ROUNDS = 3
 
 PROGRAM = """seed(0)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import machine
 
-for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "EIGEN_NUM_THREADS"):
+for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "EIGEN_NUM_THREADS", "WEFT_NUM_THREADS"):
     os.environ[_v] = "1"  # before any child starts: every contender gets one thread
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +97,7 @@ class Failed(Exception):
 def run_figures(cmd, timeout=300, threads=1):
     """Runs cmd, returns the floats it prints one per line (a trailing non-number line is kept).
     Its libraries (OpenMP, OpenBLAS, PyTorch through WEFT_BENCH_THREADS) get `threads` threads."""
-    env = {**os.environ, **{v: str(threads) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "WEFT_BENCH_THREADS")}}
+    env = {**os.environ, **{v: str(threads) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "WEFT_BENCH_THREADS", "WEFT_NUM_THREADS")}}
     r = subprocess.run(list(map(str, cmd)), capture_output=True, text=True, timeout=timeout, env=env)
     if r.returncode != 0:
         raise Failed(f"{Path(str(cmd[0])).name} exited {r.returncode}: "
