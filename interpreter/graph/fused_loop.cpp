@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <new>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -156,8 +155,7 @@ bool FusedLoop::run(std::vector<Tensor>& slots, const std::vector<char>& inPlace
   const size_t scratchBytes = size_t(scratch_.numel()) * esize;
   rt::ThreadPool* pool = rt::currentPool();
   rt::parallelFor(rt::chunkCount(total, rt::kElementwiseBlock), [&](int64_t block, int worker) {
-    char* rows = worker == 0 ? static_cast<char*>(scratch_.raw()) : pool->scratch(worker).reserve(scratchBytes);
-    if (!rows) throw std::bad_alloc();
+    char* rows = worker == 0 ? static_cast<char*>(scratch_.raw()) : pool->scratch(worker).data();
     auto at = [&](const Operand& o, size_t off) { return o.row >= 0 ? rows + size_t(o.row) * rowBytes : o.at + (o.advances ? off : 0); };
     const int64_t end = std::min(total, (block + 1) * rt::kElementwiseBlock);
     for (int64_t i0 = block * rt::kElementwiseBlock; i0 < end; i0 += kChunk) {
@@ -169,7 +167,7 @@ bool FusedLoop::run(std::vector<Tensor>& slots, const std::vector<char>& inPlace
         else steps_[k].binary(at(a, off), a.stride, at(b, off), b.stride, at(o, off), m);
       }
     }
-  });
+  }, scratchBytes);
   return true;
 }
 

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #include "instances.h"
@@ -282,8 +281,7 @@ void conv2dWinograd(const T* x, const T* k, T* y, const Window2D& g, int64_t cou
   ThreadPool* pool = currentPool();
   parallelFor(chunkCount(p.tiles, chunk), [&](int64_t ci, int worker) {
     T* v = worker == 0 ? u + alignUp(16 * c * kpad)
-                       : reinterpret_cast<T*>(pool->scratch(worker).reserve(size_t(scratch) * sizeof(T)));
-    if (!v) throw std::bad_alloc();
+                       : reinterpret_cast<T*>(pool->scratch(worker).data());
     T* m = v + alignUp(16 * chunk * c);
     const int64_t t0 = ci * chunk, nt = std::min(chunk, p.tiles - t0);
     // Input transform: v[xi][r][c].
@@ -327,7 +325,7 @@ void conv2dWinograd(const T* x, const T* k, T* y, const Window2D& g, int64_t cou
           }
       }
     }
-  });
+  }, size_t(scratch) * sizeof(T));
 }
 
 }  // namespace conv_detail
@@ -443,10 +441,9 @@ void conv2d(const T* x, const T* k, T* y, const Window2D& g, int64_t cout, T* wo
   const size_t padBytes = size_t(alignUp(p.padded ? p.hp * p.wp * c : 0)) * sizeof(T);
   ThreadPool* pool = currentPool();
   parallelFor(g.n, [&](int64_t b, int worker) {
-    T* xpad = worker == 0 || !p.padded ? base : reinterpret_cast<T*>(pool->scratch(worker).reserve(padBytes));
-    if (!xpad) throw std::bad_alloc();
+    T* xpad = worker == 0 || !p.padded ? base : reinterpret_cast<T*>(pool->scratch(worker).data());
     rows(b, image(b, xpad), 0, g.oh);
-  });
+  }, padBytes);
 }
 
 // Compiled once, in instances.cpp (for float: the doubles stay where they are used).

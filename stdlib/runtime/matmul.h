@@ -173,7 +173,7 @@ void gemmOn(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int
   const int64_t wsBytes = gemmWorkspaceBytes<T>(m, k, n);
   ThreadPool* pool = currentPool();
   parallelFor(s.chunks, [&](int64_t chunk, int worker) {
-    void* ws = worker == 0 ? workspace : pool->scratch(worker).reserve(size_t(wsBytes));
+    void* ws = worker == 0 ? workspace : pool->scratch(worker).data();
     const int64_t at = chunk * s.size, len = std::min(s.size, (s.columns ? n : m) - at);
     if (s.columns)  // columns at..at+len of b (a row offset when it is transposed) and of c
       detail::gemmBlock(lib, a, lda, b + (transB ? at * k : at), ldb, c + at, n, m, k, len, ws, accumulate, transA,
@@ -181,7 +181,7 @@ void gemmOn(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int
     else  // rows at..at+len of a (columns when it is transposed) and of c
       detail::gemmBlock(lib, a + (transA ? at : at * k), lda, b, ldb, c + at * n, n, len, k, n, ws, accumulate,
                         transA, transB);
-  });
+  }, size_t(wsBytes));
 }
 
 template <class T>
@@ -223,9 +223,9 @@ void batchedMatmul(const T* a, const Shape& ab, const T* b, const Shape& bb, T* 
   const int64_t wsBytes = gemmWorkspaceBytes<T>(m, k, n);
   ThreadPool* pool = currentPool();
   parallelFor(chunkCount(batch, per), [&](int64_t chunk, int worker) {
-    void* ws = worker == 0 ? workspace : pool->scratch(worker).reserve(size_t(wsBytes));
+    void* ws = worker == 0 ? workspace : pool->scratch(worker).data();
     for (int64_t i = chunk * per; i < std::min(batch, (chunk + 1) * per); ++i) product(i, ws);
-  });
+  }, size_t(wsBytes));
 }
 
 // The workspace batchedMatmul needs: enough for either way it splits the batch.

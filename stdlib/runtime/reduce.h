@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <new>
 #include <type_traits>
 
 #include "instances.h"
@@ -200,13 +199,12 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I, T* tmp = nu
   ThreadPool* pool = currentPool();
   parallelFor(chunkCount(O * columnBlocks, per), [&](int64_t chunk, int worker) {
     T* partial = tmp;
-    if (pairwise && worker != 0) partial = reinterpret_cast<T*>(pool->scratch(worker).reserve(partialBytes));
-    if (pairwise && !partial) throw std::bad_alloc();
+    if (pairwise && worker != 0) partial = reinterpret_cast<T*>(pool->scratch(worker).data());
     for (int64_t item = chunk * per; item < std::min(O * columnBlocks, (chunk + 1) * per); ++item) {
       const int64_t o = item / columnBlocks, i0 = item % columnBlocks * width;
       reduceColumns(o, i0, std::min(width, I - i0), partial);
     }
-  });
+  }, pairwise ? partialBytes : 0);
 }
 
 // The workspace reduceKernel may use, in values: two intermediate results (each at most half the

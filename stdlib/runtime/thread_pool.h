@@ -20,6 +20,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -49,20 +50,24 @@ class ThreadPool {
 
   int64_t size() const { return int64_t(workers_.size()) + 1; }
 
-  // Scratch memory of thread `worker` (0: the caller), for kernels that need a workspace per
-  // thread (gemm's packing); it only grows, so a steady state allocates nothing.
+  // Scratch memory of worker `worker` (1 and up; the caller, worker 0, uses its own workspace),
+  // for kernels that need a workspace per thread (gemm's packing): at least the bytes the job
+  // asked for. It only grows, and it grows for every worker before a job starts, whichever
+  // chunks each then takes: a steady state allocates nothing.
   Buffer& scratch(int worker) { return scratch_[size_t(worker)]; }
 
   // Runs fn(chunk, worker) for every chunk in [0, chunks) on the caller and the workers, and
   // returns when all have run; false (nothing run) when the pool is busy. A chunk that throws
   // stops the chunks not yet started; the first exception is rethrown here.
   template <class F>
-  bool tryRun(int64_t chunks, F& fn) {
+  bool tryRun(int64_t chunks, F& fn, size_t scratchBytes) {
     if (busy_.exchange(true, std::memory_order_acquire)) return false;
     struct Reset {
       std::atomic<bool>& busy;
       ~Reset() { busy.store(false, std::memory_order_release); }
     } reset{busy_};
+    for (size_t w = 1; w < scratch_.size(); ++w)
+      if (scratchBytes && !scratch_[w].reserve(scratchBytes)) throw std::bad_alloc();
     job_.call = [](void* f, int64_t chunk, int worker) { (*static_cast<F*>(f))(chunk, worker); };
     job_.fn = &fn;
     job_.chunks = chunks;
@@ -157,14 +162,15 @@ class PoolScope {
 };
 
 // Runs fn(chunk, worker) for chunk in [0, chunks): on the current pool when there is one and it
-// is free, else in order on this thread (worker 0). `worker` says whose scratch a chunk may use.
+// is free, else in order on this thread (worker 0). `worker` says whose scratch a chunk may use:
+// worker 0 the caller's own, the others pool->scratch(worker), of `scratchBytes` at least.
 template <class F>
-void parallelFor(int64_t chunks, F&& fn) {
+void parallelFor(int64_t chunks, F&& fn, size_t scratchBytes = 0) {
   ThreadPool* pool = currentPool();
   if (chunks > 1 && pool && pool->size() > 1) {
     // A chunk that calls another kernel runs that kernel's chunks itself.
     PoolScope inside(nullptr);
-    if (pool->tryRun(chunks, fn)) return;
+    if (pool->tryRun(chunks, fn, scratchBytes)) return;
   }
   for (int64_t c = 0; c < chunks; ++c) fn(c, 0);
 }
