@@ -76,6 +76,7 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
     loops_.emplace(last, FusedLoop(optimized_, std::move(members), uses_));
   }
   inPlace_.assign(slots_.size(), 0);
+  spares_.resize(slots_.size());
   prepare(g_.body, false);  // what a recording tape runs: the graph's own nodes
   prepare(optimized_.body, true);
   // The optimizer's new weights and slots are computed into the variables, as generated code
@@ -140,21 +141,36 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
 
 void Executor::placeInVariable(int value, int var) {
   Tensor& slot = slots_[size_t(value)];
-  slot = Tensor();  // last call's value, which the variable holds
+  // Last call's value, which the variable may hold: given back to the slot when this call cannot
+  // compute in place, for the kernel's spare (takeSpare) to replace.
+  Tensor last = std::exchange(slot, Tensor());
   inPlace_[size_t(value)] = 0;
   const VariableObj& v = *vars_[size_t(var)];
   const TensorType& t = optimized_.values[size_t(value)];
   if (v.placement || context().variableAccess || !v.value.isWhole() || v.value.dtype() != t.dtype ||
-      !accepts(t, v.value.dtype(), v.value.shape()))
+      !accepts(t, v.value.dtype(), v.value.shape())) {
+    slot = std::move(last);
     return;
+  }
   // Besides the variable, only this call's reads of it may hold the storage (their values are no
   // longer wanted when the plan computes into it); any other holder (the caller, a tensor a user
   // kept) must keep the old value.
-  long holders = 1;
+  long holders = 1 + last.sharesStorage(v.value);
   for (int r : readsOf_[size_t(var)]) holders += slots_[size_t(r)].sharesStorage(v.value);
-  if (v.value.storageUsers() != holders) return;
+  if (v.value.storageUsers() != holders) {
+    slot = std::move(last);
+    return;
+  }
   slot = v.value;
   inPlace_[size_t(value)] = 1;
+}
+
+void Executor::takeSpare(int v) {
+  Tensor& slot = slots_[size_t(v)];
+  if (inPlace_[size_t(v)] || slot.ownsStorage() || slot.isAbstract()) return;
+  Tensor& spare = spares_[size_t(v)];
+  if (spare.ownsStorage() && spare.shape() == slot.shape() && spare.dtype() == slot.dtype()) std::swap(slot, spare);
+  else spare = slot;
 }
 
 void Executor::runSteps(const std::vector<Step>& steps) {
@@ -235,6 +251,8 @@ void Executor::runNode(const Node& n) {
       if (def.overwrites && &first != &out && uses_[size_t(n.inputs[0])] == 1 && first.ownsStorage()) {
         out = std::move(first);
         in[0] = &out;
+      } else {
+        takeSpare(n.outputs[0]);
       }
       def.into(std::span<const Tensor* const>(in, k), n.attrs, out);
       return;
@@ -242,6 +260,7 @@ void Executor::runNode(const Node& n) {
     bool fits = reuse == kStatic || (k == 1 ? (shape = in[0]->shape(), true)
                                             : rt::broadcastShapes(in[0]->shape(), in[1]->shape(), shape));
     if (fits) {
+      takeSpare(n.outputs[0]);
       if (!(out.ownsStorage() || inPlace_[size_t(n.outputs[0])]) || out.shape() != shape) out = Tensor::empty(t.dtype, shape);
       def.into(std::span<const Tensor* const>(in, k), n.attrs, out);
       return;

@@ -48,6 +48,10 @@ class Executor final : public GraphRunner {
   // Before a step that computes `value` for variable `var`: gives the value's slot the variable's
   // storage when nothing outside this executor holds it; records that in inPlace_.
   void placeInVariable(int value, int var);
+  // Before a kernel writes value `v`: when its last buffer is held elsewhere (assigned to a
+  // variable), trades it for the one kept from the call before, which that holder has since let
+  // go — two buffers in turn instead of a fresh one (and its page faults) every call.
+  void takeSpare(int v);
   void runLoop(const Node& n);
   const Graph& g_;
   Graph optimized_;
@@ -71,6 +75,7 @@ class Executor final : public GraphRunner {
   // Per value of the optimized graph: its slot holds a variable's storage that the step running
   // now writes in place (shared with the variable, yet to be overwritten).
   std::vector<char> inPlace_;
+  std::vector<Tensor> spares_;  // per value: takeSpare's other buffer
   std::vector<std::vector<int>> readsOf_;  // per variable: the values its top-block reads give
   std::vector<int> uses_;      // per value of the optimized graph: how many inputs and results name it
   std::vector<Tensor> in_;     // a node's inputs, reused
