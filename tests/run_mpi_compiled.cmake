@@ -2,7 +2,8 @@
 # data_parallel.model compiled with `weft compile --main` and built once; each export's driver run
 # in one process (every device a thread) and under `mpirun -np 2` (each rank a device, collectives
 # MPI's) must write the same outputs, within 1e-5 relative (MPI's sums may round otherwise).
-# Errors: a rank count that is not the mesh's, a call error (every rank returns it, rank 0 says it
+# A main of its own calls the train step alone and on 2 ranks without allocating, and saves the
+# same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it, rank 0 says it
 # once), a load error on rank 1 alone, and rank 0 alone failing to read an input (MPI_Abort) all
 # end the job with status 1 at once.
 # Arguments: -DMPIRUN=... -DWEFT=... -DSRC=tests/compile -DWORK=a scratch folder
@@ -34,6 +35,8 @@ foreach(name ${programs})
   run(${WEFT} run ${SRC}/${name}.model ${WORK}/cases/${name})  # the cases' inputs
   string(APPEND super "add_subdirectory(${name})\n")
 endforeach()
+string(APPEND super "add_executable(compiled_ranks ${CMAKE_CURRENT_LIST_DIR}/mpi/compiled_ranks.cpp)\n"
+                    "target_link_libraries(compiled_ranks PRIVATE megatron)\n")
 file(WRITE ${WORK}/gen/CMakeLists.txt "${super}")
 find_program(ccache ccache)
 set(launcher "")
@@ -74,6 +77,24 @@ foreach(case megatron/megatron_forward megatron/megatron_step data_parallel/dp_p
   endforeach()
 endforeach()
 
+# A main of its own (tests/mpi/compiled_ranks.cpp): no allocations in steady-state calls, alone and
+# on each rank, and the state it saves after them the same.
+file(MAKE_DIRECTORY ${WORK}/saved/alone ${WORK}/saved/ranks)
+run(${WORK}/build/compiled_ranks ${WORK}/saved/alone)
+job(${MPIRUN} -np 2 ${mpi} ${WORK}/build/compiled_ranks ${WORK}/saved/ranks)
+if(NOT status STREQUAL "0" OR NOT out MATCHES "^loss [0-9.]+\n$")
+  string(APPEND problems "compiled_ranks on 2 ranks: status ${status}\n${out}\n${err}\n")
+endif()
+file(GLOB saved RELATIVE ${WORK}/saved/alone ${WORK}/saved/alone/*.npy)
+list(LENGTH saved n)
+if(NOT n EQUAL 4)
+  string(APPEND problems "compiled_ranks saved ${n} variables, not 4\n")
+endif()
+foreach(v ${saved})
+  run(${WEFT} run ${SRC}/compare.model ${WORK}/saved/alone/${v} ${WORK}/saved/ranks/${v})
+  math(EXPR count "${count} + 1")
+endforeach()
+
 set(dp ${WORK}/build/data_parallel/dp_predict_main)
 set(xs ${WORK}/cases/data_parallel/dp_predict.0.in0.npy)
 # mesh(batch=2) on 4 ranks.
@@ -100,4 +121,4 @@ endif()
 if(problems)
   message(FATAL_ERROR "${problems}")
 endif()
-message("${count} outputs of 2 ranks agree with one process's; 4 errors end the job")
+message("${count} outputs and saved variables of 2 ranks agree with one process's; 4 errors end the job")
