@@ -3,9 +3,9 @@
 # in one process (every device a thread) and under `mpirun -np 2` (each rank a device, collectives
 # MPI's) must write the same outputs, within 1e-5 relative (MPI's sums may round otherwise).
 # A main of its own calls the train step alone and on 2 ranks without allocating, and saves the
-# same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it, rank 0 says it
-# once), a load error on rank 1 alone, and rank 0 alone failing to read an input (MPI_Abort) all
-# end the job with status 1 at once.
+# same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it,
+# rank 0 says it once), a load error or wrong arguments on rank 1 alone, and rank 0 alone failing
+# to read an input (MPI_Abort) all end the job at once.
 # Arguments: -DMPIRUN=... -DWEFT=... -DSRC=tests/compile -DWORK=a scratch folder
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/gen ${WORK}/got)
@@ -108,6 +108,11 @@ file(MAKE_DIRECTORY ${WORK}/no_weights)
 job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} --weights ${WORK}/no_weights ${xs}
     ${WORK}/got/a.npy)
 fails("no weights on rank 1" "rank 1: cannot open '${WORK}/no_weights/")
+# Rank 1 alone has wrong arguments.
+job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} ${xs})
+if(NOT status STREQUAL "2" OR NOT err MATCHES "rank 1: usage: [^\n]*dp_predict_main \\[--weights DIR\\] \\[--time N\\] x.npy out0.npy")
+  string(APPEND problems "wrong arguments on rank 1: status ${status} (expected 2):\n${err}\n")
+endif()
 # Rank 0 alone reads the inputs: a missing one ends the job (MPI_Abort) while rank 1 waits.
 string(TIMESTAMP t0 "%s")
 job(${MPIRUN} -np 2 ${mpi} ${dp} ${WORK}/missing.npy ${WORK}/got/a.npy)
@@ -121,4 +126,4 @@ endif()
 if(problems)
   message(FATAL_ERROR "${problems}")
 endif()
-message("${count} outputs and saved variables of 2 ranks agree with one process's; 4 errors end the job")
+message("${count} outputs and saved variables of 2 ranks agree with one process's; 5 errors end the job")

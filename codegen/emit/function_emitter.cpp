@@ -182,19 +182,28 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     m << "  const weft::rt::Ranks& ranks = weft::rt::ranks();  // MPI starts here under mpirun\n"
       << "  const bool root = ranks.index == 0;\n"
       << "  if (!ranks.error.empty()) {\n    " << say << "(stderr, \"%s\\n\", ranks.error.c_str());\n    return 1;\n  }\n";
-  m << "  std::string weights = " << ns << "::kDefaultWeightsDir;\n  long times = 0, threads = -1;\n"
+  m << "  std::string weights = " << ns << "::kDefaultWeightsDir" << (sharded ? ", usage" : "")
+    << ";\n  long times = 0, threads = -1;\n"
     << "  std::vector<const char*> files;\n"
     << "  for (int i = 1; i < argc; ++i) {\n"
     << "    if (!std::strcmp(argv[i], \"--time\") && i + 1 < argc) times = std::atol(argv[++i]);\n"
     << (sharded ? "" : "    else if (!std::strcmp(argv[i], \"--threads\") && i + 1 < argc) threads = std::atol(argv[++i]);\n")
     << "    else if (!std::strcmp(argv[i], \"--weights\") && i + 1 < argc) weights = argv[++i];\n"
     << "    else files.push_back(argv[i]);\n  }\n"
-    << "  if (files.size() != " << nin + nout << " || times < 0) {\n"
-    << "    " << say << "(stderr, \"usage: %s [--weights DIR] [--time N]" << (sharded ? "" : " [--threads N]");
-  for (size_t i = 0; i < nin; ++i) m << " " << code.inputNames[i] << ".npy";
-  for (size_t i = 0; i < nout; ++i) m << " out" << i << ".npy";
-  m << "\\n\", argv[0]);\n    return 2;\n  }\n"
-    << "  std::shared_ptr<" << ns << "::State> state;\n"
+    << "  if (files.size() != " << nin + nout << " || times < 0) {\n";
+  std::string usage = " [--weights DIR] [--time N]" + std::string(sharded ? "" : " [--threads N]");
+  for (size_t i = 0; i < nin; ++i) usage += " " + code.inputNames[i] + ".npy";
+  for (size_t i = 0; i < nout; ++i) usage += " out" + std::to_string(i) + ".npy";
+  // Under mpirun each rank has its own arguments: the first rank whose are wrong stops them all,
+  // and rank 0's --time rules, so that every rank makes the same calls.
+  if (sharded)
+    m << "    usage = \"usage: \" + std::string(argv[0]) + " << cppString(usage) << ";\n  }\n"
+      << "  if (weft::rt::Status s = weft::rt::agree(usage.empty() ? weft::rt::Status() : weft::rt::Status::error(usage)); !s) {\n"
+      << "    " << say << "(stderr, \"%s\\n\", s.message().c_str());\n    return 2;\n  }\n"
+      << "  weft::rt::broadcast(&times, sizeof times);\n";
+  else
+    m << "    std::fprintf(stderr, \"usage: %s" << usage << "\\n\", argv[0]);\n    return 2;\n  }\n";
+  m << "  std::shared_ptr<" << ns << "::State> state;\n"
     << "  if (weft::rt::Status s = " << ns << "::State::load(weights, state); !s) {\n"
     << "    " << say << "(stderr, \"%s\\n\", s.message().c_str());\n    return 1;\n  }\n";
   if (!sharded)
