@@ -1,9 +1,10 @@
 # Compiled SPMD programs under Open MPI (docs/distributed.md): tests/compile/megatron.model and
-# data_parallel.model compiled with `weft compile --main` and built once; each export's driver run
-# in one process (every device a thread) and under `mpirun -np 2` (each rank a device, collectives
-# MPI's) must write the same outputs, within 1e-5 relative (MPI's sums may round otherwise).
-# A main of its own calls the train step alone and on 2 ranks without allocating, and saves the
-# same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it,
+# data_parallel.model (mesh of 2) and tests/mpi/grid.model (2x2) compiled with `weft compile
+# --main` and built once; each export's driver run in one process (every device a thread) and
+# under `mpirun -np 2` (and -np 4 for the grid: two devices per rank, then one) must write the
+# same outputs, within 1e-5 relative (MPI's sums may round otherwise); the grid's must also agree
+# with the interpreter's. A main of its own calls the grid's train step alone and on 2 and 4 ranks
+# without allocating, and saves the same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it,
 # rank 0 says it once), a load error or wrong arguments on rank 1 alone, and rank 0 alone failing
 # to read an input (MPI_Abort) all end the job at once.
 # Arguments: -DMPIRUN=... -DWEFT=... -DSRC=tests/compile -DWORK=a scratch folder
@@ -27,16 +28,16 @@ function(fails case what)
   endif()
 endfunction()
 
-set(programs megatron data_parallel)
 set(super "cmake_minimum_required(VERSION 3.16)\nproject(mpi_compiled CXX)\n")
-foreach(name ${programs})
-  run(${WEFT} compile ${SRC}/${name}.model -o ${WORK}/gen/${name} --main)
+foreach(program ${SRC}/megatron.model ${SRC}/data_parallel.model ${CMAKE_CURRENT_LIST_DIR}/mpi/grid.model)
+  get_filename_component(name ${program} NAME_WE)
+  run(${WEFT} compile ${program} -o ${WORK}/gen/${name} --main)
   file(MAKE_DIRECTORY ${WORK}/cases/${name})
-  run(${WEFT} run ${SRC}/${name}.model ${WORK}/cases/${name})  # the cases' inputs
+  run(${WEFT} run ${program} ${WORK}/cases/${name})  # the cases, and the interpreter's outputs
   string(APPEND super "add_subdirectory(${name})\n")
 endforeach()
 string(APPEND super "add_executable(compiled_ranks ${CMAKE_CURRENT_LIST_DIR}/mpi/compiled_ranks.cpp)\n"
-                    "target_link_libraries(compiled_ranks PRIVATE megatron)\n")
+                    "target_link_libraries(compiled_ranks PRIVATE grid)\n")
 file(WRITE ${WORK}/gen/CMakeLists.txt "${super}")
 find_program(ccache ccache)
 set(launcher "")
@@ -51,9 +52,12 @@ endif()
 run(${CMAKE_COMMAND} --build ${WORK}/build -j2)
 
 set(count 0)
-foreach(case megatron/megatron_forward megatron/megatron_step data_parallel/dp_predict data_parallel/dp_step)
-  string(REGEX REPLACE "/.*" "" name ${case})
-  string(REGEX REPLACE ".*/" "" fn ${case})
+foreach(case megatron/megatron_forward/2 megatron/megatron_step/2 data_parallel/dp_predict/2 data_parallel/dp_step/2
+             grid/grid_forward/2 grid/grid_forward/4 grid/grid_step/2 grid/grid_step/4)
+  string(REPLACE "/" ";" case ${case})
+  list(GET case 0 name)
+  list(GET case 1 fn)
+  list(GET case 2 n)
   file(GLOB ins ${WORK}/cases/${name}/${fn}.0.in*.npy)
   file(GLOB outs RELATIVE ${WORK}/cases/${name} ${WORK}/cases/${name}/${fn}.0.out*.npy)
   list(SORT ins COMPARE NATURAL)
@@ -62,44 +66,51 @@ foreach(case megatron/megatron_forward megatron/megatron_step data_parallel/dp_p
   set(ranks "")
   foreach(o ${outs})
     list(APPEND alone ${WORK}/got/alone.${o})
-    list(APPEND ranks ${WORK}/got/ranks.${o})
+    list(APPEND ranks ${WORK}/got/ranks${n}.${o})
   endforeach()
   set(driver ${WORK}/build/${name}/${fn}_main)
   run(${driver} ${ins} ${alone})
-  job(${MPIRUN} -np 2 ${mpi} ${driver} ${ins} ${ranks})
+  job(${MPIRUN} -np ${n} --oversubscribe ${mpi} ${driver} ${ins} ${ranks})
   if(NOT status STREQUAL "0" OR NOT err STREQUAL "")
-    string(APPEND problems "${fn} on 2 ranks: status ${status}\n${out}\n${err}\n")
+    string(APPEND problems "${fn} on ${n} ranks: status ${status}\n${out}\n${err}\n")
     continue()
   endif()
   foreach(o ${outs})
-    run(${WEFT} run ${SRC}/compare.model ${WORK}/got/alone.${o} ${WORK}/got/ranks.${o})
+    run(${WEFT} run ${SRC}/compare.model ${WORK}/got/alone.${o} ${WORK}/got/ranks${n}.${o})
+    if(name STREQUAL "grid")  # not in compiled/differential
+      run(${WEFT} run ${SRC}/compare.model ${WORK}/cases/${name}/${o} ${WORK}/got/alone.${o})
+    endif()
     math(EXPR count "${count} + 1")
   endforeach()
 endforeach()
 
 # A main of its own (tests/mpi/compiled_ranks.cpp): no allocations in steady-state calls, alone and
 # on each rank, and the state it saves after them the same.
-file(MAKE_DIRECTORY ${WORK}/saved/alone ${WORK}/saved/ranks)
+file(MAKE_DIRECTORY ${WORK}/saved/alone)
 run(${WORK}/build/compiled_ranks ${WORK}/saved/alone)
-job(${MPIRUN} -np 2 ${mpi} ${WORK}/build/compiled_ranks ${WORK}/saved/ranks)
-if(NOT status STREQUAL "0" OR NOT out MATCHES "^loss [0-9.]+\n$")
-  string(APPEND problems "compiled_ranks on 2 ranks: status ${status}\n${out}\n${err}\n")
-endif()
 file(GLOB saved RELATIVE ${WORK}/saved/alone ${WORK}/saved/alone/*.npy)
-list(LENGTH saved n)
-if(NOT n EQUAL 4)
-  string(APPEND problems "compiled_ranks saved ${n} variables, not 4\n")
+list(LENGTH saved variables)
+if(NOT variables EQUAL 4)
+  string(APPEND problems "compiled_ranks saved ${variables} variables, not 4\n")
 endif()
-foreach(v ${saved})
-  run(${WEFT} run ${SRC}/compare.model ${WORK}/saved/alone/${v} ${WORK}/saved/ranks/${v})
-  math(EXPR count "${count} + 1")
+foreach(n 2 4)
+  file(MAKE_DIRECTORY ${WORK}/saved/ranks${n})
+  job(${MPIRUN} -np ${n} --oversubscribe ${mpi} ${WORK}/build/compiled_ranks ${WORK}/saved/ranks${n})
+  if(NOT status STREQUAL "0" OR NOT out MATCHES "^loss [0-9.]+\n$")
+    string(APPEND problems "compiled_ranks on ${n} ranks: status ${status}\n${out}\n${err}\n")
+    continue()
+  endif()
+  foreach(v ${saved})
+    run(${WEFT} run ${SRC}/compare.model ${WORK}/saved/alone/${v} ${WORK}/saved/ranks${n}/${v})
+    math(EXPR count "${count} + 1")
+  endforeach()
 endforeach()
 
 set(dp ${WORK}/build/data_parallel/dp_predict_main)
 set(xs ${WORK}/cases/data_parallel/dp_predict.0.in0.npy)
 # mesh(batch=2) on 4 ranks.
 job(${MPIRUN} -np 4 --oversubscribe ${mpi} ${dp} ${xs} ${WORK}/got/four.npy)
-fails("four ranks" "the mesh has 2 devices and mpirun started 4 ranks: this program runs one device per rank")
+fails("four ranks" "the mesh has 2 devices and mpirun started 4 ranks, which do not divide them: run with a number of ranks that divides 2")
 # A batch the mesh cannot split: rank 0 finds it, every rank returns it.
 job(${MPIRUN} -np 2 ${mpi} ${dp} ${WORK}/cases/data_parallel/uneven_batch.npy ${WORK}/got/uneven.npy)
 fails("an uneven batch" "dp_predict: input 'x' of shape [7, 8] does not split evenly on mesh(batch=2) along dimension 0")
@@ -126,4 +137,4 @@ endif()
 if(problems)
   message(FATAL_ERROR "${problems}")
 endif()
-message("${count} outputs and saved variables of 2 ranks agree with one process's; 5 errors end the job")
+message("${count} outputs and saved variables on 2 and 4 ranks agree with one process's; 5 errors end the job")

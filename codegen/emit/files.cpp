@@ -151,8 +151,9 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
     << "target_compile_options(" << u.program << " PRIVATE -fno-math-errno $<$<BOOL:${" << macro
     << "_NATIVE}>:-march=native>)\n";
   if (!u.mesh.empty())
-    c << "# Under mpirun each rank runs one device of the mesh, its collectives MPI's; without mpirun, or\n"
-      << "# built without MPI, one process runs every device on a thread of its own (weft_runtime/ranks.h).\n"
+    c << "# Under mpirun each rank runs its share of the mesh's devices, their collectives crossing ranks\n"
+      << "# through MPI; without mpirun, or built without MPI, one process runs every device on a thread\n"
+      << "# of its own (weft_runtime/ranks.h).\n"
       << "find_package(MPI COMPONENTS CXX QUIET)\n"
       << "if(MPI_CXX_FOUND)\n"
       << "  target_link_libraries(" << u.program << " PUBLIC MPI::MPI_CXX)\n"

@@ -47,7 +47,7 @@ std::string shardedMembers(const ExportGraph& e, const std::string& deviceParams
     << "  // outputs' block sizes and returns before computing.\n"
     << "  weft::rt::Status runDevice(int64_t device, weft::rt::Comm& comm, bool sizesOnly" << deviceParams << ");\n\n"
     << "  // Everything a call uses is made once, so that a steady-state call allocates nothing. Arrays\n"
-    << "  // over the devices hold this process's devices' (all of them, or under MPI its rank's one).\n"
+    << "  // over the devices hold this process's devices' (all of them, or under MPI its rank's).\n"
     << "  std::shared_ptr<State> state_;\n"
     << "  weft::rt::Buffer arenas_[State::kDevices];  // each device's memory plan\n"
     << "  weft::rt::Buffer inputs_[" << nin << "][State::kDevices], outputs_[" << nout
@@ -67,12 +67,12 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
   s << "weft::rt::Status " << cls << "::call(" << params << ") {\n"
     << "  auto fail = [](const std::string& why) { return weft::rt::Status::error(" << cppString(e.name + ": ")
     << " + why); };\n"
-    << "  // This process's devices: every device, or under MPI its rank's one (weft_runtime/ranks.h).\n"
+    << "  // This process's devices: every device, or under MPI its rank's share (weft_runtime/ranks.h).\n"
     << "  // Only rank 0 reads the inputs and writes the outputs; the others' are not touched.\n"
     << "  const int64_t devices = State::kDevices, first = state_->first_device(), local = state_->local_devices();\n"
     << "  const bool root = weft::rt::ranks().index == 0;\n"
-    << "  weft::rt::Comm* const mpi = state_->comm();\n"
-    << "  int64_t stage = 1;  // under MPI, the bytes of every device's block of the largest value\n";
+    << "  weft::rt::RankComms* const comms = state_->comms();  // under MPI\n"
+    << "  int64_t stage = 1;  // under MPI, the bytes of the blocks of the largest value rank 0 sends\n";
   // Each value's placement and shapes (global, and a device's block).
   for (size_t i = 0; i < nin; ++i) {
     const std::string in = "in" + std::to_string(i);
@@ -125,7 +125,7 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
       << "    weft::rt::blockOf(" << in << "_place, " << in << "_global, 0, " << in << "_local, " << in << "_start);\n";
   }
   s << "    weft::rt::ThreadComm sizer(rendezvous_, first);\n"
-    << "    if (weft::rt::Status s = runDevice(first, mpi ? *mpi : sizer, true" << args("first", true)
+    << "    if (weft::rt::Status s = runDevice(first, comms ? comms->of(first) : sizer, true" << args("first", true)
     << "); !s) return s;\n";
   for (size_t j = 0; j < nout; ++j) {
     const graph::TensorType& t = e.outputTypes[j];
@@ -142,7 +142,7 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
   s << "    return {};\n  };\n"
     << "  if (weft::rt::Status s = weft::rt::fromRoot(root ? check() : weft::rt::Status()); !s) return s;\n";
   // Under MPI, the other ranks learn the sizes from rank 0.
-  s << "  if (mpi) {\n";
+  s << "  if (comms) {\n";
   for (size_t i = 0; i < nin; ++i) {
     const std::string in = "in" + std::to_string(i);
     s << "    weft::rt::broadcast(&" << in << "_global, sizeof " << in << "_global);\n"
@@ -154,7 +154,8 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
       << "    weft::rt::broadcast(&" << o << "_local, sizeof " << o << "_local);\n";
   }
   s << "  }\n";
-  // Each device's blocks, and under MPI rank 0's stage for all of them; every rank must have its
+  // Each device's blocks, and under MPI the stage of rank 0's blocks of every device (and of a
+  // rank's own, when it has several); every rank must have its
   // memory before any sends.
   s << "  auto reserve = [&]() -> weft::rt::Status {\n";
   auto reserveBlocks = [&](const std::string& buffers, const std::string& shape, const std::string& T,
@@ -162,7 +163,7 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
     s << "    for (int64_t d = first; d < first + local; ++d)\n"
       << "      if (!" << buffers << "[d].reserve(std::max<size_t>(1, size_t(" << shape << ".numel()) * sizeof(" << T
       << "))))\n        return fail(\"out of memory for the blocks of " << what << "\");\n"
-      << "    stage = std::max<int64_t>(stage, devices * " << shape << ".numel() * int64_t(sizeof(" << T << ")));\n";
+      << "    stage = std::max<int64_t>(stage, (root ? devices : local) * " << shape << ".numel() * int64_t(sizeof(" << T << ")));\n";
   };
   for (size_t i = 0; i < nin; ++i)
     reserveBlocks("inputs_[" + std::to_string(i) + "]", "in" + std::to_string(i) + "_local",
@@ -170,7 +171,7 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
   for (size_t j = 0; j < nout; ++j)
     reserveBlocks("outputs_[" + std::to_string(j) + "]", "out" + std::to_string(j) + "_local",
                   cppType(e.outputTypes[j].dtype), "output " + std::to_string(j));
-  s << "    if (mpi && root && !stage_.reserve(size_t(stage))) return fail(\"out of memory for the blocks of every device\");\n"
+  s << "    if (comms && !stage_.reserve(size_t(stage))) return fail(\"out of memory for the blocks of every device\");\n"
     << "    return {};\n  };\n"
     << "  if (weft::rt::Status s = weft::rt::agree(reserve()); !s) return s;\n";
   for (size_t i = 0; i < nin; ++i) {
@@ -179,25 +180,25 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
       << "), first, local, [&](int64_t d) { return inputs_[" << i << "][d].data(); }, " << in
       << "_local.numel() * int64_t(sizeof(" << T << ")), stage_.data());\n";
   }
-  // Under MPI this rank's device runs on the caller's thread; an error there ends every rank (its
-  // peers may be waiting at a collective). Else every device runs on its own thread, and the first
-  // to fail stops the others' collectives.
-  s << "  if (mpi) {\n    weft::rt::Status s;\n"
-    << "    try {\n      s = runDevice(first, *mpi, false" << args("first", false) << ");\n"
+  // Every device on its own thread (device first on the caller's, the one that calls MPI); the
+  // first to fail stops the others' collectives. Under MPI its error ends every rank: the other
+  // ranks' devices may be waiting for it at a collective.
+  s << "  std::mutex failed;\n  int64_t firstFailed = -1;\n"
+    << "  if (comms) comms->reset();\n  else rendezvous_.reset();\n"
+    << "  auto device = [&](int64_t i) {  // the i-th of this process's devices\n"
+    << "    const int64_t d = first + i;\n"
+    << "    weft::rt::ThreadComm own(rendezvous_, d);\n    weft::rt::Status& s = status_[d];\n"
+    << "    try {\n      s = runDevice(d, comms ? comms->of(d) : own, false" << args("d", false) << ");\n"
     << "    } catch (const weft::rt::CommError& e) {\n      s = fail(e.what());\n    }\n"
-    << "    if (!s) weft::rt::stopRanks(\"rank \" + std::to_string(weft::rt::ranks().index) + \": \" + s.message());\n"
-    << "  } else {\n"
-    << "    std::mutex failed;\n    int64_t firstFailed = -1;\n    rendezvous_.reset();\n"
-    << "    auto device = [&](int64_t d) {\n"
-    << "      weft::rt::ThreadComm comm(rendezvous_, d);\n      weft::rt::Status& s = status_[d];\n"
-    << "      try {\n        s = runDevice(d, comm, false" << args("d", false) << ");\n"
-    << "      } catch (const weft::rt::CommError& e) {\n        s = fail(e.what());\n      }\n"
-    << "      if (s) return;\n"
-    << "      std::lock_guard<std::mutex> lock(failed);\n"
-    << "      if (firstFailed < 0) firstFailed = d;\n"
-    << "      rendezvous_.abort(\"device \" + std::to_string(d) + \" stopped\");\n    };\n"
-    << "    threads_.run(std::ref(device));  // a reference: std::function then allocates nothing\n"
-    << "    if (firstFailed >= 0) return status_[firstFailed];\n  }\n";
+    << "    if (s) return;\n"
+    << "    std::lock_guard<std::mutex> lock(failed);\n"
+    << "    if (firstFailed < 0) firstFailed = d;\n"
+    << "    const std::string why = \"device \" + std::to_string(d) + \" stopped\";\n"
+    << "    if (comms) comms->abort(why);\n    else rendezvous_.abort(why);\n  };\n"
+    << "  threads_.run(std::ref(device));  // a reference: std::function then allocates nothing\n"
+    << "  if (firstFailed >= 0) {\n"
+    << "    if (comms) weft::rt::stopRanks(\"rank \" + std::to_string(weft::rt::ranks().index) + \": \" + status_[firstFailed].message());\n"
+    << "    return status_[firstFailed];\n  }\n";
   for (size_t j = 0; j < nout; ++j) {
     const graph::TensorType& t = e.outputTypes[j];
     const std::string o = "out" + std::to_string(j), T = cppType(t.dtype);
@@ -218,15 +219,15 @@ std::string shardedStateHeader(const CompileUnit& u) {
   for (int64_t n : u.mesh.sizes) devices *= n;
   h << "// The variables of " << commentText(u.sourceFile) << " that its exports read and write, as blocks on the\n"
     << "// devices of mesh(" << commentText(spmd::meshText(u.mesh)) << "): generated by `weft compile`.\n"
-    << "#pragma once\n#include <memory>\n#include <string>\n\n#include \"weft_runtime/comm.h\"\n"
-    << "#include \"weft_runtime/compiled.h\"\n\n"
+    << "#pragma once\n#include <memory>\n#include <string>\n\n#include \"weft_runtime/compiled.h\"\n\n"
+    << "namespace weft::rt {\nclass RankComms;  // weft_runtime/ranks.h\n}\n\n"
     << "#ifndef " << macro << "_WEIGHTS_DIR\n#define " << macro << "_WEIGHTS_DIR \"weights\"\n#endif\n\n"
     << "namespace " << ns << " {\n\n"
     << "// Where weft compile wrote the variables' values (each NAME.npy, the whole value).\n"
     << "inline const char* const kDefaultWeightsDir = " << macro << "_WEIGHTS_DIR;\n\n"
     << "// One program's variables, shared by every export constructed on it: each device of the mesh\n"
     << "// holds its blocks of them. Its exports run every device on a thread of its own or, started by\n"
-    << "// mpirun on as many ranks as the mesh has devices, each rank its device (weft_runtime/ranks.h).\n"
+    << "// mpirun on ranks that divide the devices, each rank its share of them (weft_runtime/ranks.h).\n"
     << "class State {\n public:\n"
     << "  static constexpr int kMeshRank = " << u.mesh.rank() << ";\n"
     << "  static constexpr int64_t kMeshSizes[" << u.mesh.rank() << "] = {";
@@ -241,10 +242,11 @@ std::string shardedStateHeader(const CompileUnit& u) {
     << "  // again on any mesh and any number of ranks. Every rank returns the same status.\n"
     << "  weft::rt::Status save(const std::string& dir) const;\n\n"
     << "  // The devices this process runs, first_device() .. first_device() + local_devices() - 1, and\n"
-    << "  // under MPI their communicator (else null: the devices are threads of this process).\n"
+    << "  // under MPI their communicators (else null: the devices meet in this process alone).\n"
     << "  int64_t first_device() const { return first_device_; }\n"
     << "  int64_t local_devices() const { return local_devices_; }\n"
-    << "  weft::rt::Comm* comm() const { return comm_.get(); }\n\n"
+    << "  weft::rt::RankComms* comms() const { return comms_.get(); }\n\n"
+    << "  State() = default;\n  ~State();\n\n"
     << "  // One device's blocks of the variables, and its random stream (Philox: a key and the next block).\n"
     << "  struct Device {\n";
   for (const auto& v : u.variables)
@@ -255,7 +257,7 @@ std::string shardedStateHeader(const CompileUnit& u) {
     << "  Device devices[kDevices];  // this process's hold their blocks\n\n"
     << " private:\n  weft::rt::Status read(const std::string& dir);\n\n"
     << "  int64_t first_device_ = 0, local_devices_ = kDevices;\n"
-    << "  std::unique_ptr<weft::rt::Comm> comm_;\n"
+    << "  std::unique_ptr<weft::rt::RankComms> comms_;\n"
     << "  weft::rt::Buffer storage_[kDevices][" << std::max<size_t>(1, u.variables.size()) << "];\n};\n\n"
     << "}  // namespace " << ns << "\n";
   return h.str();
@@ -270,12 +272,12 @@ std::string shardedStateSource(const CompileUnit& u) {
     << "// How each variable lies on the mesh (weft_runtime/shards.h).\n";
   for (size_t i = 0; i < u.variables.size(); ++i)
     s << "const int kPlaces" << i << "[] = " << placementList(placementsOf(u, u.variables[i])) << ";\n";
-  s << "\n}  // namespace\n\n"
+  s << "\n}  // namespace\n\nState::~State() = default;\n\n"
     << "weft::rt::Status State::load(const std::string& dir, std::shared_ptr<State>& out) {\n"
     << "  auto st = std::make_shared<State>();\n"
     << "  weft::rt::Status s = weft::rt::localDevices(kDevices, st->first_device_, st->local_devices_);\n"
     << "  if (!s || !(s = weft::rt::agree(st->read(dir)))) return s;\n"
-    << "  try {\n    st->comm_ = weft::rt::meshComm(kMeshSizes, kMeshRank);\n"
+    << "  try {\n    st->comms_ = weft::rt::meshComms(kMeshSizes, kMeshRank, st->first_device_, st->local_devices_);\n"
     << "  } catch (const weft::rt::CommError& e) {\n    return weft::rt::Status::error(e.what());\n  }\n"
     << "  out = std::move(st);\n  return {};\n}\n\n"
     << "// Each variable read whole (every rank reads the file), and this process's devices' blocks cut.\n"
@@ -298,21 +300,21 @@ std::string shardedStateSource(const CompileUnit& u) {
       << "    devices[d]." << v.ident << " = reinterpret_cast<" << T << "*>(p);\n  }\n";
   }
   // Rank 0 holds the largest value whole and, under MPI, every device's block of it.
-  int64_t wholeBytes = 1, stageBytes = 1, devices = 1;
-  for (int64_t n : u.mesh.sizes) devices *= n;
+  int64_t wholeBytes = 1, blockBytes = 1;
   for (const auto& v : u.variables) {
     const int64_t elem = int64_t(rt::dtypeSize(v.value.dtype()));
     wholeBytes = std::max(wholeBytes, v.value.numel() * elem);
-    stageBytes = std::max(stageBytes, devices * localShape(u, v).numel() * elem);
+    blockBytes = std::max(blockBytes, localShape(u, v).numel() * elem);
   }
   s << "  return {};\n}\n\n"
     << "weft::rt::Status State::save(const std::string& dir) const {\n"
     << "  const bool root = weft::rt::ranks().index == 0;\n"
-    << "  weft::rt::Buffer whole, stage;  // a value, and under MPI every device's block of it\n"
+    << "  weft::rt::Buffer whole, stage;  // a value, and under MPI its blocks (as for a call)\n"
     << "  weft::rt::Status s;\n"
-    << "  if (root && (!whole.reserve(" << wholeBytes << ") || (comm_ && !stage.reserve(" << stageBytes << "))))\n"
+    << "  if ((root && !whole.reserve(" << wholeBytes << ")) ||\n"
+    << "      (comms_ && !stage.reserve(size_t((root ? kDevices : local_devices_) * " << blockBytes << "))))\n"
     << "    s = weft::rt::Status::error(\"out of memory to save the variables\");\n"
-    << "  if (!(s = weft::rt::fromRoot(s))) return s;\n"
+    << "  if (!(s = weft::rt::agree(s))) return s;\n"
     << "  std::string why;\n";
   for (size_t i = 0; i < u.variables.size(); ++i) {
     const auto& v = u.variables[i];

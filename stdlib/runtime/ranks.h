@@ -1,8 +1,10 @@
 // The processes a generated SPMD program runs on (SPEC §7.1, docs/distributed.md). Started by
-// mpirun on several ranks, in a program built with MPI (WEFT_RT_MPI, which the generated
-// CMakeLists defines when CMake finds MPI), rank r runs device r of the mesh and its collectives
-// are MPI's (comm_mpi.h); otherwise the one process runs every device, each on a thread of its
-// own (comm_threads.h), and everything here but ranks() does nothing. Rank 0 is the caller's
+// mpirun on N ranks (N > 1 dividing the mesh's D devices), in a program built with MPI
+// (WEFT_RT_MPI, which the generated CMakeLists defines when CMake finds MPI), rank r runs devices
+// r*k .. r*k+k-1 (k = D/N), each on a thread of its own, and their collectives cross ranks
+// (comm_mpi.h for one device per rank, comm_rank_devices.h for several); otherwise the one
+// process runs every device, each on a thread of its own (comm_threads.h), and everything here
+// but ranks() and localDevices() does nothing. Rank 0 is the caller's
 // view: it holds the global inputs and receives the global outputs; the helpers below move blocks
 // and errors between it and the other ranks. Errors agree: every rank returns the same status,
 // so every rank takes the same path after a call. Only the caller's thread calls MPI.
@@ -19,6 +21,7 @@
 #ifdef WEFT_RT_MPI
 #include "comm_mpi.h"
 #endif
+#include "comm_rank_devices.h"
 #include "compiled.h"
 #include "shards.h"
 
@@ -80,23 +83,57 @@ inline Status localDevices(int64_t devices, int64_t& first, int64_t& count) {
   first = 0;
   count = devices;
   if (!r.mpi) return {};
-  if (devices != r.count)
+  if (devices % r.count != 0)
     return Status::error("the mesh has " + std::to_string(devices) + " devices and mpirun started " +
-                         std::to_string(r.count) + " ranks: this program runs one device per rank");
-  first = r.index;
-  count = 1;
+                         std::to_string(r.count) + " ranks, which do not divide them: run with a number of ranks " +
+                         "that divides " + std::to_string(devices));
+  count = devices / r.count;
+  first = r.index * count;
   return {};
 }
 
-// The communicator of this rank's device on a mesh of `sizes` (under MPI; else null: the devices
-// meet through a comm_threads.h rendezvous of each call). Every rank makes it at the same point.
-inline std::unique_ptr<Comm> meshComm(const int64_t* sizes, int rank) {
+// Each rank's `bytes` at `in`, in rank order at `out`.
+inline void allGatherRanks(const void* in, void* out, int64_t bytes);
+
+// The communicators of this rank's devices under MPI: one device's is MPI's own (comm_mpi.h);
+// several meet in memory and exchange with the other ranks (comm_rank_devices.h). Every rank
+// makes them at the same point.
+class RankComms {
+ public:
+  RankComms(const int64_t* sizes, int rank, int64_t first, int64_t count) : first_(first) {
+    const std::vector<int64_t> mesh(sizes, sizes + rank);
 #ifdef WEFT_RT_MPI
-  if (ranks().mpi) return std::make_unique<MpiComm>(std::vector<int64_t>(sizes, sizes + rank), MPI_COMM_WORLD);
+    if (count == 1) {
+      comms_.push_back(std::make_unique<MpiComm>(mesh, MPI_COMM_WORLD));
+      return;
+    }
 #endif
-  (void)sizes;
-  (void)rank;
-  return nullptr;
+    local_ = std::make_unique<Rendezvous>(std::vector<int64_t>{count});
+    exchange_ = RankExchange{&allGatherRanks, ranks().count, {}, {}};
+    for (int64_t d = first; d < first + count; ++d)
+      comms_.push_back(std::make_unique<RankDeviceComm>(mesh, *local_, exchange_, d, first));
+  }
+  Comm& of(int64_t device) { return *comms_[size_t(device - first_)]; }
+  // A device stopped: this rank's others fail at their next collective rather than wait for it.
+  void abort(const std::string& why) {
+    if (local_) local_->abort(why);
+  }
+  void reset() {
+    if (local_) local_->reset();
+  }
+
+ private:
+  int64_t first_;
+  std::unique_ptr<Rendezvous> local_;  // between this rank's devices, when it has several
+  RankExchange exchange_{};
+  std::vector<std::unique_ptr<Comm>> comms_;  // by device - first_
+};
+
+// This rank's devices' communicators, under MPI (else null: the devices of each call meet through
+// a rendezvous of the call's own).
+inline std::unique_ptr<RankComms> meshComms(const int64_t* sizes, int rank, int64_t first, int64_t count) {
+  if (!ranks().mpi) return nullptr;
+  return std::make_unique<RankComms>(sizes, rank, first, count);
 }
 
 // Ends every rank at once with status 1 after saying why on this one: for an error the other
@@ -165,19 +202,36 @@ inline void broadcast(void* data, int64_t bytes) {
   (void)bytes;
 }
 
+inline void allGatherRanks(const void* in, void* out, int64_t bytes) {
+#ifdef WEFT_RT_MPI
+  if (ranks().mpi) {
+    const int n = detail::byteCount(bytes);
+    MPI_Allgather(in, n, MPI_BYTE, out, n, MPI_BYTE, MPI_COMM_WORLD);
+    return;
+  }
+#endif
+  std::memcpy(out, in, size_t(bytes));
+}
+
 // Each local device's block of a global tensor that rank 0 holds (`global`, of `shape`), at
 // block(d) for d = first .. first + count - 1. Under MPI rank 0 cuts every device's block into
-// `stage` (devices * blockBytes, reserved by the caller) and scatters them.
+// `stage` and scatters each rank its devices' (`stage` holds every device's blocks of
+// `blockBytes` on rank 0, and this rank's on the others when they are several).
 template <class Block>
 void spreadBlocks(const MeshPlace& m, const void* global, const Shape& shape, size_t elem, int64_t first, int64_t count,
                   Block&& block, int64_t blockBytes, char* stage) {
 #ifdef WEFT_RT_MPI
   if (ranks().mpi) {
-    const int64_t devices = ranks().count;
-    if (ranks().index == 0)
-      for (int64_t d = 0; d < devices; ++d) cutBlock(m, global, shape, elem, d, stage + d * blockBytes);
-    const int n = detail::byteCount(blockBytes);
-    MPI_Scatter(stage, n, MPI_BYTE, block(first), n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    const bool root = ranks().index == 0;
+    if (root)
+      for (int64_t d = 0; d < ranks().count * count; ++d) cutBlock(m, global, shape, elem, d, stage + d * blockBytes);
+    const int n = detail::byteCount(count * blockBytes);
+    if (count == 1) {
+      MPI_Scatter(stage, n, MPI_BYTE, block(first), n, MPI_BYTE, 0, MPI_COMM_WORLD);
+      return;
+    }
+    MPI_Scatter(stage, n, MPI_BYTE, root ? MPI_IN_PLACE : stage, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    for (int64_t i = 0; i < count; ++i) std::memcpy(block(first + i), stage + i * blockBytes, size_t(blockBytes));
     return;
   }
 #endif
@@ -196,11 +250,15 @@ void collectBlocks(const MeshPlace& m, void* global, const Shape& shape, DType d
   if (root && isPartial(m)) std::memset(global, 0, size_t(shape.numel()) * dtypeSize(dtype));
 #ifdef WEFT_RT_MPI
   if (ranks().mpi) {
-    const int64_t devices = ranks().count;
-    const int n = detail::byteCount(blockBytes);
-    MPI_Gather(block(first), n, MPI_BYTE, stage, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    const int n = detail::byteCount(count * blockBytes);
+    if (count == 1) {
+      MPI_Gather(block(first), n, MPI_BYTE, stage, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    } else {
+      for (int64_t i = 0; i < count; ++i) std::memcpy(stage + i * blockBytes, block(first + i), size_t(blockBytes));
+      MPI_Gather(root ? MPI_IN_PLACE : stage, n, MPI_BYTE, stage, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
     if (root)
-      for (int64_t d = 0; d < devices; ++d) placeBlock(m, global, shape, dtype, d, stage + d * blockBytes);
+      for (int64_t d = 0; d < ranks().count * count; ++d) placeBlock(m, global, shape, dtype, d, stage + d * blockBytes);
     return;
   }
 #endif

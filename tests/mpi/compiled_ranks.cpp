@@ -1,5 +1,5 @@
-// A main of its own calling compiled SPMD code (tests/compile/megatron.model's train step), alone
-// or under mpirun, as a user's would: every rank takes the same calls (only rank 0's inputs are
+// A main of its own calling compiled SPMD code (tests/mpi/grid.model's train step on a 2x2 mesh),
+// alone or under mpirun (a device or two per rank), as a user's would: every rank takes the same calls (only rank 0's inputs are
 // read: the others pass none), steady-state calls allocate nothing on any rank, and the state
 // saved after them (rank 0 writes it whole) is the same either way; tests/run_mpi_compiled.cmake
 // compares the two. What Open MPI allocates inside its own calls is its own (4.1's MPI_Allreduce
@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "megatron_step.h"
+#include "grid_step.h"
 #include "weft_runtime/ranks.h"
 
 #include "../compile/counting_malloc.h"
@@ -56,16 +56,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool root = weft::rt::ranks().index == 0;
-  std::shared_ptr<megatron::State> state;
-  weft::rt::Status s = megatron::State::load(megatron::kDefaultWeightsDir, state);
+  std::shared_ptr<grid::State> state;
+  weft::rt::Status s = grid::State::load(grid::kDefaultWeightsDir, state);
   if (!s) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
     return 1;
   }
-  megatron::MegatronStep step(state);
-  std::vector<float> x(6 * 4), y(6 * 4, 1.0f);
+  grid::GridStep step(state);
+  std::vector<float> x(8 * 4), y(8 * 4, 1.0f);
   for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) / 10.0f - 1.0f;
-  const int64_t shape[2] = {6, 4};
+  const int64_t shape[2] = {8, 4};
   float loss = 0;
   int64_t none[1];
   auto call = [&] {
