@@ -4,10 +4,10 @@
 // r*k .. r*k+k-1 (k = D/N), each on a thread of its own, and their collectives cross ranks
 // (comm_mpi.h for one device per rank, comm_rank_devices.h for several); otherwise the one
 // process runs every device, each on a thread of its own (comm_threads.h), and everything here
-// but ranks() and localDevices() does nothing. Rank 0 is the caller's
-// view: it holds the global inputs and receives the global outputs; the helpers below move blocks
-// and errors between it and the other ranks. Errors agree: every rank returns the same status,
-// so every rank takes the same path after a call. Only the caller's thread calls MPI.
+// but ranks() and localDevices() does nothing. Rank 0 is the caller's view: it holds the global
+// inputs and receives the global outputs; the helpers below move blocks and errors between it
+// and the other ranks. Errors agree: every rank returns the same status, so every rank takes the
+// same path after a call. Only the caller's thread, which runs a rank's first device, calls MPI.
 #ifndef WEFT_RT_RANKS_H
 #define WEFT_RT_RANKS_H
 #include <climits>
@@ -129,8 +129,8 @@ class RankComms {
   std::vector<std::unique_ptr<Comm>> comms_;  // by device - first_
 };
 
-// This rank's devices' communicators, under MPI (else null: the devices of each call meet through
-// a rendezvous of the call's own).
+// This rank's devices' communicators, under MPI (else null: the devices meet in one process,
+// through a comm_threads.h rendezvous of the export's).
 inline std::unique_ptr<RankComms> meshComms(const int64_t* sizes, int rank, int64_t first, int64_t count) {
   if (!ranks().mpi) return nullptr;
   return std::make_unique<RankComms>(sizes, rank, first, count);
