@@ -150,6 +150,17 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
     << "_WEIGHTS_DIR=\"${CMAKE_CURRENT_SOURCE_DIR}/weights\")\n"
     << "target_compile_options(" << u.program << " PRIVATE -fno-math-errno $<$<BOOL:${" << macro
     << "_NATIVE}>:-march=native>)\n";
+  if (!u.mesh.empty())
+    c << "# Under mpirun each rank runs its share of the mesh's devices, their collectives crossing ranks\n"
+      << "# through MPI; without mpirun, or built without MPI, one process runs every device on a thread\n"
+      << "# of its own (weft_runtime/ranks.h).\n"
+      << "find_package(MPI COMPONENTS CXX QUIET)\n"
+      << "if(MPI_CXX_FOUND)\n"
+      << "  target_link_libraries(" << u.program << " PUBLIC MPI::MPI_CXX)\n"
+      << "  target_compile_definitions(" << u.program << " PUBLIC WEFT_RT_MPI OMPI_SKIP_MPICXX=1)\n"
+      << "else()\n"
+      << "  message(STATUS \"" << u.program << ": MPI not found, so its devices run as threads of one process only\")\n"
+      << "endif()\n";
   if (o.main)
     for (const auto& e : u.exports)
       c << "add_executable(" << e.name << "_main " << e.name << "_main.cpp)\n"

@@ -143,7 +143,7 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     << "#include \"" << e.name << ".h\"\n\n"
     << "#include <algorithm>\n#include <cstdio>\n#include <cstring>\n#include <limits>\n#include <string>\n"
     << (sharded ? "#include <mutex>\n#include <vector>\n" : "") << "\n";
-  if (sharded) code.headers.insert("shards.h");
+  if (sharded) code.headers.insert({"shards.h", "ranks.h"});
   for (const auto& header : code.headers) s << "#include \"weft_runtime/" << header << "\"\n";
   s << "\n"
     << "namespace " << ns << " {\nnamespace {\n\nusing weft::rt::Shape;\n\n" << code.constants
@@ -169,35 +169,60 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     << " IN.npy... OUT.npy...\n"
     << "#include <algorithm>\n#include <chrono>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n"
     << "#include <new>\n#include <string>\n#include <vector>\n\n#include \"" << e.name << ".h\"\n\n"
-    << "int main(int argc, char** argv) {\n"
-    << "  std::string weights = " << ns << "::kDefaultWeightsDir;\n  long times = 0, threads = -1;\n"
+    << (sharded ? "#include \"weft_runtime/ranks.h\"\n\n" : "")
+    << "int main(int argc, char** argv) {\n";
+  // A sharded driver may be one of mpirun's ranks (weft_runtime/ranks.h): rank 0 reads the inputs,
+  // writes the outputs and says what went wrong; an error only it sees ends every rank.
+  const std::string say = sharded ? "if (root) std::fprintf" : "std::fprintf";
+  auto rootFailed = [&](const std::string& why, const std::string& indent) {
+    return sharded ? "return weft::rt::stopRanks(" + why + ");"
+                   : "std::fprintf(stderr, \"%s\\n\", std::string(" + why + ").c_str());\n" + indent + "return 1;";
+  };
+  if (sharded)
+    m << "  const weft::rt::Ranks& ranks = weft::rt::ranks();  // MPI starts here under mpirun\n"
+      << "  const bool root = ranks.index == 0;\n"
+      << "  if (!ranks.error.empty()) {\n    " << say << "(stderr, \"%s\\n\", ranks.error.c_str());\n    return 1;\n  }\n";
+  m << "  std::string weights = " << ns << "::kDefaultWeightsDir" << (sharded ? ", usage" : "")
+    << ";\n  long times = 0, threads = -1;\n"
     << "  std::vector<const char*> files;\n"
     << "  for (int i = 1; i < argc; ++i) {\n"
     << "    if (!std::strcmp(argv[i], \"--time\") && i + 1 < argc) times = std::atol(argv[++i]);\n"
     << (sharded ? "" : "    else if (!std::strcmp(argv[i], \"--threads\") && i + 1 < argc) threads = std::atol(argv[++i]);\n")
     << "    else if (!std::strcmp(argv[i], \"--weights\") && i + 1 < argc) weights = argv[++i];\n"
     << "    else files.push_back(argv[i]);\n  }\n"
-    << "  if (files.size() != " << nin + nout << " || times < 0) {\n"
-    << "    std::fprintf(stderr, \"usage: %s [--weights DIR] [--time N]" << (sharded ? "" : " [--threads N]");
-  for (size_t i = 0; i < nin; ++i) m << " " << code.inputNames[i] << ".npy";
-  for (size_t i = 0; i < nout; ++i) m << " out" << i << ".npy";
-  m << "\\n\", argv[0]);\n    return 2;\n  }\n"
-    << "  std::shared_ptr<" << ns << "::State> state;\n"
+    << "  if (files.size() != " << nin + nout << " || times < 0) {\n";
+  std::string usage = " [--weights DIR] [--time N]" + std::string(sharded ? "" : " [--threads N]");
+  for (size_t i = 0; i < nin; ++i) usage += " " + code.inputNames[i] + ".npy";
+  for (size_t i = 0; i < nout; ++i) usage += " out" + std::to_string(i) + ".npy";
+  // Under mpirun each rank has its own arguments: the first rank whose are wrong stops them all,
+  // and rank 0's --time rules, so that every rank makes the same calls.
+  if (sharded)
+    m << "    usage = \"usage: \" + std::string(argv[0]) + " << cppString(usage) << ";\n  }\n"
+      << "  if (weft::rt::Status s = weft::rt::agree(usage.empty() ? weft::rt::Status() : weft::rt::Status::error(usage)); !s) {\n"
+      << "    " << say << "(stderr, \"%s\\n\", s.message().c_str());\n    return 2;\n  }\n"
+      << "  weft::rt::broadcast(&times, sizeof times);\n";
+  else
+    m << "    std::fprintf(stderr, \"usage: %s" << usage << "\\n\", argv[0]);\n    return 2;\n  }\n";
+  m << "  std::shared_ptr<" << ns << "::State> state;\n"
     << "  if (weft::rt::Status s = " << ns << "::State::load(weights, state); !s) {\n"
-    << "    std::fprintf(stderr, \"%s\\n\", s.message().c_str());\n    return 1;\n  }\n";
+    << "    " << say << "(stderr, \"%s\\n\", s.message().c_str());\n    return 1;\n  }\n";
   if (!sharded)
     m << "  if (threads != -1) {\n    if (weft::rt::Status s = state->set_threads(threads); !s) {\n"
       << "      std::fprintf(stderr, \"--threads: %s\\n\", s.message().c_str());\n      return 2;\n    }\n  }\n";
   m << "  " << ns << "::" << cls << " fn(state);\n";
   for (size_t i = 0; i < nin; ++i) {
     const graph::TensorType& t = inType(i);
-    m << "  weft::rt::Buffer in" << i << ";\n  weft::rt::Shape in" << i << "_shape;\n"
-      << "  if (std::string why = weft::rt::readNpyFile(files[" << i << "], weft::rt::DType::"
-      << dtypeEnumName(t.dtype) << ", in" << i << ", in" << i << "_shape); !why.empty()) {\n"
-      << "    std::fprintf(stderr, \"%s\\n\", why.c_str());\n    return 1;\n  }\n"
-      << "  if (in" << i << "_shape.rank() != " << t.shape.rank() << ") {\n"
-      << "    std::fprintf(stderr, \"%s: " << code.inputNames[i] << " expects " << typeComment(t)
-      << ", got an array of rank %d\\n\", files[" << i << "], in" << i << "_shape.rank());\n    return 1;\n  }\n";
+    const std::string in = "in" + std::to_string(i), file = "files[" + std::to_string(i) + "]";
+    m << "  weft::rt::Buffer " << in << ";\n  weft::rt::Shape " << in << "_shape;\n"
+      << (sharded ? "  if (root) {  // the other ranks' inputs are not read\n" : "")
+      << "  if (std::string why = weft::rt::readNpyFile(" << file << ", weft::rt::DType::" << dtypeEnumName(t.dtype)
+      << ", " << in << ", " << in << "_shape); !why.empty()) {\n    " << rootFailed("why", "    ") << "\n  }\n"
+      << "  if (" << in << "_shape.rank() != " << t.shape.rank() << ") {\n    "
+      << rootFailed("std::string(" + file + ") + " +
+                    cppString(": " + code.inputNames[i] + " expects " + typeComment(t) + ", got an array of rank ") +
+                    " + std::to_string(" + in + "_shape.rank())",
+                    "    ")
+      << "\n  }\n" << (sharded ? "  }\n" : "");
   }
   for (size_t i = 0; i < nout; ++i) {
     const graph::TensorType& t = outType(i);
@@ -223,34 +248,35 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     const graph::TensorType& t = outType(i);
     const std::string o = "out" + std::to_string(i);
     m << "    {\n      const int64_t n = weft::rt::checkedNumel(" << o << "_shape, " << t.shape.rank() << ");\n"
-      << "      if (n < 0 || uint64_t(n) > SIZE_MAX / sizeof(" << o << "[0])) {\n"
-      << "        std::fprintf(stderr, \"output " << i << " has more elements than memory can hold\\n\");\n"
-      << "        return 1;\n      }\n"
+      << "      if (n < 0 || uint64_t(n) > SIZE_MAX / sizeof(" << o << "[0])) {\n        "
+      << rootFailed(cppString("output " + std::to_string(i) + " has more elements than memory can hold"), "        ") << "\n      }\n"
       << "      try {\n        " << o << ".resize(size_t(std::max<int64_t>(n, 1)));\n"
       << "      } catch (const std::bad_alloc&) {\n"
-      << "        std::fprintf(stderr, \"out of memory: output " << i << " needs %lld elements\\n\", (long long)n);\n"
-      << "        return 1;\n      }\n    }\n";
+      << "        " << rootFailed("\"out of memory: output " + std::to_string(i) + " needs \" + std::to_string(n) + \" elements\"", "        ")
+      << "\n      }\n    }\n";
   }
   m << "    s = run();\n  }\n"
-    << "  if (!s) {\n    std::fprintf(stderr, \"%s\\n\", s.message().c_str());\n    return 1;\n  }\n";
+    << "  if (!s) {\n    " << say << "(stderr, \"%s\\n\", s.message().c_str());\n    return 1;\n  }\n";
+  if (sharded) m << "  if (root) {  // only rank 0 has the outputs\n";
   for (size_t i = 0; i < nout; ++i) {
     const graph::TensorType& t = outType(i);
     m << "  {\n    const int64_t n = weft::rt::checkedNumel(out" << i << "_shape, " << t.shape.rank() << ");\n"
       << "    if (n < 0 || uint64_t(n) > out" << i << ".size()) {  // never a file its data cannot fill\n"
-      << "      std::fprintf(stderr, \"output " << i << "'s shape holds more elements than were computed\\n\");\n"
-      << "      return 1;\n    }\n"
+      << "      " << rootFailed(cppString("output " + std::to_string(i) + "'s shape holds more elements than were computed"), "      ")
+      << "\n    }\n"
       << "    weft::rt::Shape shape;\n    for (int d = 0; d < " << t.shape.rank() << "; ++d) shape.push_back(out" << i
       << "_shape[d]);\n"
       << "    if (std::string why = weft::rt::writeNpyFile(files[" << nin + i << "], weft::rt::DType::"
       << dtypeEnumName(t.dtype) << ", shape, out" << i << ".data()); !why.empty()) {\n"
-      << "      std::fprintf(stderr, \"%s\\n\", why.c_str());\n      return 1;\n    }\n  }\n";
+      << "      " << rootFailed("why", "      ") << "\n    }\n  }\n";
   }
+  if (sharded) m << "  }\n";
   m << "  if (times > 0) {\n    std::vector<double> us;\n"
     << "    for (long i = 0; i < times; ++i) {\n"
     << "      auto t0 = std::chrono::steady_clock::now();\n      s = run();\n"
     << "      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());\n"
     << "    }\n    std::sort(us.begin(), us.end());\n"
-    << "    std::printf(\"time: %.3f us/call\\n\", us[us.size() / 2]);\n  }\n  return 0;\n}\n";
+    << "    " << (sharded ? "if (root) " : "") << "std::printf(\"time: %.3f us/call\\n\", us[us.size() / 2]);\n  }\n  return 0;\n}\n";
   out.driver = m.str();
   return out;
 }

@@ -46,110 +46,165 @@ std::string shardedMembers(const ExportGraph& e, const std::string& deviceParams
   h << "  // One device's program (the partitioned graph), on its blocks; with sizesOnly, it writes its\n"
     << "  // outputs' block sizes and returns before computing.\n"
     << "  weft::rt::Status runDevice(int64_t device, weft::rt::Comm& comm, bool sizesOnly" << deviceParams << ");\n\n"
+    << "  // Everything a call uses is made once, so that a steady-state call allocates nothing. Arrays\n"
+    << "  // over the devices hold this process's devices' (all of them, or under MPI its rank's).\n"
     << "  std::shared_ptr<State> state_;\n"
     << "  weft::rt::Buffer arenas_[State::kDevices];  // each device's memory plan\n"
-    << "  weft::rt::Buffer inputs_[State::kDevices][" << nin << "], outputs_[State::kDevices][" << nout
-    << "];  // the devices' blocks\n"
+    << "  weft::rt::Buffer inputs_[" << nin << "][State::kDevices], outputs_[" << nout
+    << "][State::kDevices];  // the devices' blocks\n"
+    << "  weft::rt::Buffer stage_;  // under MPI, rank 0's blocks of every device, scattered or gathered\n"
     << "  int64_t shapes_[State::kDevices][" << nout << "][8] = {};  // the output blocks' sizes\n"
-    << "  weft::rt::DeviceThreads threads_{State::kDevices};  // one per device, parked between calls\n";
+    << "  weft::rt::Status status_[State::kDevices];  // each device's, of the last call\n"
+    << "  weft::rt::Rendezvous rendezvous_{std::vector<int64_t>(State::kMeshSizes, State::kMeshSizes + State::kMeshRank)};\n"
+    << "  weft::rt::DeviceThreads threads_{state_->local_devices()};  // one per device, parked between calls\n";
   return h.str();
 }
 
 std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const FunctionCode& code, const std::string& cls,
                         const std::string& params) {
-  (void)unit;
   std::ostringstream s;
   const size_t nin = e.inputTypes.size(), nout = e.outputTypes.size();
   s << "weft::rt::Status " << cls << "::call(" << params << ") {\n"
     << "  auto fail = [](const std::string& why) { return weft::rt::Status::error(" << cppString(e.name + ": ")
     << " + why); };\n"
-    << "  const int64_t devices = State::kDevices;\n";
-  // Inputs: the global sizes checked, then each device's block cut.
+    << "  // This process's devices: every device, or under MPI its rank's share (weft_runtime/ranks.h).\n"
+    << "  // Only rank 0 reads the inputs and writes the outputs; the others' are not touched.\n"
+    << "  const int64_t devices = State::kDevices, first = state_->first_device(), local = state_->local_devices();\n"
+    << "  const bool root = weft::rt::ranks().index == 0;\n"
+    << "  weft::rt::RankComms* const comms = state_->comms();  // under MPI\n"
+    << "  int64_t stage = 1;  // under MPI, the bytes of the blocks of the largest value rank 0 sends\n";
+  // Each value's placement and shapes (global, and a device's block).
   for (size_t i = 0; i < nin; ++i) {
-    const graph::TensorType& t = e.inputTypes[i];
-    const std::string n = code.inputNames[i], in = "in" + std::to_string(i), T = cppType(t.dtype);
-    s << "  // " << n << ": " << graph::typeText(t) << " " << commentText(spmd::placementsText(unit.mesh, e.inputPlacements[i]))
-      << "\n"
+    const std::string in = "in" + std::to_string(i);
+    s << "  // " << code.inputNames[i] << ": " << graph::typeText(e.inputTypes[i]) << " "
+      << commentText(spmd::placementsText(unit.mesh, e.inputPlacements[i])) << "\n"
       << "  static const int " << in << "_places[] = " << placementList(e.inputPlacements[i]) << ";\n"
       << "  const weft::rt::MeshPlace " << in << "_place{State::kMeshSizes, State::kMeshRank, " << in << "_places};\n"
       << "  weft::rt::Shape " << in << "_global, " << in << "_local, " << in << "_start;\n";
-    for (int a = 0; a < t.shape.rank(); ++a) {
-      const std::string given = n + "_shape[" + std::to_string(a) + "]";
-      if (t.shape[a] != rt::kUnknownDim)
-        s << "  if (" << given << " != " << t.shape[a] << ") return fail(\"input '" << n << "' expects "
-          << graph::typeText(t) << ", got size \" + std::to_string(" << given << ") + \" in dimension " << a << "\");\n";
-      else
-        s << "  if (" << given << " < 0) return fail(\"input '" << n << "' has a negative size\");\n";
-      s << "  " << in << "_global.push_back(" << given << ");\n";
-    }
-    s << "  if (const int a = weft::rt::unevenDimension(" << in << "_place, " << in << "_global); a >= 0)\n"
-      << "    return fail(\"input '" << n << "' of shape \" + " << in << "_global.str() + \" does not split evenly on mesh("
-      << literalText(spmd::meshText(unit.mesh)) << ") along dimension \" + std::to_string(a));\n"
-      << "  weft::rt::blockOf(" << in << "_place, " << in << "_global, 0, " << in << "_local, " << in << "_start);\n"
-      << "  for (int64_t d = 0; d < devices; ++d) {\n"
-      << "    char* p = inputs_[d][" << i << "].reserve(std::max<size_t>(1, size_t(" << in << "_local.numel()) * sizeof(" << T
-      << ")));\n"
-      << "    if (!p) return fail(\"out of memory for the blocks of input '" << n << "'\");\n"
-      << "    weft::rt::cutBlock(" << in << "_place, " << n << ", " << in << "_global, sizeof(" << T << "), d, p);\n"
-      << "  }\n";
+  }
+  for (size_t j = 0; j < nout; ++j) {
+    const std::string o = "out" + std::to_string(j);
+    s << "  static const int " << o << "_places[] = " << placementList(e.outputPlacements[j]) << ";\n"
+      << "  const weft::rt::MeshPlace " << o << "_place{State::kMeshSizes, State::kMeshRank, " << o << "_places};\n"
+      << "  weft::rt::Shape " << o << "_local, " << o << "_global;\n";
   }
   // The device program's arguments: device d's blocks, and its outputs' capacities.
   auto args = [&](const std::string& d, bool sizesOnly) {
     std::string a;
     for (size_t i = 0; i < nin; ++i)
-      a += ", reinterpret_cast<const " + std::string(cppType(e.inputTypes[i].dtype)) + "*>(inputs_[" + d + "][" +
-           std::to_string(i) + "].data()), in" + std::to_string(i) + "_local.begin()";
+      a += ", reinterpret_cast<const " + std::string(cppType(e.inputTypes[i].dtype)) + "*>(inputs_[" + std::to_string(i) +
+           "][" + d + "].data()), in" + std::to_string(i) + "_local.begin()";
     for (size_t j = 0; j < nout; ++j) {
       const std::string o = "out" + std::to_string(j);
-      a += sizesOnly ? ", nullptr, 0, shapes_[0][" + std::to_string(j) + "]"
-                     : ", reinterpret_cast<" + std::string(cppType(e.outputTypes[j].dtype)) + "*>(outputs_[" + d + "][" +
-                           std::to_string(j) + "].data()), " + o + "_local.numel(), shapes_[" + d + "][" +
+      a += sizesOnly ? ", nullptr, 0, shapes_[" + d + "][" + std::to_string(j) + "]"
+                     : ", reinterpret_cast<" + std::string(cppType(e.outputTypes[j].dtype)) + "*>(outputs_[" +
+                           std::to_string(j) + "][" + d + "].data()), " + o + "_local.numel(), shapes_[" + d + "][" +
                            std::to_string(j) + "]";
     }
     return a;
   };
-  // Outputs: device 0 says its blocks' sizes (every device's are the same), which give the
-  // global sizes; the caller's buffers must hold them before any device computes.
-  s << "  std::vector<int64_t> mesh(State::kMeshSizes, State::kMeshSizes + State::kMeshRank);\n"
-    << "  weft::rt::Rendezvous rendezvous(mesh);\n"
-    << "  {\n    weft::rt::ThreadComm comm(rendezvous, 0);\n"
-    << "    if (weft::rt::Status s = runDevice(0, comm, true" << args("0", true) << "); !s) return s;\n  }\n";
-  for (size_t j = 0; j < nout; ++j) {
-    const graph::TensorType& t = e.outputTypes[j];
-    const std::string o = "out" + std::to_string(j), T = cppType(t.dtype);
-    s << "  static const int " << o << "_places[] = " << placementList(e.outputPlacements[j]) << ";\n"
-      << "  const weft::rt::MeshPlace " << o << "_place{State::kMeshSizes, State::kMeshRank, " << o << "_places};\n"
-      << "  weft::rt::Shape " << o << "_local;\n"
-      << "  for (int a = 0; a < " << t.shape.rank() << "; ++a) " << o << "_local.push_back(shapes_[0][" << j << "][a]);\n"
-      << "  const weft::rt::Shape " << o << "_global = weft::rt::globalOf(" << o << "_place, " << o << "_local);\n"
-      << "  for (int a = 0; a < " << t.shape.rank() << "; ++a) " << o << "_shape[a] = " << o << "_global[a];\n"
-      << "  const int64_t " << o << "_numel = weft::rt::checkedNumel(" << o << "_shape, " << t.shape.rank() << ");\n"
-      << "  if (" << o << "_numel < 0) return fail(\"output " << j << " has more elements than int64 counts\");\n"
-      << "  if (" << o << "_capacity < " << o << "_numel) return fail(\"output " << j << " needs \" + std::to_string(" << o
-      << "_numel) + \" elements, its buffer holds \" + std::to_string(" << o << "_capacity));\n"
-      << "  for (int64_t d = 0; d < devices; ++d)\n"
-      << "    if (!outputs_[d][" << j << "].reserve(std::max<size_t>(1, size_t(" << o << "_local.numel()) * sizeof(" << T
-      << "))))\n      return fail(\"out of memory for the blocks of output " << j << "\");\n";
+  // Rank 0 checks the inputs' global sizes, asks its device for the outputs' block sizes (every
+  // device's are the same), which give the global sizes, and checks the caller's buffers: all
+  // before any device computes, and every rank returns its verdict.
+  s << "  auto check = [&]() -> weft::rt::Status {\n";
+  for (size_t i = 0; i < nin; ++i) {
+    const graph::TensorType& t = e.inputTypes[i];
+    const std::string n = code.inputNames[i], in = "in" + std::to_string(i);
+    for (int a = 0; a < t.shape.rank(); ++a) {
+      const std::string given = n + "_shape[" + std::to_string(a) + "]";
+      if (t.shape[a] != rt::kUnknownDim)
+        s << "    if (" << given << " != " << t.shape[a] << ") return fail(\"input '" << n << "' expects "
+          << graph::typeText(t) << ", got size \" + std::to_string(" << given << ") + \" in dimension " << a << "\");\n";
+      else
+        s << "    if (" << given << " < 0) return fail(\"input '" << n << "' has a negative size\");\n";
+      s << "    " << in << "_global.push_back(" << given << ");\n";
+    }
+    s << "    if (const int a = weft::rt::unevenDimension(" << in << "_place, " << in << "_global); a >= 0)\n"
+      << "      return fail(\"input '" << n << "' of shape \" + " << in << "_global.str() + \" does not split evenly on mesh("
+      << literalText(spmd::meshText(unit.mesh)) << ") along dimension \" + std::to_string(a));\n"
+      << "    weft::rt::blockOf(" << in << "_place, " << in << "_global, 0, " << in << "_local, " << in << "_start);\n";
   }
-  // Every device on its own thread; the first to fail stops the others' collectives.
-  s << "  std::mutex failed;\n  int64_t first = -1;\n  std::vector<weft::rt::Status> status(static_cast<size_t>(devices));\n"
-    << "  threads_.run([&](int64_t d) {\n"
-    << "    weft::rt::ThreadComm comm(rendezvous, d);\n    weft::rt::Status s;\n"
-    << "    try {\n      s = runDevice(d, comm, false" << args("d", false) << ");\n"
-    << "    } catch (const weft::rt::CommError& e) {\n      s = fail(e.what());\n    }\n"
-    << "    if (s) return;\n"
-    << "    std::lock_guard<std::mutex> lock(failed);\n"
-    << "    if (first < 0) first = d;\n    status[size_t(d)] = std::move(s);\n"
-    << "    rendezvous.abort(\"device \" + std::to_string(d) + \" stopped\");\n  });\n"
-    << "  if (first >= 0) return status[size_t(first)];\n";
+  s << "    weft::rt::ThreadComm sizer(rendezvous_, first);\n"
+    << "    if (weft::rt::Status s = runDevice(first, comms ? comms->of(first) : sizer, true" << args("first", true)
+    << "); !s) return s;\n";
   for (size_t j = 0; j < nout; ++j) {
     const graph::TensorType& t = e.outputTypes[j];
     const std::string o = "out" + std::to_string(j);
-    s << "  if (weft::rt::isPartial(" << o << "_place)) std::memset(" << o << ", 0, size_t(" << o << "_numel) * sizeof("
-      << cppType(t.dtype) << "));\n"
-      << "  for (int64_t d = 0; d < devices; ++d)\n"
-      << "    weft::rt::placeBlock(" << o << "_place, " << o << ", " << o << "_global, weft::rt::DType::"
-      << dtypeEnumName(t.dtype) << ", d, outputs_[d][" << j << "].data());\n";
+    s << "    for (int a = 0; a < " << t.shape.rank() << "; ++a) " << o << "_local.push_back(shapes_[first][" << j
+      << "][a]);\n"
+      << "    " << o << "_global = weft::rt::globalOf(" << o << "_place, " << o << "_local);\n"
+      << "    for (int a = 0; a < " << t.shape.rank() << "; ++a) " << o << "_shape[a] = " << o << "_global[a];\n"
+      << "    const int64_t " << o << "_numel = weft::rt::checkedNumel(" << o << "_shape, " << t.shape.rank() << ");\n"
+      << "    if (" << o << "_numel < 0) return fail(\"output " << j << " has more elements than int64 counts\");\n"
+      << "    if (" << o << "_capacity < " << o << "_numel) return fail(\"output " << j << " needs \" + std::to_string("
+      << o << "_numel) + \" elements, its buffer holds \" + std::to_string(" << o << "_capacity));\n";
+  }
+  s << "    return {};\n  };\n"
+    << "  if (weft::rt::Status s = weft::rt::fromRoot(root ? check() : weft::rt::Status()); !s) return s;\n";
+  // Under MPI, the other ranks learn the sizes from rank 0.
+  s << "  if (comms) {\n";
+  for (size_t i = 0; i < nin; ++i) {
+    const std::string in = "in" + std::to_string(i);
+    s << "    weft::rt::broadcast(&" << in << "_global, sizeof " << in << "_global);\n"
+      << "    weft::rt::blockOf(" << in << "_place, " << in << "_global, 0, " << in << "_local, " << in << "_start);\n";
+  }
+  for (size_t j = 0; j < nout; ++j) {
+    const std::string o = "out" + std::to_string(j);
+    s << "    weft::rt::broadcast(&" << o << "_global, sizeof " << o << "_global);\n"
+      << "    weft::rt::broadcast(&" << o << "_local, sizeof " << o << "_local);\n";
+  }
+  s << "  }\n";
+  // Each device's blocks, and under MPI the stage of rank 0's blocks of every device (and of a
+  // rank's own, when it has several); every rank must have its
+  // memory before any sends.
+  s << "  auto reserve = [&]() -> weft::rt::Status {\n";
+  auto reserveBlocks = [&](const std::string& buffers, const std::string& shape, const std::string& T,
+                           const std::string& what) {
+    s << "    for (int64_t d = first; d < first + local; ++d)\n"
+      << "      if (!" << buffers << "[d].reserve(std::max<size_t>(1, size_t(" << shape << ".numel()) * sizeof(" << T
+      << "))))\n        return fail(\"out of memory for the blocks of " << what << "\");\n"
+      << "    stage = std::max<int64_t>(stage, (root ? devices : local) * " << shape << ".numel() * int64_t(sizeof(" << T << ")));\n";
+  };
+  for (size_t i = 0; i < nin; ++i)
+    reserveBlocks("inputs_[" + std::to_string(i) + "]", "in" + std::to_string(i) + "_local",
+                  cppType(e.inputTypes[i].dtype), "input '" + code.inputNames[i] + "'");
+  for (size_t j = 0; j < nout; ++j)
+    reserveBlocks("outputs_[" + std::to_string(j) + "]", "out" + std::to_string(j) + "_local",
+                  cppType(e.outputTypes[j].dtype), "output " + std::to_string(j));
+  s << "    if (comms && !stage_.reserve(size_t(stage))) return fail(\"out of memory for the blocks of every device\");\n"
+    << "    return {};\n  };\n"
+    << "  if (weft::rt::Status s = weft::rt::agree(reserve()); !s) return s;\n";
+  for (size_t i = 0; i < nin; ++i) {
+    const std::string n = code.inputNames[i], in = "in" + std::to_string(i), T = cppType(e.inputTypes[i].dtype);
+    s << "  weft::rt::spreadBlocks(" << in << "_place, " << n << ", " << in << "_global, sizeof(" << T
+      << "), first, local, [&](int64_t d) { return inputs_[" << i << "][d].data(); }, " << in
+      << "_local.numel() * int64_t(sizeof(" << T << ")), stage_.data());\n";
+  }
+  // Every device on its own thread (device first on the caller's, the one that calls MPI); the
+  // first to fail stops the others' collectives. Under MPI its error ends every rank: the other
+  // ranks' devices may be waiting for it at a collective.
+  s << "  std::mutex failed;\n  int64_t firstFailed = -1;\n"
+    << "  if (comms) comms->reset();\n  else rendezvous_.reset();\n"
+    << "  auto device = [&](int64_t i) {  // the i-th of this process's devices\n"
+    << "    const int64_t d = first + i;\n"
+    << "    weft::rt::ThreadComm own(rendezvous_, d);\n    weft::rt::Status& s = status_[d];\n"
+    << "    try {\n      s = runDevice(d, comms ? comms->of(d) : own, false" << args("d", false) << ");\n"
+    << "    } catch (const weft::rt::CommError& e) {\n      s = fail(e.what());\n    }\n"
+    << "    if (s) return;\n"
+    << "    std::lock_guard<std::mutex> lock(failed);\n"
+    << "    if (firstFailed < 0) firstFailed = d;\n"
+    << "    const std::string why = \"device \" + std::to_string(d) + \" stopped\";\n"
+    << "    if (comms) comms->abort(why);\n    else rendezvous_.abort(why);\n  };\n"
+    << "  threads_.run(std::ref(device));  // a reference: std::function then allocates nothing\n"
+    << "  if (firstFailed >= 0) {\n"
+    << "    if (comms) weft::rt::stopRanks(\"rank \" + std::to_string(weft::rt::ranks().index) + \": \" + status_[firstFailed].message());\n"
+    << "    return status_[firstFailed];\n  }\n";
+  for (size_t j = 0; j < nout; ++j) {
+    const graph::TensorType& t = e.outputTypes[j];
+    const std::string o = "out" + std::to_string(j), T = cppType(t.dtype);
+    s << "  weft::rt::collectBlocks(" << o << "_place, " << o << ", " << o << "_global, weft::rt::DType::"
+      << dtypeEnumName(t.dtype) << ", first, local, [&](int64_t d) { return outputs_[" << j << "][d].data(); }, " << o
+      << "_local.numel() * int64_t(sizeof(" << T << ")), stage_.data());\n";
   }
   s << "  return {};\n}\n\n";
   return s.str();
@@ -165,23 +220,33 @@ std::string shardedStateHeader(const CompileUnit& u) {
   h << "// The variables of " << commentText(u.sourceFile) << " that its exports read and write, as blocks on the\n"
     << "// devices of mesh(" << commentText(spmd::meshText(u.mesh)) << "): generated by `weft compile`.\n"
     << "#pragma once\n#include <memory>\n#include <string>\n\n#include \"weft_runtime/compiled.h\"\n\n"
+    << "namespace weft::rt {\nclass RankComms;  // weft_runtime/ranks.h\n}\n\n"
     << "#ifndef " << macro << "_WEIGHTS_DIR\n#define " << macro << "_WEIGHTS_DIR \"weights\"\n#endif\n\n"
     << "namespace " << ns << " {\n\n"
     << "// Where weft compile wrote the variables' values (each NAME.npy, the whole value).\n"
     << "inline const char* const kDefaultWeightsDir = " << macro << "_WEIGHTS_DIR;\n\n"
     << "// One program's variables, shared by every export constructed on it: each device of the mesh\n"
-    << "// holds its blocks of them, and its exports run every device on a thread of its own.\n"
+    << "// holds its blocks of them. Its exports run every device on a thread of its own or, started by\n"
+    << "// mpirun on ranks that divide the devices, each rank its share of them (weft_runtime/ranks.h).\n"
     << "class State {\n public:\n"
     << "  static constexpr int kMeshRank = " << u.mesh.rank() << ";\n"
     << "  static constexpr int64_t kMeshSizes[" << u.mesh.rank() << "] = {";
   for (size_t k = 0; k < u.mesh.sizes.size(); ++k) h << (k ? ", " : "") << u.mesh.sizes[k];
   h << "};  // " << commentText(spmd::meshText(u.mesh)) << "\n"
     << "  static constexpr int64_t kDevices = " << devices << ";  // numbered row-major over the mesh\n\n"
-    << "  // Reads each variable whole from DIR/IDENT.npy and cuts it into the devices' blocks.\n"
+    << "  // Reads each variable whole from DIR/IDENT.npy and keeps this process's devices' blocks (all\n"
+    << "  // of them; under MPI its rank's: weft_runtime/ranks.h). Every rank returns the same status.\n"
     << "  static weft::rt::Status load(const std::string& dir, std::shared_ptr<State>& out);\n"
-    << "  // Writes each variable's current value, put together from the devices' blocks, to\n"
-    << "  // DIR/IDENT.npy (the folder must exist): a trained state loads again anywhere.\n"
+    << "  // Writes each variable's current value, put together from the devices' blocks (gathered to\n"
+    << "  // rank 0, which writes), to DIR/IDENT.npy (the folder must exist): a trained state loads\n"
+    << "  // again on any mesh and any number of ranks. Every rank returns the same status.\n"
     << "  weft::rt::Status save(const std::string& dir) const;\n\n"
+    << "  // The devices this process runs, first_device() .. first_device() + local_devices() - 1, and\n"
+    << "  // under MPI their communicators (else null: the devices meet in this process alone).\n"
+    << "  int64_t first_device() const { return first_device_; }\n"
+    << "  int64_t local_devices() const { return local_devices_; }\n"
+    << "  weft::rt::RankComms* comms() const { return comms_.get(); }\n\n"
+    << "  State() = default;\n  ~State();\n\n"
     << "  // One device's blocks of the variables, and its random stream (Philox: a key and the next block).\n"
     << "  struct Device {\n";
   for (const auto& v : u.variables)
@@ -189,8 +254,11 @@ std::string shardedStateHeader(const CompileUnit& u) {
       << commentText(v.path) << "): " << rt::dtypeName(v.value.dtype()) << localShape(u, v).str() << " of "
       << v.value.shape().str() << " " << commentText(spmd::placementsText(u.mesh, placementsOf(u, v))) << "\n";
   h << "    uint64_t random_key = " << u.randomKey << "u, random_counter = " << u.randomCounter << "u;\n  };\n"
-    << "  Device devices[kDevices];\n\n"
-    << " private:\n  weft::rt::Buffer storage_[kDevices][" << std::max<size_t>(1, u.variables.size()) << "];\n};\n\n"
+    << "  Device devices[kDevices];  // this process's hold their blocks\n\n"
+    << " private:\n  weft::rt::Status read(const std::string& dir);\n\n"
+    << "  int64_t first_device_ = 0, local_devices_ = kDevices;\n"
+    << "  std::unique_ptr<weft::rt::RankComms> comms_;\n"
+    << "  weft::rt::Buffer storage_[kDevices][" << std::max<size_t>(1, u.variables.size()) << "];\n};\n\n"
     << "}  // namespace " << ns << "\n";
   return h.str();
 }
@@ -198,14 +266,23 @@ std::string shardedStateHeader(const CompileUnit& u) {
 std::string shardedStateSource(const CompileUnit& u) {
   std::ostringstream s;
   s << "// Generated by `weft compile` from " << commentText(u.sourceFile) << ".\n#include \"" << u.program << "_state.h\"\n\n"
-    << "#include <algorithm>\n\n#include \"weft_runtime/npy.h\"\n#include \"weft_runtime/shards.h\"\n\n"
+    << "#include <algorithm>\n\n#include \"weft_runtime/npy.h\"\n#include \"weft_runtime/ranks.h\"\n"
+    << "#include \"weft_runtime/shards.h\"\n\n"
     << "namespace " << u.program << " {\nnamespace {\n\n"
     << "// How each variable lies on the mesh (weft_runtime/shards.h).\n";
   for (size_t i = 0; i < u.variables.size(); ++i)
     s << "const int kPlaces" << i << "[] = " << placementList(placementsOf(u, u.variables[i])) << ";\n";
-  s << "\n}  // namespace\n\n"
+  s << "\n}  // namespace\n\nState::~State() = default;\n\n"
     << "weft::rt::Status State::load(const std::string& dir, std::shared_ptr<State>& out) {\n"
-    << "  auto st = std::make_shared<State>();\n  weft::rt::Buffer whole;\n  weft::rt::Shape shape;\n  std::string why;\n";
+    << "  auto st = std::make_shared<State>();\n"
+    << "  weft::rt::Status s = weft::rt::localDevices(kDevices, st->first_device_, st->local_devices_);\n"
+    << "  if (!s || !(s = weft::rt::agree(st->read(dir)))) return s;\n"
+    << "  try {\n    st->comms_ = weft::rt::meshComms(kMeshSizes, kMeshRank, st->first_device_, st->local_devices_);\n"
+    << "  } catch (const weft::rt::CommError& e) {\n    return weft::rt::Status::error(e.what());\n  }\n"
+    << "  out = std::move(st);\n  return {};\n}\n\n"
+    << "// Each variable read whole (every rank reads the file), and this process's devices' blocks cut.\n"
+    << "weft::rt::Status State::read(const std::string& dir) {\n"
+    << "  weft::rt::Buffer whole;\n  weft::rt::Shape shape;\n  std::string why;\n";
   for (size_t i = 0; i < u.variables.size(); ++i) {
     const auto& v = u.variables[i];
     const std::string T = cppType(v.value.dtype());
@@ -214,29 +291,44 @@ std::string shardedStateSource(const CompileUnit& u) {
       << "  if (why.empty() && shape != " << shapeLiteral(v.value.shape()) << ") why = \"" << v.ident
       << ".npy: the shape \" + shape.str() + \" is not " << v.value.shape().str() << "\";\n"
       << "  if (!why.empty()) return weft::rt::Status::error(why);\n"
-      << "  for (int64_t d = 0; d < kDevices; ++d) {\n"
-      << "    char* p = st->storage_[d][" << i << "].reserve(std::max<size_t>(1, " << localShape(u, v).numel()
+      << "  for (int64_t d = first_device_; d < first_device_ + local_devices_; ++d) {\n"
+      << "    char* p = storage_[d][" << i << "].reserve(std::max<size_t>(1, " << localShape(u, v).numel()
       << " * sizeof(" << T << ")));\n"
       << "    if (!p) return weft::rt::Status::error(\"out of memory for the blocks of " << v.ident << "\");\n"
       << "    weft::rt::cutBlock({kMeshSizes, kMeshRank, kPlaces" << i << "}, whole.data(), shape, sizeof(" << T
       << "), d, p);\n"
-      << "    st->devices[d]." << v.ident << " = reinterpret_cast<" << T << "*>(p);\n  }\n";
+      << "    devices[d]." << v.ident << " = reinterpret_cast<" << T << "*>(p);\n  }\n";
   }
-  s << "  out = std::move(st);\n  return {};\n}\n\n"
-    << "weft::rt::Status State::save(const std::string& dir) const {\n  weft::rt::Buffer whole;\n  std::string why;\n";
+  // Rank 0 holds the largest value whole and, under MPI, every device's block of it.
+  int64_t wholeBytes = 1, blockBytes = 1;
+  for (const auto& v : u.variables) {
+    const int64_t elem = int64_t(rt::dtypeSize(v.value.dtype()));
+    wholeBytes = std::max(wholeBytes, v.value.numel() * elem);
+    blockBytes = std::max(blockBytes, localShape(u, v).numel() * elem);
+  }
+  s << "  return {};\n}\n\n"
+    << "weft::rt::Status State::save(const std::string& dir) const {\n"
+    << "  const bool root = weft::rt::ranks().index == 0;\n"
+    << "  weft::rt::Buffer whole, stage;  // a value, and under MPI its blocks (as for a call)\n"
+    << "  weft::rt::Status s;\n"
+    << "  if ((root && !whole.reserve(" << wholeBytes << ")) ||\n"
+    << "      (comms_ && !stage.reserve(size_t((root ? kDevices : local_devices_) * " << blockBytes << "))))\n"
+    << "    s = weft::rt::Status::error(\"out of memory to save the variables\");\n"
+    << "  if (!(s = weft::rt::agree(s))) return s;\n"
+    << "  std::string why;\n";
   for (size_t i = 0; i < u.variables.size(); ++i) {
     const auto& v = u.variables[i];
     const std::string T = cppType(v.value.dtype());
-    s << "  if (!whole.reserve(std::max<size_t>(1, " << v.value.numel() << " * sizeof(" << T << "))))\n"
-      << "    return weft::rt::Status::error(\"out of memory for " << v.ident << "\");\n"
-      << "  for (int64_t d = 0; d < kDevices; ++d)\n"
-      << "    weft::rt::placeBlock({kMeshSizes, kMeshRank, kPlaces" << i << "}, whole.data(), " << shapeLiteral(v.value.shape())
-      << ", weft::rt::DType::" << dtypeEnumName(v.value.dtype()) << ", d, devices[d]." << v.ident << ");\n"
-      << "  why = weft::rt::writeNpyFile((dir + \"/" << v.ident << ".npy\").c_str(), weft::rt::DType::"
-      << dtypeEnumName(v.value.dtype()) << ", " << shapeLiteral(v.value.shape()) << ", whole.data());\n"
-      << "  if (!why.empty()) return weft::rt::Status::error(why);\n";
+    s << "  weft::rt::collectBlocks({kMeshSizes, kMeshRank, kPlaces" << i << "}, whole.data(), "
+      << shapeLiteral(v.value.shape()) << ", weft::rt::DType::" << dtypeEnumName(v.value.dtype())
+      << ", first_device_, local_devices_, [&](int64_t d) { return devices[d]." << v.ident << "; }, "
+      << localShape(u, v).numel() << " * int64_t(sizeof(" << T << ")), stage.data());\n"
+      << "  if (root && why.empty())\n"
+      << "    why = weft::rt::writeNpyFile((dir + \"/" << v.ident << ".npy\").c_str(), weft::rt::DType::"
+      << dtypeEnumName(v.value.dtype()) << ", " << shapeLiteral(v.value.shape()) << ", whole.data());\n";
   }
-  s << "  return {};\n}\n\n}  // namespace " << u.program << "\n";
+  s << "  return weft::rt::fromRoot(why.empty() ? weft::rt::Status() : weft::rt::Status::error(why));\n}\n\n"
+    << "}  // namespace " << u.program << "\n";
   return s.str();
 }
 

@@ -2,10 +2,8 @@
 // one process the devices are threads that meet in memory (stdlib/runtime/comm_threads.h). Under
 // mpirun (ranks.h), a rank holding one device calls MPI for each collective
 // (stdlib/runtime/comm_mpi.h); a rank holding several meets its devices in memory, and its first
-// device, on the thread that started MPI, exchanges all of their data with the other ranks in one
-// all-gather; then each device computes its result from its group's data, summing in coordinate
-// order as the threads do. (That moves every device's data to every rank: correct for any mesh
-// and any division of it, not the least traffic.)
+// device, on the thread that started MPI, exchanges all of their data with the other ranks
+// (stdlib/runtime/comm_rank_devices.h).
 #pragma once
 #include <memory>
 #include <string>
@@ -13,6 +11,10 @@
 
 #include "../../stdlib/runtime/comm_threads.h"
 #include "placement.h"
+
+namespace weft::rt {
+struct RankExchange;
+}
 
 namespace weft::spmd {
 
@@ -29,7 +31,7 @@ class DeviceComms {
  private:
   int64_t first_;                                // this process's first device
   std::unique_ptr<rt::Rendezvous> rendezvous_;   // between this process's devices
-  std::vector<char> gathered_;                   // every device's data, for a rank of several
+  std::unique_ptr<rt::RankExchange> exchange_;   // across ranks, for a rank of several devices
   std::vector<std::unique_ptr<rt::Comm>> own_;   // by device - first_
   rt::Comm* shared_ = nullptr;                   // a rank's one device's, across ranks
 };

@@ -13,6 +13,7 @@
 #define WEFT_RT_COMM_MPI_H
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <string>
 #include <vector>
@@ -41,10 +42,14 @@ class MpiComm final : public Comm {
       check(MPI_Comm_split(world, int(color), int(coordinate(k)), &c), "MPI_Comm_split");
       MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
       comms_.push_back(c);
+      counts_.emplace_back(size_t(groupSize(k)));
     }
   }
   ~MpiComm() override {
-    for (MPI_Comm& c : comms_) MPI_Comm_free(&c);
+    int done = 0;  // a communicator that outlives MPI (a static's) has nothing left to free
+    MPI_Finalized(&done);
+    if (!done)
+      for (MPI_Comm& c : comms_) MPI_Comm_free(&c);
   }
   MpiComm(const MpiComm&) = delete;
   MpiComm& operator=(const MpiComm&) = delete;
@@ -63,7 +68,8 @@ class MpiComm final : public Comm {
   }
   void reduceScatter(int k, DType dtype, const void* in, void* out, int64_t n) override {
     // MPI_Reduce_scatter, not _block: Open MPI's _block is several times slower on large buffers.
-    std::vector<int> counts(size_t(groupSize(k)), count(n));
+    std::vector<int>& counts = counts_[size_t(k)];  // made once: a call allocates nothing
+    std::fill(counts.begin(), counts.end(), count(n));
     check(MPI_Reduce_scatter(in, out, counts.data(), type(dtype), op(dtype), comms_[size_t(k)]),
           "MPI_Reduce_scatter");
   }
@@ -104,6 +110,7 @@ class MpiComm final : public Comm {
   std::vector<int64_t> sizes_;
   int64_t device_ = 0;
   std::vector<MPI_Comm> comms_;  // one per mesh dimension
+  std::vector<std::vector<int>> counts_;  // MPI_Reduce_scatter's per member, per mesh dimension
 };
 
 }  // namespace weft::rt

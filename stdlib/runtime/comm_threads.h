@@ -39,6 +39,13 @@ class Rendezvous {
     for (auto& entry : groups_) entry.second->arrived.notify_all();
   }
 
+  // Ready for the next call after one that aborted: every member has left (none waits).
+  void reset() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    aborted_ = false;
+    for (auto& entry : groups_) entry.second->waiting = 0;
+  }
+
   int64_t coordinate(int64_t device, int k) const {
     for (int d = int(sizes_.size()) - 1; d > k; --d) device /= sizes_[size_t(d)];
     return device % sizes_[size_t(k)];
