@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   int64_t correct = 0;
   for (int64_t i = 0; i < test.n; ++i) correct += classes[size_t(i)] == test.labels[size_t(i)];
   const double accuracy = double(correct) / double(test.n);
-  std::printf("test accuracy %.4f (%lld of %lld); training took %.1f s, %.1f s of it in train_step\n", accuracy,
+  std::printf("test accuracy %.4f (%lld of %lld); training took %.2f s, %.2f s of it in train_step\n", accuracy,
               (long long)correct, (long long)test.n, trainSeconds, stepSeconds);
   if (!saveDir.empty())
     if (weft::rt::Status s = state->save(saveDir); !s) return fail(s.message());
