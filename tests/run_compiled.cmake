@@ -108,6 +108,14 @@ execute_process(COMMAND ${WORK}/build/data_parallel/dp_predict_main ${WORK}/case
 if(NOT rc EQUAL 1 OR NOT err MATCHES "dp_predict: input 'x' of shape \\[7, 8\\] does not split evenly on mesh\\(batch=2\\) along dimension 0")
   message(FATAL_ERROR "an uneven batch was not refused (${rc}): ${err}")
 endif()
+# A sharded driver's --threads bounds the cores its devices compute on (at 1 they take turns,
+# each lending its core while it waits at a collective: the runs at WEFT_NUM_THREADS=1 above); a
+# count outside 1 to 4096 is refused.
+execute_process(COMMAND ${WORK}/build/data_parallel/dp_predict_main --threads 0 ${WORK}/cases/data_parallel/graph/uneven_batch.npy
+                        ${WORK}/got/uneven.npy RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "--threads: a thread count must be 1 to 4096, not 0")
+  message(FATAL_ERROR "--threads 0 was not refused by a sharded driver (${rc}): ${err}")
+endif()
 run(${WORK}/build/alloc_test)
 message("${last_output}")
 run(${WORK}/build/classifier_app)

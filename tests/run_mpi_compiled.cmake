@@ -70,7 +70,13 @@ foreach(case megatron/megatron_forward/2 megatron/megatron_step/2 data_parallel/
   endforeach()
   set(driver ${WORK}/build/${name}/${fn}_main)
   run(${driver} ${ins} ${alone})
-  job(${MPIRUN} -np ${n} --oversubscribe ${mpi} ${driver} ${ins} ${ranks})
+  # The grid's 2 ranks hold 2 devices each: on one core per rank they take turns, lending it at
+  # the collectives between them.
+  set(threads "")
+  if(name STREQUAL "grid" AND n EQUAL 2)
+    set(threads --threads 1)
+  endif()
+  job(${MPIRUN} -np ${n} --oversubscribe ${mpi} ${driver} ${threads} ${ins} ${ranks})
   if(NOT status STREQUAL "0" OR NOT err STREQUAL "")
     string(APPEND problems "${fn} on ${n} ranks: status ${status}\n${out}\n${err}\n")
     continue()

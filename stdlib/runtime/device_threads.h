@@ -21,6 +21,11 @@ namespace weft::rt {
 class Cores {
  public:
   explicit Cores(int64_t n) : free_(n) {}
+  // How many there are from now on (between calls: no device holds or waits for one).
+  void reset(int64_t n) {
+    std::lock_guard<std::mutex> lock(m_);
+    free_ = n;
+  }
   void acquire() {
     std::unique_lock<std::mutex> lock(m_);
     freed_.wait(lock, [&] { return free_ > 0; });

@@ -100,7 +100,7 @@ inline void allGatherRanks(const void* in, void* out, int64_t bytes);
 // makes them at the same point.
 class RankComms {
  public:
-  RankComms(const int64_t* sizes, int rank, int64_t first, int64_t count) : first_(first) {
+  RankComms(const int64_t* sizes, int rank, int64_t first, int64_t count, Cores* cores) : first_(first) {
     const std::vector<int64_t> mesh(sizes, sizes + rank);
 #ifdef WEFT_RT_MPI
     if (count == 1) {
@@ -108,7 +108,7 @@ class RankComms {
       return;
     }
 #endif
-    local_ = std::make_unique<Rendezvous>(std::vector<int64_t>{count});
+    local_ = std::make_unique<Rendezvous>(std::vector<int64_t>{count}, cores);
     exchange_ = RankExchange{&allGatherRanks, ranks().count, {}, {}};
     for (int64_t d = first; d < first + count; ++d)
       comms_.push_back(std::make_unique<RankDeviceComm>(mesh, *local_, exchange_, d, first));
@@ -130,10 +130,12 @@ class RankComms {
 };
 
 // This rank's devices' communicators, under MPI (else null: the devices meet in one process,
-// through a comm_threads.h rendezvous of the export's).
-inline std::unique_ptr<RankComms> meshComms(const int64_t* sizes, int rank, int64_t first, int64_t count) {
+// through a comm_threads.h rendezvous of the export's). A device waiting at a collective between
+// this rank's devices gives its core in `cores` to another.
+inline std::unique_ptr<RankComms> meshComms(const int64_t* sizes, int rank, int64_t first, int64_t count,
+                                            Cores* cores) {
   if (!ranks().mpi) return nullptr;
-  return std::make_unique<RankComms>(sizes, rank, first, count);
+  return std::make_unique<RankComms>(sizes, rank, first, count, cores);
 }
 
 // Ends every rank at once with status 1 after saying why on this one: for an error the other

@@ -200,25 +200,30 @@ inline std::string threadsVariable(int64_t& n) {
   return "";
 }
 
+// Why `threads` is not a thread count Weft takes, or "".
+inline std::string threadsMisfit(int64_t threads) {
+  if (threads >= 1 && threads <= kMostThreads) return "";
+  return "a thread count must be 1 to " + std::to_string(kMostThreads) + ", not " + std::to_string(threads);
+}
+
+// `threads` when set (not 0), else WEFT_NUM_THREADS's count, else one per core.
+inline int64_t threadsOrDefault(int64_t threads) {
+  if (threads == 0 && !threadsVariable(threads).empty()) threads = 0;  // State::load reported it
+  return threads ? threads : std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+}
+
 // The pool a generated program's State owns: made at the first call that asks for it, with the
 // count set() gave, else WEFT_NUM_THREADS's, else one per core; made again only when set() changes it.
 class OwnedPool {
  public:
   Status set(int64_t threads) {
-    if (threads < 1 || threads > kMostThreads)
-      return Status::error("a thread count must be 1 to " + std::to_string(kMostThreads) + ", not " +
-                           std::to_string(threads));
+    if (std::string why = threadsMisfit(threads); !why.empty()) return Status::error(why);
     if (threads != threads_) pool_.reset();
     threads_ = threads;
     return {};
   }
   ThreadPool* get() {
-    if (!pool_) {
-      int64_t n = threads_;
-      if (n == 0 && !threadsVariable(n).empty()) n = 0;  // State::load reported it
-      if (n == 0) n = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
-      pool_ = std::make_unique<ThreadPool>(poolThreads(n));
-    }
+    if (!pool_) pool_ = std::make_unique<ThreadPool>(poolThreads(threadsOrDefault(threads_)));
     return pool_.get();
   }
 
