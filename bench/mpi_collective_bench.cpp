@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
            [&] { MPI_Allgather(in.data(), int(bytes), MPI_BYTE, out.data(), int(bytes), MPI_BYTE, MPI_COMM_WORLD); }},
           {"reduce_scatter", [&] { comm.reduceScatter(0, weft::rt::DType::F32, in.data(), out.data(), n); },
            [&] { MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }},
+          // What a reduce-scatter could be instead: the all-reduce of its whole input.
+          {"rs/allreduce", [&] { comm.reduceScatter(0, weft::rt::DType::F32, in.data(), out.data(), n); },
+           [&] { MPI_Allreduce(in.data(), out.data(), int(n * ranks), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }},
       };
       for (const Row& r : rows) {
         const auto [w, b] = race(calls, r.weft, r.bare);
