@@ -1,7 +1,9 @@
 // Weft's MPI collectives (stdlib/runtime/comm_mpi.h) beside the bare MPI calls of the same bytes,
 // in one run: all-reduce, all-gather and reduce-scatter of f32 at 4 KiB, 256 KiB and 4 MiB, the
 // median of N calls each (default 200, after 20 unmeasured), and the ratio. The target: each
-// within 1.2x the bare call. Run it under MPI, on one machine as:
+// within 1.2x the bare call. The rs/allreduce row races Weft's reduce-scatter against the bare
+// all-reduce of its whole input (no target: it says which of the two is faster). Run it under
+// MPI, on one machine as:
 //   mpirun -np 2 --bind-to none --mca btl self,vader build/bench/bench_mpi_collective [N]
 #include <mpi.h>
 
