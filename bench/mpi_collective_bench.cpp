@@ -1,7 +1,9 @@
 // Weft's MPI collectives (stdlib/runtime/comm_mpi.h) beside the bare MPI calls of the same bytes,
 // in one run: all-reduce, all-gather and reduce-scatter of f32 at 4 KiB, 256 KiB and 4 MiB, the
 // median of N calls each (default 200, after 20 unmeasured), and the ratio. The target: each
-// within 1.2x the bare call. Run it under MPI, on one machine as:
+// within 1.2x the bare call. The rs/allreduce row races Weft's reduce-scatter against the bare
+// all-reduce of its whole input (no target: it says which of the two is faster). Run it under
+// MPI, on one machine as:
 //   mpirun -np 2 --bind-to none --mca btl self,vader build/bench/bench_mpi_collective [N]
 #include <mpi.h>
 
@@ -63,6 +65,9 @@ int main(int argc, char** argv) {
            [&] { MPI_Allgather(in.data(), int(bytes), MPI_BYTE, out.data(), int(bytes), MPI_BYTE, MPI_COMM_WORLD); }},
           {"reduce_scatter", [&] { comm.reduceScatter(0, weft::rt::DType::F32, in.data(), out.data(), n); },
            [&] { MPI_Reduce_scatter(in.data(), out.data(), counts.data(), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }},
+          // What a reduce-scatter could be instead: the all-reduce of its whole input.
+          {"rs/allreduce", [&] { comm.reduceScatter(0, weft::rt::DType::F32, in.data(), out.data(), n); },
+           [&] { MPI_Allreduce(in.data(), out.data(), int(n * ranks), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); }},
       };
       for (const Row& r : rows) {
         const auto [w, b] = race(calls, r.weft, r.bare);

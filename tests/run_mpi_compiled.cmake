@@ -2,11 +2,12 @@
 # data_parallel.model (mesh of 2) and tests/mpi/grid.model (2x2) compiled with `weft compile
 # --main` and built once; each export's driver run in one process (every device a thread) and
 # under `mpirun -np 2` (and -np 4 for the grid: two devices per rank, then one) must write the
-# same outputs, within 1e-5 relative (MPI's sums may round otherwise); the grid's must also agree
-# with the interpreter's. A main of its own calls the grid's train step alone and on 2 and 4 ranks
+# same outputs, within 1e-5 relative (MPI's sums may round otherwise), and each train step's
+# driver, called 10 times (`--time 9 --save DIR`), the same weights after them; the grid's outputs
+# must also agree with the interpreter's. A main of its own calls the grid's train step alone and on 2 and 4 ranks
 # without allocating, and saves the same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it,
 # rank 0 says it once), a load error or wrong arguments on rank 1 alone, and rank 0 alone failing
-# to read an input (MPI_Abort) all end the job at once.
+# to read an input (MPI_Abort) all end the job at once; a driver's --save to a missing folder fails.
 # Arguments: -DMPIRUN=... -DWEFT=... -DSRC=tests/compile -DWORK=a scratch folder
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/gen ${WORK}/got)
@@ -69,14 +70,20 @@ foreach(case megatron/megatron_forward/2 megatron/megatron_step/2 data_parallel/
     list(APPEND ranks ${WORK}/got/ranks${n}.${o})
   endforeach()
   set(driver ${WORK}/build/${name}/${fn}_main)
-  run(${driver} ${ins} ${alone})
+  set(steps "")
+  set(steps_ranks "")
+  if(fn MATCHES "_step$")
+    file(MAKE_DIRECTORY ${WORK}/saved/${fn}.alone ${WORK}/saved/${fn}.ranks${n})
+    set(steps --time 9 --save ${WORK}/saved/${fn}.alone)
+    set(steps_ranks --time 9 --save ${WORK}/saved/${fn}.ranks${n})
+  endif()
   # The grid's 2 ranks hold 2 devices each: on one core per rank they take turns, lending it at
   # the collectives between them.
-  set(threads "")
   if(name STREQUAL "grid" AND n EQUAL 2)
-    set(threads --threads 1)
+    list(APPEND steps_ranks --threads 1)
   endif()
-  job(${MPIRUN} -np ${n} --oversubscribe ${mpi} ${driver} ${threads} ${ins} ${ranks})
+  run(${driver} ${steps} ${ins} ${alone})
+  job(${MPIRUN} -np ${n} --oversubscribe ${mpi} ${driver} ${steps_ranks} ${ins} ${ranks})
   if(NOT status STREQUAL "0" OR NOT err STREQUAL "")
     string(APPEND problems "${fn} on ${n} ranks: status ${status}\n${out}\n${err}\n")
     continue()
@@ -86,6 +93,15 @@ foreach(case megatron/megatron_forward/2 megatron/megatron_step/2 data_parallel/
     if(name STREQUAL "grid")  # not in compiled/differential
       run(${WEFT} run ${SRC}/compare.model ${WORK}/cases/${name}/${o} ${WORK}/got/alone.${o})
     endif()
+    math(EXPR count "${count} + 1")
+  endforeach()
+  file(GLOB saved RELATIVE ${WORK}/saved/${fn}.alone ${WORK}/saved/${fn}.alone/*.npy)
+  list(LENGTH saved variables)
+  if(steps AND NOT variables EQUAL 4)
+    string(APPEND problems "${fn} saved ${variables} variables after 10 steps, not 4\n")
+  endif()
+  foreach(v ${saved})
+    run(${WEFT} run ${SRC}/compare.model ${WORK}/saved/${fn}.alone/${v} ${WORK}/saved/${fn}.ranks${n}/${v})
     math(EXPR count "${count} + 1")
   endforeach()
 endforeach()
@@ -112,6 +128,11 @@ foreach(n 2 4)
   endforeach()
 endforeach()
 
+# --save to a folder that is not there: the step runs, and saving its variables fails.
+job(${WORK}/build/data_parallel/dp_step_main --save ${WORK}/no/folder ${WORK}/cases/data_parallel/dp_step.0.in0.npy
+    ${WORK}/cases/data_parallel/dp_step.0.in1.npy ${WORK}/got/loss.npy)
+fails("--save to no folder" "cannot write '${WORK}/no/folder/")
+
 set(dp ${WORK}/build/data_parallel/dp_predict_main)
 set(xs ${WORK}/cases/data_parallel/dp_predict.0.in0.npy)
 # mesh(batch=2) on 4 ranks.
@@ -127,7 +148,7 @@ job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} --
 fails("no weights on rank 1" "rank 1: cannot open '${WORK}/no_weights/")
 # Rank 1 alone has wrong arguments.
 job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} ${xs})
-if(NOT status STREQUAL "2" OR NOT err MATCHES "rank 1: usage: [^\n]*dp_predict_main \\[--weights DIR\\] \\[--time N\\] x.npy out0.npy")
+if(NOT status STREQUAL "2" OR NOT err MATCHES "rank 1: usage: [^\n]*dp_predict_main \\[--weights DIR\\] \\[--time N\\] \\[--save DIR\\] x.npy out0.npy")
   string(APPEND problems "wrong arguments on rank 1: status ${status} (expected 2):\n${err}\n")
 endif()
 # Rank 0 alone reads the inputs: a missing one ends the job (MPI_Abort) while rank 1 waits.
@@ -143,4 +164,4 @@ endif()
 if(problems)
   message(FATAL_ERROR "${problems}")
 endif()
-message("${count} outputs and saved variables on 2 and 4 ranks agree with one process's; 5 errors end the job")
+message("${count} outputs and saved variables on 2 and 4 ranks agree with one process's; 6 errors end the job")

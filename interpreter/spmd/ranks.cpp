@@ -32,6 +32,7 @@ std::string startRanks() {
 #ifdef WEFT_MPI
   int provided = 0;
   // Only the interpreter's thread calls MPI: a rank's first device runs on it (device_comms.h).
+  rt::yieldWhileWaiting();
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

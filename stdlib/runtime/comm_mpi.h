@@ -15,12 +15,21 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "comm.h"
 
 namespace weft::rt {
+
+// Called before MPI_Init: Open MPI's ranks poll while they wait in a collective unless they yield
+// the core at each turn (mpi_yield_when_idle, on by itself only when mpirun starts more ranks than
+// slots). On cores shared with other work, a polling rank keeps the core from the rank it waits for
+// until the scheduler takes it away: on the 2-core machine of docs/distributed.md ("Speed") a
+// data-parallel step under load took 150 ms polling and 31 ms yielding. A value the user gave
+// (`mpirun --mca mpi_yield_when_idle 0`, or the environment) is kept.
+inline void yieldWhileWaiting() { setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0); }
 
 class MpiComm final : public Comm {
  public:

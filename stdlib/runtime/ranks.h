@@ -58,6 +58,7 @@ inline const Ranks& ranks() {
     MPI_Initialized(&ready);
     if (!ready) {
       int provided = 0;
+      yieldWhileWaiting();
       MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
       std::atexit(detail::finishMpi);
     }
