@@ -148,7 +148,7 @@ job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} --
 fails("no weights on rank 1" "rank 1: cannot open '${WORK}/no_weights/")
 # Rank 1 alone has wrong arguments.
 job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} ${xs})
-if(NOT status STREQUAL "2" OR NOT err MATCHES "rank 1: usage: [^\n]*dp_predict_main \\[--weights DIR\\] \\[--time N\\] \\[--save DIR\\] x.npy out0.npy")
+if(NOT status STREQUAL "2" OR NOT err MATCHES "rank 1: usage: [^\n]*dp_predict_main \\[--weights DIR\\] \\[--time N\\] \\[--save DIR\\] \\[--threads N\\] x.npy out0.npy")
   string(APPEND problems "wrong arguments on rank 1: status ${status} (expected 2):\n${err}\n")
 endif()
 # Rank 0 alone reads the inputs: a missing one ends the job (MPI_Abort) while rank 1 waits.
