@@ -17,16 +17,17 @@ PyTorch 1.13 (Debian's) runs attention as F._scaled_dot_product_attention (the e
 formula, the [T, T] scores materialised), later versions F.scaled_dot_product_attention. Rounds
 are interleaved, each figure the median over rounds. Every figure is CPU time (user + system), so
 that other work on a shared machine does not count: for PyTorch the process's own over the steps;
-for Weft a child's, a run of N steps (or N texts) less a run of none, over N (so process
-start, reading the program, tracing and the first step, which sizes the arena, are left out).
-GEN_TEXTS * 127 positions are a few seconds of CPU, far above the clock's 10 ms. With --threads
-above 1, CPU time would count every thread's, so the figures are elapsed time (perf_counter; the
-machine must then be quiet). Prints the CPU model, the figures and the ratios against the
+for compiled Weft the time char_gpt_compiled measures around its calls (the process's CPU clock;
+the first step, which sizes the arena, left out); for the graph function and eager Weft a
+child's, a run of N steps less a run of none, over N (so process start, reading the program,
+tracing and the first step are left out). With --threads above 1, CPU time would count every
+thread's, so the figures are elapsed time (the machine must then be quiet). Prints the CPU model, the figures and the ratios against the
 targets (compiled <= 0.6x PyTorch eager and <= 0.8x TorchScript; graph function <= 0.8x PyTorch
 eager).
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -173,12 +174,15 @@ def weft_step_ms(weft, work, eager, steps):
 
 def compiled_figures(work, steps):
     """The compiled train step's ms and generate's tokens per second (GEN_TEXTS texts of CONTEXT - 1
-    positions)."""
+    positions), as char_gpt_compiled measures them: CPU time, or elapsed above one thread."""
     main = work / "build" / "char_gpt_compiled"
-    none = child_seconds([main, "--steps", 1, "--samples", 0])
-    train = child_seconds([main, "--steps", steps + 1, "--samples", 0])
-    generate = child_seconds([main, "--steps", 1, "--bytes", CONTEXT, "--samples", GEN_TEXTS])
-    return (train - none) * 1e3 / steps, GEN_TEXTS * (CONTEXT - 1) / (generate - none)
+    train = run([main, "--steps", steps + 1, "--samples", 0])
+    generate = run([main, "--steps", 0, "--bytes", CONTEXT, "--samples", GEN_TEXTS])
+    cpu = THREADS == 1
+    step = re.search(r"train step: ([0-9.]+) ms \(median of [0-9]+\), ([0-9.]+) ms of CPU", train)
+    tokens = re.search(r"generate: ([0-9]+) tokens/s \([0-9]+ positions, one call each\), ([0-9]+) per second of CPU",
+                       generate)
+    return float(step.group(2 if cpu else 1)), float(tokens.group(2 if cpu else 1))
 
 
 def cpu_model():

@@ -2,7 +2,9 @@
 // fortunes, takes STEPS Adam steps of the generated TrainStep on random windows of the training
 // files, then generates BYTES bytes after a prompt with the generated Generate (its KV cache in
 // the state: each call computes one position) and Sample. Prints the loss, the median time per
-// train step and the generation's tokens per second. Build: see CMakeLists.txt.
+// train step and the generation's tokens per second, each also in CPU time (the process's, all
+// its threads: other work on a shared machine does not count; the first step, which sizes the
+// memory arena, left out). Build: see CMakeLists.txt.
 //   char_gpt_compiled [--corpus DIR] [--steps N] [--bytes N] [--samples N] [--batch B] [--context T]
 // --samples N generates N texts after the prompt (the cache emptied before each; the first is
 // printed), so that the tokens per second cover enough positions to time.
@@ -10,6 +12,7 @@
 // bytes generated fit in T (the cache's length).
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +47,13 @@ bool append(const std::string& path, std::string& text) {
 
 double msSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The process's CPU time in ms.
+double cpuMs() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
 }
 
 int fail(const weft::rt::Status& s) {
@@ -91,6 +101,7 @@ int main(int argc, char** argv) {
   std::vector<int32_t> x(size_t(batch * context)), y(x.size());
   const int64_t shape[2] = {batch, context};
   std::vector<double> times;
+  double stepsCpu = 0;
   for (long step = 1; step <= steps; ++step) {
     for (long b = 0; b < batch; ++b) {
       const size_t o = offset(rng);
@@ -102,13 +113,17 @@ int main(int argc, char** argv) {
     float loss = 0;
     int64_t lossShape[1];
     auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpuMs();
     if (weft::rt::Status s = train.call(x.data(), shape, y.data(), shape, &loss, 1, lossShape); !s) return fail(s);
+    if (step > 1) stepsCpu += cpuMs() - c0;
     times.push_back(msSince(t0));
     if (step % 20 == 0 || step == steps) std::printf("step %ld/%ld: loss %.4f\n", step, steps, loss);
   }
   if (!times.empty()) {
     std::nth_element(times.begin(), times.begin() + long(times.size() / 2), times.end());
-    std::printf("train step: %.2f ms (median of %zu)\n", times[times.size() / 2], times.size());
+    std::printf("train step: %.2f ms (median of %zu)", times[times.size() / 2], times.size());
+    if (steps > 1) std::printf(", %.2f ms of CPU (mean of steps 2-%ld)", stepsCpu / double(steps - 1), steps);
+    std::printf("\n");
   }
 
   // Generation: the prompt's bytes go through the cache one at a time, then each sampled byte.
@@ -116,14 +131,16 @@ int main(int argc, char** argv) {
   int64_t one[2] = {1, 1}, logitsShape[3], tokenShape[1], positionShape[1];
   std::vector<float> logits(256);
   const long total = std::min<long>(long(prompt.size()) + bytes, context);
-  double generating = 0;
+  double generating = 0, generatingCpu = 0;
   for (long text = 0; text < samples; ++text) {
     if (weft::rt::Status s = restart.call(&position, 1, positionShape); !s) return fail(s);
     std::string out = prompt;
     for (long i = 0; i + 1 < total; ++i) {
       token = static_cast<unsigned char>(out[size_t(i)]);
       auto t0 = std::chrono::steady_clock::now();
+      const double c0 = cpuMs();
       if (weft::rt::Status s = generate.call(&token, one, logits.data(), 256, logitsShape); !s) return fail(s);
+      generatingCpu += cpuMs() - c0;
       generating += msSince(t0);
       if (i + 1 < long(out.size())) continue;  // still in the prompt
       const int64_t logitsRow[2] = {1, 256};
@@ -134,7 +151,8 @@ int main(int argc, char** argv) {
     if (text == 0) std::printf("sampled: %s\n", out.c_str());
   }
   if (samples > 0 && total > 1)
-    std::printf("generate: %.0f tokens/s (%ld positions, one call each)\n",
-                double(samples * (total - 1)) / (generating / 1000.0), samples * (total - 1));
+    std::printf("generate: %.0f tokens/s (%ld positions, one call each), %.0f per second of CPU\n",
+                double(samples * (total - 1)) / (generating / 1000.0), samples * (total - 1),
+                double(samples * (total - 1)) / (generatingCpu / 1000.0));
   return 0;
 }
