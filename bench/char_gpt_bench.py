@@ -1,27 +1,33 @@
 #!/usr/bin/env python3
-"""examples/char_gpt's speed, Weft against PyTorch, one thread, in one run (docs/benchmarks.md):
+"""examples/char_gpt's speed, Weft against PyTorch, at one thread (or --threads N), in one run
+(docs/benchmarks.md):
 
   - the train step (batch 32, context 128, 4 blocks, d_model 128, 4 heads, Adam): Weft compiled
     (`weft compile gpt_exports.model`, timed by the example's char_gpt_compiled), as a graph
     function (`weft run`) and eagerly (`--run-functions-eagerly`), against PyTorch eager and
     TorchScript (torch.jit.trace of the same nn.Module; the backward pass and Adam as in eager);
   - generation: tokens per second of the compiled `generate` (one position per call, the KV cache
-    in its state) against PyTorch with a KV cache (no_grad, one position per call, the same
-    127 positions of a 128-byte context).
+    in its state, and `sample` after each position past the prompt) against PyTorch with a KV
+    cache (no_grad, one position per call, argmax), both over GEN_TEXTS texts of the 127
+    positions of a 128-byte context.
 
-    /usr/bin/python3 bench/char_gpt_bench.py [--build-dir build] [--rounds 3] [--steps 5]
+    /usr/bin/python3 bench/char_gpt_bench.py [--build-dir build] [--rounds 3] [--steps 5] [--threads 1]
 
 PyTorch 1.13 (Debian's) runs attention as F._scaled_dot_product_attention (the explicit softmax
 formula, the [T, T] scores materialised), later versions F.scaled_dot_product_attention. Rounds
 are interleaved, each figure the median over rounds. Every figure is CPU time (user + system), so
 that other work on a shared machine does not count: for PyTorch the process's own over the steps;
-for Weft a child's, a run of N steps (or N positions) less a run of none, over N (so process
-start, reading the program, tracing and the first step, which sizes the arena, are left out).
-Prints the CPU model, the figures and the ratios against the targets (compiled <= 0.6x PyTorch
-eager and <= 0.8x TorchScript; graph function <= 0.8x PyTorch eager).
+for compiled Weft the time char_gpt_compiled measures around its calls (the process's CPU clock;
+the first step, which sizes the arena, left out); for the graph function and eager Weft a
+child's, a run of N steps less a run of none, over N (so process start, reading the program,
+tracing and the first step are left out). With --threads above 1, CPU time would count every
+thread's, so the figures are elapsed time (the machine must then be quiet). Prints the CPU model, the figures and the ratios against the
+targets (compiled <= 0.6x PyTorch eager and <= 0.8x TorchScript; graph function <= 0.8x PyTorch
+eager).
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -29,16 +35,27 @@ import tempfile
 import time
 from pathlib import Path
 
+
+
+def _threads():
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--threads", type=int, default=1)
+    return ap.parse_known_args()[0].threads
+
+
+THREADS = _threads()
+clock = time.process_time if THREADS == 1 else time.perf_counter
 for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "WEFT_NUM_THREADS"):
-    os.environ[_v] = "1"
+    os.environ[_v] = str(THREADS)
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-torch.set_num_threads(1)
+torch.set_num_threads(THREADS)
 ROOT = Path(__file__).resolve().parent.parent
 BATCH, CONTEXT, LAYERS, D, HEADS, VOCAB = 32, 128, 4, 128, 4, 256
+GEN_TEXTS = 20
 sdpa = getattr(F, "scaled_dot_product_attention", None) or F._scaled_dot_product_attention
 
 # The train step as a graph function or eagerly: one step that traces, then STEPS more.
@@ -111,23 +128,24 @@ def torch_train_ms(forward, model, steps):
     y = torch.randint(0, VOCAB, (BATCH, CONTEXT))
     for i in range(steps + 1):
         if i == 1:
-            t0 = time.process_time()
+            t0 = clock()
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(forward(x).reshape(-1, VOCAB), y.reshape(-1))
         loss.backward()
         opt.step()
-    return (time.process_time() - t0) * 1e3 / steps
+    return (clock() - t0) * 1e3 / steps
 
 
 def torch_tokens_per_second(model):
     caches = [(torch.zeros(1, HEADS, CONTEXT, D // HEADS), torch.zeros(1, HEADS, CONTEXT, D // HEADS))
               for _ in range(LAYERS)]
-    token = torch.zeros(1, 1, dtype=torch.long)
     with torch.no_grad():
-        t0 = time.process_time()
-        for pos in range(CONTEXT - 1):
-            token = model.cached(token, caches, pos)[:, -1].argmax(-1, keepdim=True)
-        return (CONTEXT - 1) / (time.process_time() - t0)
+        t0 = clock()
+        for _ in range(GEN_TEXTS):   # each text overwrites the cache's positions from 0
+            token = torch.zeros(1, 1, dtype=torch.long)
+            for pos in range(CONTEXT - 1):
+                token = model.cached(token, caches, pos)[:, -1].argmax(-1, keepdim=True)
+        return GEN_TEXTS * (CONTEXT - 1) / (clock() - t0)
 
 
 def run(cmd, **kw):
@@ -136,10 +154,12 @@ def run(cmd, **kw):
 
 
 def child_seconds(cmd, **kw):
-    """The CPU time (user + system) of running cmd."""
-    before = os.times()
+    """The CPU time (user + system) of running cmd, or its elapsed time above one thread."""
+    before, t0 = os.times(), time.perf_counter()
     run(cmd, **kw)
-    after = os.times()
+    after, elapsed = os.times(), time.perf_counter() - t0
+    if THREADS > 1:
+        return elapsed
     return (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
 
@@ -153,12 +173,16 @@ def weft_step_ms(weft, work, eager, steps):
 
 
 def compiled_figures(work, steps):
-    """The compiled train step's ms and generate's tokens per second (CONTEXT - 1 positions)."""
+    """The compiled train step's ms and generate's tokens per second (GEN_TEXTS texts of CONTEXT - 1
+    positions), as char_gpt_compiled measures them: CPU time, or elapsed above one thread."""
     main = work / "build" / "char_gpt_compiled"
-    none = child_seconds([main, "--steps", 1, "--bytes", 0])
-    train = child_seconds([main, "--steps", steps + 1, "--bytes", 0])
-    generate = child_seconds([main, "--steps", 1, "--bytes", CONTEXT])
-    return (train - none) * 1e3 / steps, (CONTEXT - 1 - 15) / (generate - none)
+    train = run([main, "--steps", steps + 1, "--samples", 0])
+    generate = run([main, "--steps", 0, "--bytes", CONTEXT, "--samples", GEN_TEXTS])
+    cpu = THREADS == 1
+    step = re.search(r"train step: ([0-9.]+) ms \(median of [0-9]+\), ([0-9.]+) ms of CPU", train)
+    tokens = re.search(r"generate: ([0-9]+) tokens/s \([0-9]+ positions, one call each\), ([0-9]+) per second of CPU",
+                       generate)
+    return float(step.group(2 if cpu else 1)), float(tokens.group(2 if cpu else 1))
 
 
 def cpu_model():
@@ -173,9 +197,10 @@ def main():
     ap.add_argument("--build-dir", type=Path, default=ROOT / "build")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1, help="threads for Weft and PyTorch alike")
     args = ap.parse_args()
     weft = args.build_dir.resolve() / "cli" / "weft"
-    print(f"CPU: {cpu_model()}; one thread; torch {torch.__version__}")
+    print(f"CPU: {cpu_model()}; {THREADS} thread(s); torch {torch.__version__}")
     work = Path(tempfile.mkdtemp(prefix="weft-char-gpt-"))
     try:
         for f in ("gpt.model", "gpt_exports.model", "main.cpp", "CMakeLists.txt"):
@@ -207,7 +232,7 @@ def main():
     print(f"  weft eager           {eager:9.1f}   {eager / m['torch']:.2f}x torch eager")
     print(f"  torch eager          {m['torch']:9.1f}")
     print(f"  torchscript (trace)  {m['torchscript']:9.1f}")
-    print(f"generation with a KV cache, {CONTEXT - 1} positions (tokens/s):")
+    print(f"generation with a KV cache, {GEN_TEXTS} x {CONTEXT - 1} positions (tokens/s):")
     print(f"  weft compiled        {m['gen_compiled']:9.0f}   {m['gen_compiled'] / m['gen_torch']:.2f}x torch's rate")
     print(f"  torch                {m['gen_torch']:9.0f}")
 

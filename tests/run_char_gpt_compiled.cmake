@@ -38,7 +38,7 @@ message("${last_output}")
 # the error of a missing corpus.
 run(${WORK}/build/char_gpt_compiled --steps 3 --bytes 6 --batch 4 --context 16)
 message("${last_output}")
-if(NOT last_output MATCHES "step 3/3: loss [0-9.]+\ntrain step: [0-9.]+ ms \\(median of 3\\)\nsampled: \\(1\\) Avoi......\ngenerate: [0-9]+ tokens/s \\(13 positions")
+if(NOT last_output MATCHES "step 3/3: loss [0-9.]+\ntrain step: [0-9.]+ ms \\(median of 3\\), [0-9.]+ ms of CPU \\(mean of steps 2-3\\)\nsampled: \\(1\\) Avoi......\ngenerate: [0-9]+ tokens/s \\(13 positions, one call each\\), [0-9]+ per second of CPU")
   message(FATAL_ERROR "char_gpt_compiled did not train and sample")
 endif()
 execute_process(COMMAND ${WORK}/build/char_gpt_compiled --corpus ${WORK}/nowhere RESULT_VARIABLE rc ERROR_VARIABLE err)

@@ -2,8 +2,12 @@
 // manner of FlashAttention: queries are taken in blocks of kRows, keys in blocks of kCols, and
 // each query row keeps a running maximum and sum of its exponentials (the online softmax), so the
 // [Tq, Tk] score matrix never exists beyond one block — memory is O(T), not O(T^2). The backward
-// pass recomputes each block's scores from q and k rather than storing them. Block products are
-// Eigen's on the buffers; the per-block scratch lives on the stack, so no workspace is needed.
+// pass recomputes each block's scores from q and k rather than storing them. Short key sequences
+// (Tk <= kWide) are one block of every key: the forward pass needs no rescaling, and the backward
+// pass takes each row's softmax from the block's scores instead of a separate pass for its
+// log-sum-exp, and runs fewer, larger products. Block products are Eigen's on the buffers;
+// exponentials are unary.h's vectorised Exp (each value's result its own, whatever the blocking);
+// the per-block scratch lives on the stack, so no workspace is needed.
 //
 // Layout: q [B, Tq, d], k [B, Tk, d], v [B, Tk, dv], out [B, Tq, dv] row-major, B the product of
 // the leading axes. The mask (optional) broadcasts to [lead..., Tq, Tk]: a bool mask keeps the
@@ -23,6 +27,7 @@
 #include "shape.h"
 #include "strided.h"
 #include "thread_pool.h"
+#include "unary.h"
 
 namespace weft::rt {
 
@@ -66,7 +71,10 @@ inline Attention attentionGeometry(const Shape& q, const Shape& k, const Shape& 
 }
 
 namespace attention_detail {
-inline constexpr int64_t kRows = 64, kCols = 64;
+inline constexpr int64_t kRows = 64, kCols = 64, kWide = 256;
+
+// The keys of one block: every key when there are at most kWide.
+inline int64_t keyBlock(const Attention& g) { return g.tk <= kWide ? g.tk : kCols; }
 
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -77,6 +85,22 @@ using Out = Eigen::Map<Mat<T>>;
 
 // The keys a block of queries [i0, i0 + br) sees: all of them, or up to the last query's under causal.
 inline int64_t keyEnd(const Attention& g, int64_t i0, int64_t br) { return g.causal ? std::min(g.tk, i0 + br) : g.tk; }
+
+// row[j] = exp(row[j] - shift) for j < n, and the sum of the results (in order); all zeros when
+// shift is -inf (every key masked off). The trailing -inf scores (the causal mask's) are zeros
+// without going through exp, whose vectorised form leaves infinities to a scalar fix.
+template <class T>
+T expShifted(T* row, int64_t n, T shift) {
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  int64_t live = shift == kNegInf ? 0 : n;
+  while (live > 0 && row[live - 1] == kNegInf) --live;
+  std::fill(row + live, row + n, T(0));
+  for (int64_t j = 0; j < live; ++j) row[j] -= shift;
+  unaryBlock<Exp>(row, row, live);
+  T sum = 0;
+  for (int64_t j = 0; j < live; ++j) sum += row[j];
+  return sum;
+}
 
 // s[br, bc] = scale * q[i0:i0+br] k[j0:j0+bc]^T with the mask applied (-inf where masked off).
 template <class T, class M>
@@ -118,11 +142,10 @@ void logSumExp(const T* q, const T* k, const M* mask, const Attention& g, int64_
     const int64_t bc = std::min(kCols, end - j0);
     scores(q, k, mask, g, i0, br, j0, bc, s);
     for (int64_t i = 0; i < br; ++i) {
-      const T* row = s + i * bc;
+      T* row = s + i * bc;
       const T mx = std::max(m[i], *std::max_element(row, row + bc));
       if (mx == -std::numeric_limits<T>::infinity()) continue;
-      T sum = 0;
-      for (int64_t j = 0; j < bc; ++j) sum += std::exp(row[j] - mx);
+      const T sum = expShifted(row, bc, mx);
       l[i] = l[i] * std::exp(m[i] - mx) + sum;
       m[i] = mx;
     }
@@ -139,7 +162,7 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
   // Each query block of each batch row is computed alone: they share out on the thread pool.
   const int64_t blocks = (g.tq + kRows - 1) / kRows;
   parallelFor(g.batch * blocks, [&](int64_t item, int) {
-    alignas(64) T s[kRows * kCols];
+    alignas(64) T s[kRows * kWide];
     T m[kRows], l[kRows];
     const int64_t b = item / blocks, i0 = item % blocks * kRows;
     const T *qb = q + b * g.tq * g.d, *kb = k + b * g.tk * g.d, *vb = v + b * g.tk * g.dv;
@@ -151,18 +174,14 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
       std::fill(m, m + br, kNegInf);
       std::fill(l, l + br, T(0));
       const int64_t end = keyEnd(g, i0, br);
-      for (int64_t j0 = 0; j0 < end; j0 += kCols) {
-        const int64_t bc = std::min(kCols, end - j0);
+      for (int64_t j0 = 0, bc; j0 < end; j0 += bc) {
+        bc = std::min(keyBlock(g), end - j0);
         scores(qb, kb, mb, g, i0, br, j0, bc, s);
         for (int64_t i = 0; i < br; ++i) {
           T* row = s + i * bc;
           const T mx = std::max(m[i], *std::max_element(row, row + bc));
-          if (mx == kNegInf) {  // nothing seen yet: this block adds nothing
-            std::fill(row, row + bc, T(0));
-            continue;
-          }
-          T sum = 0;
-          for (int64_t j = 0; j < bc; ++j) sum += (row[j] = std::exp(row[j] - mx));
+          const T sum = expShifted(row, bc, mx);
+          if (mx == kNegInf) continue;  // nothing seen yet: this block adds nothing (row is zeros)
           const T alpha = std::exp(m[i] - mx);
           l[i] = l[i] * alpha + sum;
           m[i] = mx;
@@ -182,7 +201,8 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
 // The gradients dq, dk, dv of attentionForward given out (its result) and dout (out's gradient),
 // FlashAttention-2's backward: per query block, the row statistics recomputed, then per key block
 // P = exp(s - lse), dv += P^T dout, dS = P * (dout v^T - rowsum(dout * out)), dq += scale dS k,
-// dk += scale dS^T q.
+// dk += scale dS^T q. When one block holds every key a query block sees (keyBlock), P is that
+// block's softmax, with no separate pass for the statistics.
 template <class T, class M = bool>
 void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const T* out, const T* dout, T* dq, T* dk,
                        T* dv, const Attention& g) {
@@ -190,7 +210,7 @@ void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const 
   // Each batch row alone (its query blocks in order, accumulating its dk and dv): they share out
   // on the thread pool.
   parallelFor(g.batch, [&](int64_t b, int) {
-    alignas(64) T p[kRows * kCols], dp[kRows * kCols];
+    alignas(64) T p[kRows * kWide], dp[kRows * kWide];
     T lse[kRows], rowDot[kRows];
     const T *qb = q + b * g.tq * g.d, *kb = k + b * g.tk * g.d, *vb = v + b * g.tk * g.dv;
     T *dkb = dk + b * g.tk * g.d, *dvb = dv + b * g.tk * g.dv;
@@ -202,19 +222,27 @@ void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const 
       const T *o = out + (b * g.tq + i0) * g.dv, *dO = dout + (b * g.tq + i0) * g.dv;
       T* dQ = dq + (b * g.tq + i0) * g.d;
       std::fill(dQ, dQ + br * g.d, T(0));
-      logSumExp(qb, kb, mb, g, i0, br, lse);
+      const int64_t end = keyEnd(g, i0, br);
+      const bool whole = keyBlock(g) >= end;
+      if (!whole) logSumExp(qb, kb, mb, g, i0, br, lse);
       for (int64_t i = 0; i < br; ++i) {
         T acc = 0;
         for (int64_t c = 0; c < g.dv; ++c) acc += o[i * g.dv + c] * dO[i * g.dv + c];
         rowDot[i] = acc;
       }
-      const int64_t end = keyEnd(g, i0, br);
-      for (int64_t j0 = 0; j0 < end; j0 += kCols) {
-        const int64_t bc = std::min(kCols, end - j0);
+      for (int64_t j0 = 0, bc; j0 < end; j0 += bc) {
+        bc = std::min(keyBlock(g), end - j0);
         scores(qb, kb, mb, g, i0, br, j0, bc, p);
-        for (int64_t i = 0; i < br; ++i)
-          for (int64_t j = 0; j < bc; ++j)
-            p[i * bc + j] = lse[i] == -std::numeric_limits<T>::infinity() ? T(0) : std::exp(p[i * bc + j] - lse[i]);
+        for (int64_t i = 0; i < br; ++i) {
+          T* row = p + i * bc;
+          if (!whole) {
+            expShifted(row, bc, lse[i]);
+            continue;
+          }
+          const T sum = expShifted(row, bc, *std::max_element(row, row + bc));
+          const T inv = sum > 0 ? T(1) / sum : T(0);
+          for (int64_t j = 0; j < bc; ++j) row[j] *= inv;
+        }
         In<T> P(p, br, bc), dOut(dO, br, g.dv);
         Out<T>(dvb + j0 * g.dv, bc, g.dv).noalias() += P.transpose() * dOut;
         Out<T>(dp, br, bc).noalias() = dOut * In<T>(vb + j0 * g.dv, bc, g.dv).transpose();

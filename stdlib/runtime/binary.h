@@ -4,6 +4,7 @@
 // contiguous, one side a scalar) so that the compiler vectorises it.
 #ifndef WEFT_RT_BINARY_H
 #define WEFT_RT_BINARY_H
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -116,9 +117,16 @@ void ternaryKernel(const A* a, const Shape& as, const B* b, const Shape& bs, con
     R* po = out + o;
     if (i0 == 1 && i1 == 1 && i2 == 1) {
       for (int64_t i = 0; i < inner; ++i) po[i] = F::f(pa[i], pb[i], pc[i]);
-    } else {
-      for (int64_t i = 0; i < inner; ++i) po[i] = F::f(pa[i * i0], pb[i * i1], pc[i * i2]);
+      return;
     }
+    if constexpr (std::is_same_v<F, Where> && std::is_same_v<B, C> && std::is_same_v<B, R>) {
+      if (i0 == 0 && i1 == 1 && i2 == 1) {  // one condition for the row (a KV cache's update): a copy
+        const B* from = *pa ? pb : pc;
+        std::copy(from, from + inner, po);
+        return;
+      }
+    }
+    for (int64_t i = 0; i < inner; ++i) po[i] = F::f(pa[i * i0], pb[i * i1], pc[i * i2]);
   });
 }
 

@@ -86,7 +86,9 @@ TEST_CASE("attention: the fused kernel matches the explicit softmax formula (f64
   const std::vector<Config> configs = {
       {{2, 5, 3}, 5, 4, false, 0},      {{2, 5, 3}, 5, 4, true, 0},      {{1, 3, 8}, 7, 2, false, 1},
       {{2, 3, 9, 4}, 9, 4, true, 2},    {{1, 130, 16}, 200, 8, false, 0}, {{1, 130, 16}, 130, 8, true, 1},
-      {{2, 2, 70, 8}, 70, 8, false, 2}, {{1, 200, 4}, 65, 4, true, 0},   {{1, 1, 3}, 129, 3, false, 1}};
+      {{2, 2, 70, 8}, 70, 8, false, 2}, {{1, 200, 4}, 65, 4, true, 0},   {{1, 1, 3}, 129, 3, false, 1},
+      // Past kWide keys: blocks of 64 keys, the online softmax across them.
+      {{1, 130, 16}, 300, 8, false, 0}, {{1, 300, 4}, 300, 4, true, 1},  {{1, 1, 3}, 290, 3, false, 2}};
   uint32_t seed = 1;
   for (const Config& c : configs)
     for (DType dt : {DType::F64, DType::F32}) {
@@ -115,10 +117,12 @@ TEST_CASE("attention: the fused kernel matches the explicit softmax formula (f64
 }
 
 TEST_CASE("attention: the gradient op matches the tape of the explicit formula") {
+  // 100 keys are one block; 300 are blocks of 64, with the row statistics in a pass of their own.
+  for (int64_t t : {100, 300})
   for (bool causal : {false, true}) {
-    Tensor q = normal({2, 100, 8}, 10), k = normal({2, 100, 8}, 11), v = normal({2, 100, 6}, 12);
-    Tensor dout = normal({2, 100, 6}, 13);
-    Tensor mask = ops::binary(BinaryOp::Gt, normal({100, 100}, 14), scalar(-1.5, DType::F64));
+    Tensor q = normal({2, t, 8}, 10), k = normal({2, t, 8}, 11), v = normal({2, t, 6}, 12);
+    Tensor dout = normal({2, t, 6}, 13);
+    Tensor mask = ops::binary(BinaryOp::Gt, normal({t, t}, 14), scalar(-1.5, DType::F64));
     Tensor out = ops::scaledDotProductAttention(q, k, v, &mask, causal, std::nullopt);
     std::vector<Tensor> fused = ops::scaledDotProductAttentionGrad(q, k, v, out, dout, &mask, causal, std::nullopt);
     autodiff::Tape tape({});
@@ -127,7 +131,7 @@ TEST_CASE("attention: the gradient op matches the tape of the explicit formula")
     Tensor loss = ops::reduce(ReduceOp::Sum, ops::binary(BinaryOp::Mul, y, dout), {}, false);
     auto g = tape.gradients(loss);
     for (int i = 0; i < 3; ++i) {
-      INFO("input ", i, " causal ", causal);
+      INFO("input ", i, " t ", t, " causal ", causal);
       CHECK(maxDiff(fused[size_t(i)], *g[size_t(i)]) < 1e-11);
     }
   }
