@@ -75,6 +75,13 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
     const Node* last = members.back();
     loops_.emplace(last, FusedLoop(optimized_, std::move(members), uses_));
   }
+  std::function<void(const Block&)> findViews = [&](const Block& b) {
+    for (const auto& n : b.nodes) {
+      for (const auto& inner : n.blocks) findViews(inner);
+      if (n.op == ops::OpId::Cond || ops::opDef(n.op).view) views_.insert(views_.end(), n.outputs.begin(), n.outputs.end());
+    }
+  };
+  findViews(optimized_.body);
   inPlace_.assign(slots_.size(), 0);
   spares_.resize(slots_.size());
   prepare(g_.body, false);  // what a recording tape runs: the graph's own nodes
@@ -136,6 +143,10 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
   std::vector<Tensor> out;
   for (int r : body.results) out.push_back(slots_[size_t(r)]);
   for (int p : params) slots_[size_t(p)] = Tensor();  // the caller's tensors are not kept
+  // Views (and the tensors in in_) are second holders of the buffers they share: dropped, so
+  // that the next call's kernels find those buffers their slots' own to write into.
+  for (int v : views_) slots_[size_t(v)] = Tensor();
+  in_.clear();
   return out;
 }
 
@@ -268,6 +279,13 @@ void Executor::runNode(const Node& n) {
   }
   in_.clear();
   for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
+  // The kernel allocates its results: it gets the buffers of its last ones back (StoragePool),
+  // or of the spares of results held elsewhere.
+  for (int o : n.outputs) {
+    takeSpare(o);
+    if (!inPlace_[size_t(o)]) pool_.give(slots_[size_t(o)]);
+  }
+  StoragePool::Use use(pool_);
   std::vector<Tensor> out = def.run(in_, n.attrs);
   for (size_t i = 0; i < n.outputs.size(); ++i) slots_[size_t(n.outputs[i])] = std::move(out[i]);
 }

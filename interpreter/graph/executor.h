@@ -64,8 +64,8 @@ class Executor final : public GraphRunner {
   std::ostream& out_;
   std::function<void()> onLoop_;
   // One per graph value. Between calls a slot keeps its last tensor: when nothing else holds it,
-  // the next call's kernel writes into it again (elementwise nodes of static shape), so that
-  // steady-state calls allocate nothing there.
+  // the next call's kernel writes into it again (an `into` kernel, or any other through pool_),
+  // so that steady-state calls allocate nothing there.
   std::vector<Tensor> slots_;
   // Per value: whether its node writes into the slot's buffer, whose shape is known statically
   // or, for an elementwise node with unknown sizes, from each call's inputs.
@@ -76,9 +76,11 @@ class Executor final : public GraphRunner {
   // now writes in place (shared with the variable, yet to be overwritten).
   std::vector<char> inPlace_;
   std::vector<Tensor> spares_;  // per value: takeSpare's other buffer
+  std::vector<int> views_;      // the values of view and cond nodes, which share other values' buffers
   std::vector<std::vector<int>> readsOf_;  // per variable: the values its top-block reads give
   std::vector<int> uses_;      // per value of the optimized graph: how many inputs and results name it
   std::vector<Tensor> in_;     // a node's inputs, reused
+  StoragePool pool_;           // the buffers of the running node's last results
 };
 
 // The text a print node writes for these tensors: `format` with each {} replaced.

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <new>
+#include <utility>
 
 #include "../../grammar/diagnostics.h"
 #include "format.h"
@@ -57,11 +58,40 @@ int64_t checkedBytes(DType dtype, const Shape& shape) {
   return *bytes;
 }
 
+namespace {
+thread_local StoragePool* pool = nullptr;  // this thread's, while a StoragePool::Use lasts
+}  // namespace
+
+void StoragePool::give(Tensor& t) {
+  if (t.ownsStorage() && !t.shards_) free_.push_back(std::move(t.storage_));
+  t = Tensor();
+}
+
+std::shared_ptr<Storage> StoragePool::take(int64_t bytes) {
+  for (auto& s : free_)
+    if (s->bytes() == bytes) {
+      std::shared_ptr<Storage> got = std::move(s);
+      s = std::move(free_.back());
+      free_.pop_back();
+      return got;
+    }
+  return nullptr;
+}
+
+StoragePool::Use::Use(StoragePool& p) : pool_(p), outer_(std::exchange(pool, &p)) {}
+
+StoragePool::Use::~Use() {
+  pool = outer_;
+  pool_.clear();
+}
+
 Tensor Tensor::empty(DType dtype, const Shape& shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
-  t.storage_ = std::make_shared<Storage>(checkedBytes(dtype, shape));
+  const int64_t bytes = checkedBytes(dtype, shape);
+  if (pool) t.storage_ = pool->take(bytes);
+  if (!t.storage_) t.storage_ = std::make_shared<Storage>(bytes);
   return t;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "../../stdlib/runtime/dtype.h"
 #include "../../stdlib/runtime/shape.h"
@@ -42,6 +43,35 @@ class Storage {
 };
 
 class Tensor;
+
+// Buffers that a graph executor gives back before it runs a node: the storage of the node's last
+// results, which nothing else holds. While the pool is this thread's (StoragePool::Use),
+// Tensor::empty takes a buffer of the same size from it before allocating, so that a kernel
+// writes into the memory of its last call: pages touched once, not faulted in and cleared again
+// every call. The kernel overwrites what it takes, as it would fresh memory.
+class StoragePool {
+ public:
+  // Keeps t's storage when t is its only holder, and empties t.
+  void give(Tensor& t);
+  // A kept buffer of exactly `bytes`, or null.
+  std::shared_ptr<Storage> take(int64_t bytes);
+  void clear() { free_.clear(); }
+  // Makes `pool` this thread's for its lifetime; what it keeps is released at the end.
+  class Use {
+   public:
+    explicit Use(StoragePool& pool);
+    ~Use();
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+
+   private:
+    StoragePool& pool_;
+    StoragePool* outer_;
+  };
+
+ private:
+  std::vector<std::shared_ptr<Storage>> free_;
+};
 
 // The blocks of a tensor split over the devices of a mesh (SPEC §7.1; interpreter/spmd/
 // sharded_tensor.h keeps them): they are its storage, and its global value is put together only
@@ -126,6 +156,7 @@ class Tensor {
   void* globalData() const;  // a sharded tensor's global value (null for an abstract tensor)
   DType dtype_ = DType::F32;
   Shape shape_;
+  friend class StoragePool;
   std::shared_ptr<Storage> storage_;
   std::shared_ptr<const Shards> shards_;
   int symbol_ = -1;
