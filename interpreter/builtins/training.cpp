@@ -85,6 +85,12 @@ void registerTerminal(Env& env) {
             std::fflush(stdout);
             return Value();
           }));
+  // _planning(): whether the program runs on shapes alone (weft check, docs/layouts.md), where
+  // fit traces its train step once per epoch and has no loss values to check.
+  env.set(intern("_planning"), makeBuiltin("_planning", [](Interpreter&, Args& a) {
+            ArgReader r(a, "_planning", {});
+            return Value(Tensor::scalar<bool>(ops::shapesOnly()));
+          }));
 }
 
 namespace {

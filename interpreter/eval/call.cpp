@@ -124,11 +124,12 @@ Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
   } restoreLoc;
   try {
     Value result;
-    if (fn.graph && !functionsEagerly_ && !ops::shapesOnly()) {  // a plan runs bodies on shapes
+    if (fn.graph && !functionsEagerly_ && !ops::shapesOnly()) {
       result = callGraphFunction(fn, local, args.site);
     } else if (fn.lambdaBody) {
       result = eval(*fn.lambdaBody, local);
     } else {
+      if (fn.graph && !functionsEagerly_) planGraphCall(fn, local, args.site);  // a plan runs bodies on shapes
       Frame frame;
       frame.function = &fn.name;
       execBlock(*fn.body, local, frame);

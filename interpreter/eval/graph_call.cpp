@@ -43,6 +43,13 @@ std::optional<graph::TensorType> annotatedSignature(const ast::TypeExpr& t) {
   return type;
 }
 
+bool fullyAnnotated(const FunctionObj& fn) {
+  if (!fn.graph || !fn.body) return false;
+  for (const auto& p : *fn.params)
+    if (!p.type || !annotatedSignature(*p.type)) return false;
+  return true;
+}
+
 void Interpreter::applyInputSignature(FunctionObj& fn, const ast::Call& decorator, const std::shared_ptr<Env>& env) {
   const ast::Expr* sigExpr = nullptr;
   for (const auto& a : decorator.args) {
@@ -376,6 +383,39 @@ std::unique_ptr<GraphTraces::Entry> Interpreter::traceSignature(FunctionObj& fn,
   return traceGraph(fn, local, inputs, site);
 }
 
+namespace {
+
+// A sharded argument, where no TensorSpec gave a layout, arrives with its own.
+void takeArgumentLayouts(GraphTraces::Entry& e, const std::vector<Value>& args) {
+  for (size_t j = 0; j < e.inputSlots.size(); ++j) {
+    const auto [param, item] = e.inputSlots[j];
+    const spmd::ShardedTensor* s = item < 0 && args[param].isTensor() ? spmd::shardsOf(args[param].tensor()) : nullptr;
+    if (s && e.inputLayouts[j].first.empty()) e.inputLayouts[j] = {s->mesh, s->placements};
+  }
+}
+
+}  // namespace
+
+void Interpreter::planGraphCall(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site) {
+  if (graph::Tracer::active() || autodiff::Tape::active() || fullyAnnotated(fn)) return;
+  std::string key;
+  std::vector<ParamInputs> inputs;
+  std::vector<Value> args;
+  auto bound = std::make_shared<Env>(fn.closure);  // tracing rebinds the tensor arguments: not the caller's
+  for (const auto& p : *fn.params) {
+    args.push_back(*local->findLocal(p.name));
+    ArgSignature sig = signatureOf(p, args.back());
+    key += sig.key + ";";
+    inputs.push_back(sig.inputs);
+    bound->set(p.name, args.back());
+  }
+  if (!plannedSignatures_.insert({&fn, key}).second) return;
+  std::unique_ptr<GraphTraces::Entry> e = traceGraph(fn, bound, inputs, site);
+  takeArgumentLayouts(*e, args);
+  graph::Graph placed = e->graph;
+  if (!placeOnMesh(placed, *e, fn.name, site).empty()) plannedCalls_.push_back({fn.name, site, std::move(placed)});
+}
+
 Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site) {
   if (graph::Tracer::active()) return traceInto(fn, local, site);  // a graph function called by one: inlined
   // Under a gradient tape outside a trace, the body runs eagerly so that the tape sees its ops.
@@ -399,12 +439,7 @@ Value Interpreter::callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>
     for (const auto& s : sig) inputs.push_back(s.inputs);
     std::unique_ptr<GraphTraces::Entry> e = traceGraph(fn, local, inputs, site);
     e->key = key;
-    // A sharded argument, where no TensorSpec gave a layout, arrives with its own.
-    for (size_t j = 0; j < e->inputSlots.size(); ++j) {
-      const auto [param, item] = e->inputSlots[j];
-      const spmd::ShardedTensor* s = item < 0 && args[param].isTensor() ? spmd::shardsOf(args[param].tensor()) : nullptr;
-      if (s && e->inputLayouts[j].first.empty()) e->inputLayouts[j] = {s->mesh, s->placements};
-    }
+    takeArgumentLayouts(*e, args);
     // On a mesh, the runner partitions a copy placed by the variables' layouts; the entry keeps the
     // graph as traced (weft graph, saved models, weft compile).
     graph::Graph placed = e->graph;

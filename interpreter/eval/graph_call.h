@@ -45,4 +45,8 @@ std::string placeOnMesh(graph::Graph& g, const GraphTraces::Entry& e, const std:
 // tensor type with its dimensions (`f32` alone, `int`, `str`, a module type).
 std::optional<graph::TensorType> annotatedSignature(const ast::TypeExpr& t);
 
+// Whether every parameter of graph function `fn` has such an annotation: weft check traces it
+// from them alone.
+bool fullyAnnotated(const FunctionObj& fn);
+
 }  // namespace weft

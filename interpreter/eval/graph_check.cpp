@@ -17,13 +17,6 @@
 namespace weft {
 namespace {
 
-bool fullyAnnotated(const FunctionObj& fn) {
-  if (!fn.graph || !fn.body) return false;
-  for (const auto& p : *fn.params)
-    if (!p.type || !annotatedSignature(*p.type)) return false;
-  return true;
-}
-
 // Every graph function a program's globals reach: global functions and module methods.
 void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Object*>& seen, int depth) {
   if (!v.object() || depth > 64 || !seen.insert(v.object()).second) return;
@@ -141,14 +134,25 @@ int Interpreter::traceForCheck(
 }
 
 int Interpreter::printCommPlans(std::ostream& out) {
-  return traceForCheck([&](const std::string& name, const SourceRange& at, GraphTraces::Entry& e) {
-    graph::Graph g = e.graph;
-    const std::string mesh = placeOnMesh(g, e, name, at);
-    if (mesh.empty()) return;
-    // The pipeline the executor runs, up to the placements: the plan is what a run does.
+  // The pipeline the executor runs, up to the placements: the plan is what a run does.
+  auto print = [&](const graph::Graph& g, const std::string& name, const std::string& mesh) {
     const graph::Graph placed = graph::runPipelineUntil(g, graph::Target::Executor, "propagate-placements");
     out << commPlanText(placed, graph::commPlanOf(placed), name, mesh);
+  };
+  int errors = traceForCheck([&](const std::string& name, const SourceRange& at, GraphTraces::Entry& e) {
+    graph::Graph g = e.graph;
+    const std::string mesh = placeOnMesh(g, e, name, at);
+    if (!mesh.empty()) print(g, name, mesh);
   });
+  // Then the graph functions the run called on a mesh without annotations, as traced there.
+  const bool was = ops::shapesOnly();
+  ops::setShapesOnly(true);  // their constants have no data either
+  for (const PlannedCall& c : plannedCalls_)
+    if (!reportingErrors([&] { print(c.graph, c.name + " (called at " + shownText(c.site.file->path) + ":" + std::to_string(c.site.begin.line) + ")",
+                                  "mesh(" + spmd::meshText(c.graph.mesh) + ")"); }))
+      ++errors;
+  ops::setShapesOnly(was);
+  return errors;
 }
 
 }  // namespace weft

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -244,6 +245,9 @@ class Interpreter {
   // tracing it first when there is none; inside a trace, the body is traced inline.
   Value callGraphFunction(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
   Value traceInto(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
+  // On shapes alone (weft check) a graph function's body runs eagerly; one without full
+  // annotations is also traced once per signature, and kept in plannedCalls_ when it is on a mesh.
+  void planGraphCall(FunctionObj& fn, const std::shared_ptr<Env>& local, const SourceRange& site);
   // Traces fn's body with the parameters given types bound to graph inputs (the others as bound
   // in `local`).
   std::unique_ptr<GraphTraces::Entry> traceGraph(FunctionObj& fn, const std::shared_ptr<Env>& local,
@@ -270,6 +274,15 @@ class Interpreter {
   std::vector<const FunctionObj*> tracing_;
   std::vector<Export> exports_;
   GraphCallRecorder recorder_;
+  // The graphs on a mesh that graph functions without full annotations traced when called during
+  // a run on shapes alone (fit's train step): weft check --comm-plan prints their plans too.
+  struct PlannedCall {
+    std::string name;
+    SourceRange site;
+    graph::Graph graph;  // placed on its mesh
+  };
+  std::vector<PlannedCall> plannedCalls_;
+  std::set<std::pair<const FunctionObj*, std::string>> plannedSignatures_;
   bool functionsEagerly_ = false;  // graph functions whose bodies are being traced
   std::shared_ptr<Env> bindParams(const std::string& fnName, const std::vector<ast::Param>& params,
                                   const std::vector<Value>& defaults, const std::vector<bool>& hasDefault,
