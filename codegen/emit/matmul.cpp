@@ -43,14 +43,12 @@ void code(Emitter& e, const Node& n, const std::string& p) {
   const Dims &a = e.dims(n.inputs[0]), &b = e.dims(n.inputs[1]);
   const std::string m = a.size() == 1 ? "1" : a[a.size() - 2], k = a.back(), nn = b.size() == 1 ? "1" : b.back();
   if (n.inputs.size() == 3) {  // fused: bias rows, the product accumulated onto them, the activation
-    e.need("copy.h");
     e.need("unary.h");
     std::string rows = "(" + e.numel(n.inputs[0]) + ") / std::max<int64_t>(" + k + ", 1)";
     if (k == "0") rows = product(slice(a, 0, a.size() - 1));
     c << p << "{\n" << p << "  const int64_t rows = " << rows << ";\n"
-      << p << "  weft::rt::broadcastToKernel(" << e.ptr(n.inputs[2]) << ", Shape{" << nn << "}, " << C << ", Shape{rows, "
-      << nn << "});\n"
-      << p << "  weft::rt::gemm(" << A << ", " << B << ", " << C << ", rows, " << k << ", " << nn << ", ws, true);\n";
+      << p << "  weft::rt::biasMatmul(" << A << ", " << B << ", " << e.ptr(n.inputs[2]) << ", " << C << ", rows, " << k
+      << ", " << nn << ", ws);\n";
     const std::string& act = n.attrs.s("epilogue");
     ops::OpId id;
     if (!act.empty() && ops::findOp(act, id))

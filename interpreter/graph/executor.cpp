@@ -39,10 +39,12 @@ std::string formatPrint(const std::string& format, std::span<const Tensor> args)
 
 Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
                    std::function<void()> onLoop)
-    : g_(g), vars_(std::move(variables)), out_(out), onLoop_(std::move(onLoop)), slots_(g.values.size()) {
-  reuse_.assign(g.values.size(), 0);
+    : g_(g), optimized_(runPipeline(g, Target::Executor)), vars_(std::move(variables)), out_(out),
+      onLoop_(std::move(onLoop)), slots_(std::max(g.values.size(), optimized_.values.size())) {
+  // The optimized graph's nodes (a recorded call, running the graph's own, reuses no buffer).
+  reuse_.assign(slots_.size(), 0);
   auto known = [&](int v) {
-    for (int64_t d : g.values[size_t(v)].shape)
+    for (int64_t d : optimized_.values[size_t(v)].shape)
       if (d == rt::kUnknownDim) return false;
     return true;
   };
@@ -60,8 +62,7 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
       reuse_[size_t(n.outputs[0])] = ok ? kStatic : kRuntimeShape;
     }
   };
-  plan(g.body);
-  optimized_ = runPipeline(g, Target::Executor);
+  plan(optimized_.body);
   uses_ = useCounts(optimized_);
   std::map<int64_t, std::vector<const Node*>> groups;
   std::function<void(const Block&)> collect = [&](const Block& b) {
@@ -137,8 +138,8 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
                       typeText({inputs[i].dtype(), inputs[i].shape()}));
     slots_[size_t(params[i])] = inputs[i];
   }
-  const bool recorded = ops::tapeHook() || variableReadHook();
-  const Block& body = recorded ? g_.body : optimized_.body;
+  recorded_ = ops::tapeHook() || variableReadHook();
+  const Block& body = recorded_ ? g_.body : optimized_.body;
   runBlock(body);
   std::vector<Tensor> out;
   for (int r : body.results) out.push_back(slots_[size_t(r)]);
@@ -239,7 +240,7 @@ void Executor::runNode(const Node& n) {
   if (def.family == ops::Family::Collective)
     if (CommCounts* counts = context().commCounts)
       counts->add(n.loc, n.op, spmd::collectiveBytes(n.op, slots_[size_t(n.inputs[0])].bytes(), n.attrs.i("group")));
-  if (ops::tapeHook()) {  // a gradient tape records each op (a loaded model trained): no buffer is reused
+  if (recorded_) {  // a gradient tape records each op (a loaded model trained): no buffer is reused
     in_.clear();
     for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);
     std::vector<Tensor> out = ops::apply(n.op, in_, n.attrs);
@@ -251,7 +252,7 @@ void Executor::runNode(const Node& n) {
     const Tensor* in[3];
     size_t k = 0;
     for (int i : n.inputs) in[k++] = &slots_[size_t(i)];
-    const TensorType& t = g_.values[size_t(n.outputs[0])];
+    const TensorType& t = optimized_.values[size_t(n.outputs[0])];
     Shape shape = t.shape;
     // An unknown size: the elementwise result's shape from this call's inputs (a mismatch takes
     // the checked path below, which reports it).

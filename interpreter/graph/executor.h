@@ -1,8 +1,8 @@
 // Runs a graph on the same kernels as eager code (each node's OpDef::run), with the graph-only
 // nodes (constants, variables, print, cond, while) handled here. It runs the graph as the
 // pipeline's executor passes leave it (pipeline.h) — constants folded, variables read once and
-// assigned once, transposes read in place by the products, runs of elementwise nodes as fused
-// loops — except while a gradient tape records the call (a loaded model trained further), which
+// assigned once, transposes read in place by the products, bias and activation in the matmul
+// before them, runs of elementwise nodes as fused loops — except while a gradient tape records the call (a loaded model trained further), which
 // sees the graph's own nodes. Each block is prepared once as a list of steps.
 #pragma once
 #include <functional>
@@ -72,6 +72,7 @@ class Executor final : public GraphRunner {
   // kByOp: the op's `into` decides (OpDef::intoChecks).
   enum : char { kNoReuse, kStatic, kRuntimeShape, kByOp };
   std::vector<char> reuse_;
+  bool recorded_ = false;  // this call runs the graph's own nodes for a gradient tape
   // Per value of the optimized graph: its slot holds a variable's storage that the step running
   // now writes in place (shared with the variable, yet to be overwritten).
   std::vector<char> inPlace_;

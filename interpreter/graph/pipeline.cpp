@@ -21,7 +21,7 @@ const std::vector<Pass>& passes() {
       {"partition", partition, true, true},
       {"fold-transposes", foldTransposes, true, true},
       {"dead-code", removeDeadCode, true, true},
-      {"fuse-epilogues", fuseMatmulEpilogues, false, true},  // the executor runs matmul unfused
+      {"fuse-epilogues", fuseMatmulEpilogues, true, true},
       {"fuse-elementwise", fuseElementwise, true, true},
       {"lift-constants", liftConstants, false, true},  // large constants become weights files
   };

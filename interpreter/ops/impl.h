@@ -36,6 +36,10 @@ TensorType matmulType(const TensorType& a, const TensorType& b, MatmulTransposes
 int64_t matmulWorkspace(const TensorType& a, const TensorType& b, MatmulTransposes t);
 // With `reuse` of the result's dtype and shape and no other owner, writes the result into it.
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse = nullptr, MatmulTransposes t = {});
+// The fused form of fuse-epilogues: bias (one row of the result's width) + a @ b, then the
+// activation `epilogue` (an op's name, or empty) in place; a is untransposed, b a matrix.
+Tensor biasMatmul(const Tensor& a, const Tensor& b, const Tensor& bias, const std::string& epilogue,
+                  const Tensor* reuse = nullptr);
 
 TensorType reduceType(ReduceOp op, const TensorType& x, const std::vector<int>& axes, bool keepdims);
 Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims);

@@ -1,5 +1,6 @@
 // matmul with NumPy's rules: a 1-D left operand is a row vector and a 1-D right operand a
-// column vector (the added axis is removed from the result); leading batch axes broadcast.
+// column vector (the added axis is removed from the result); leading batch axes broadcast. And
+// the fused form a graph executor runs (fuse-epilogues): a bias row, the product, an activation.
 #include <algorithm>
 #include <vector>
 
@@ -76,6 +77,31 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse, MatmulTrans
       rt::batchedMatmul(a.data<T>(), ab, b.data<T>(), bb, out.data<T>(), cb, m, k, n, ws);
     }
   });
+  return out;
+}
+
+Tensor biasMatmul(const Tensor& a, const Tensor& b, const Tensor& bias, const std::string& epilogue,
+                  const Tensor* reuse) {
+  const TensorType at = typeOf(a), bt = typeOf(b);
+  const Shape cs = matmulType(at, bt, {}).shape;
+  if (b.shape().rank() != 2 || a.shape().rank() < 2 || bias.dtype() != a.dtype() || bias.numel() != b.shape()[1])
+    fail("matmul: a fused product takes a matrix of rows, a matrix and a bias row of the result's width, got shapes " +
+         a.shape().str() + ", " + b.shape().str() + ", " + bias.shape().str());
+  const bool fits = reuse && reuse->ownsStorage() && reuse->dtype() == a.dtype() && reuse->shape() == cs;
+  Tensor out = fits ? *reuse : Tensor::empty(a.dtype(), cs);
+  void* ws = scratch(matmulWorkspace(at, bt, {}));
+  const int64_t k = a.shape().back(), n = b.shape()[1], rows = cs.numel() / std::max<int64_t>(n, 1);
+  rt::dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>)
+      rt::biasMatmul(a.data<T>(), b.data<T>(), bias.data<T>(), out.data<T>(), rows, k, n, ws);
+  });
+  OpId act;
+  if (epilogue.empty()) return out;
+  if (!findOp(epilogue, act) || !opDef(act).epilogue)
+    fail("matmul: its epilogue '" + epilogue + "' is not an activation a matmul applies in place");
+  const Tensor* in[1] = {&out};
+  opDef(act).into(std::span<const Tensor* const>(in, 1), {}, out);  // in place: the epilogue set is elementwise
   return out;
 }
 

@@ -192,6 +192,16 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* w
   gemmOn(lib, a, b, c, m, k, n, workspace, accumulate, transA, transB);
 }
 
+// The fused form of fuse-epilogues before its activation: c[rows, n] = bias + a[rows, k] @ b[k, n],
+// the bias row copied into each row of c and the product accumulated onto it (no second pass
+// over c to add it). The interpreter's kernel and generated code both run it.
+template <class T>
+void biasMatmul(const T* a, const T* b, const T* bias, T* c, int64_t rows, int64_t k, int64_t n,
+                void* workspace = nullptr) {
+  for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * n, bias, size_t(n) * sizeof(T));
+  gemm(a, b, c, rows, k, n, workspace, true);
+}
+
 // Batched: a has batch shape `ab` of [m, k] matrices, b batch shape `bb` of [k, n]; c gets the
 // broadcast batch shape `cb` (the caller has checked that ab and bb broadcast to cb).
 template <class T>
