@@ -68,7 +68,8 @@ Graph partition(const Graph& g);
 
 // Small all-reduces of a partitioned program over the same mesh dimension and dtype, none of
 // which waits for another's result, become one all-reduce of their blocks concatenated
-// (bucket_all_reduces.cpp). Without them (or on a mesh), the graph as it is.
+// (bucket_all_reduces.cpp). Without them (or on a mesh, or with --no-comm-buckets), the graph as
+// it is.
 Graph bucketAllReduces(const Graph& g);
 // The buckets bucketAllReduces makes of a partitioned program: each the indices of its members
 // among the program's collectives, in commPlanOf's order.

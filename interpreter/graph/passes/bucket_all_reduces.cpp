@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "../../ops/symbolic_sizes.h"
+#include "../../values/context.h"
 #include "../passes.h"
 
 namespace weft::graph {
@@ -174,6 +175,7 @@ void rewrite(Graph& g, Block& b) {
 
 std::vector<std::vector<int>> allReduceBuckets(const Graph& local) {
   std::vector<std::vector<int>> buckets;
+  if (context().noCommBuckets) return buckets;
   int count = 0;  // collectives met so far, in commPlanOf's order: a node's blocks, then the node
   std::function<void(const Block&)> walk = [&](const Block& b) {
     std::vector<int> ordinal(b.nodes.size(), -1);
@@ -192,7 +194,7 @@ std::vector<std::vector<int>> allReduceBuckets(const Graph& local) {
 }
 
 Graph bucketAllReduces(const Graph& g) {
-  if (!g.mesh.empty()) return g;  // only a partitioned program's blocks have their sizes
+  if (!g.mesh.empty() || context().noCommBuckets) return g;  // a placed graph's blocks have no sizes yet
   Graph out = g;
   rewrite(out, out.body);
   return out;
