@@ -29,12 +29,14 @@ struct NullBuffer : std::streambuf {
 
 const char* kUsage =
     "usage: weft COMMAND [ARGS]\n"
-    "  weft run [LIMITS] [--run-functions-eagerly] [--comm-report] [--no-implicit-comm] FILE.model [ARGS...]\n"
+    "  weft run [LIMITS] [--run-functions-eagerly] [--comm-report] [--no-implicit-comm] [--no-comm-buckets]\n"
+    "           FILE.model [ARGS...]\n"
     "                                  run a program (LIMITS: see below); graph functions run\n"
     "                                  their traced graphs unless --run-functions-eagerly;\n"
     "                                  --comm-report: the collectives its sharded graphs ran;\n"
-    "                                  --no-implicit-comm: a re-layout between ops is an error\n"
-    "  weft check [--plan] [--comm-plan] FILE.model\n"
+    "                                  --no-implicit-comm: a re-layout between ops is an error;\n"
+    "                                  --no-comm-buckets: each small all-reduce is a call of its own\n"
+    "  weft check [--plan] [--comm-plan] [--no-comm-buckets] FILE.model\n"
     "                                  parse and check a program without running it; with layouts\n"
     "                                  or --plan, run it on shapes alone and report its layouts;\n"
     "                                  --comm-plan: the collectives its sharded graph functions need\n"
@@ -67,6 +69,7 @@ int runProgram(const std::vector<std::string>& given, std::ostream& out, std::os
     if (beforeFile && given[i] == "--run-functions-eagerly") interp.setRunFunctionsEagerly(true);
     else if (beforeFile && given[i] == "--comm-report") report = true;
     else if (beforeFile && given[i] == "--no-implicit-comm") context().noImplicitComm = true;
+    else if (beforeFile && given[i] == "--no-comm-buckets") context().noCommBuckets = true;
     else args.push_back(given[i]);
   }
   if (report) context().commCounts = &counts;
@@ -126,17 +129,18 @@ int runCommand(const std::vector<std::string>& given) {
 
 int checkCommand(const std::vector<std::string>& given) {
   std::vector<std::string> args;
-  bool plan = false, commPlan = false;
+  bool plan = false, commPlan = false, noBuckets = false;
   for (const auto& a : given) {
     if (a == "--plan") plan = true;
     else if (a == "--comm-plan") commPlan = true;
+    else if (a == "--no-comm-buckets") noBuckets = true;
     else args.push_back(a);
   }
   Interpreter interp(std::cout, std::cerr);
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (size_t(file) >= args.size()) {
-    std::cerr << "usage: weft check [--plan] [--comm-plan] FILE.model\n";
+    std::cerr << "usage: weft check [--plan] [--comm-plan] [--no-comm-buckets] FILE.model\n";
     return 2;
   }
   const ast::Program* program = nullptr;
@@ -151,6 +155,7 @@ int checkCommand(const std::vector<std::string>& given) {
   // A check must end: the shape-only run has step and time limits unless the options say otherwise.
   runner.limits().maxSteps = 10'000'000;
   runner.limits().timeoutSeconds = 60;
+  context().noCommBuckets = noBuckets;  // the runner's context, made with it
   applyLimitOptions(args, 1, runner);
   status = mesh::runPlan(runner, args[file], std::cout);
   // --comm-plan: what each graph function and export on a mesh would communicate (SPEC §7.1).

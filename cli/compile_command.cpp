@@ -12,20 +12,24 @@
 #include "commands.h"
 #include "grammar/shown_text.h"
 #include "interpreter/eval/interpreter.h"
+#include "interpreter/values/context.h"
 #include "limit_options.h"
 
 namespace weft::cli {
 
 int compileCommand(const std::vector<std::string>& given) {
   const char* usage =
-      "usage: weft compile [LIMITS] FILE.model -o DIR [--main] [--force] [--dump-after=PASS]\n"
+      "usage: weft compile [LIMITS] FILE.model -o DIR [--main] [--force] [--no-comm-buckets] [--dump-after=PASS]\n"
       "       weft compile SAVED_DIR -o DIR [...]  (a saved model's signatures)\n"
       "  --main        also emit a driver NAME_main [--time N] IN.npy... OUT.npy... per export\n"
       "  --force       write into DIR even if it holds other files (nothing is deleted)\n"
+      "  --no-comm-buckets  each small all-reduce of a sharded export is a call of its own\n"
       "  --dump-after  print the graph after a pass: fold-constants, forward-variables,\n"
-      "                common-subexpressions, fold-transposes, dead-code, fuse-epilogues, fuse-elementwise\n";
+      "                common-subexpressions, bucket-all-reduces, fold-transposes, dead-code,\n"
+      "                fuse-epilogues, fuse-elementwise\n";
   std::vector<std::string> args;
   std::string out, dumpAfter;
+  bool noBuckets = false;
   codegen::EmitOptions options;
   for (size_t i = 0; i < given.size(); ++i) {
     const std::string& a = given[i];
@@ -39,6 +43,8 @@ int compileCommand(const std::vector<std::string>& given) {
       options.main = true;
     } else if (a == "--force") {
       options.force = true;
+    } else if (a == "--no-comm-buckets") {
+      noBuckets = true;
     } else if (a.rfind("--dump-after=", 0) == 0) {
       dumpAfter = a.substr(13);
       if (!knownPass("compile", dumpAfter, usage)) return 2;
@@ -48,6 +54,7 @@ int compileCommand(const std::vector<std::string>& given) {
   }
   std::ostream discard(nullptr);  // the program's own output is not the compiler's
   Interpreter interp(discard, std::cerr);
+  context().noCommBuckets = noBuckets;  // the interpreter's context, made with it
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (args.size() != size_t(file) + 1 || out.empty()) {

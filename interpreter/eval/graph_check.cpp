@@ -9,6 +9,7 @@
 #include "../graph/passes.h"
 #include "../graph/pipeline.h"
 #include "../graph/tracer.h"
+#include "../spmd/blocks.h"
 #include "../values/format.h"
 #include "hooks.h"
 #include "interpreter.h"
@@ -35,27 +36,57 @@ void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Obje
 // whether it finishes a partial sum (inherent) or changes a layout (implicit).
 // One line per kind of collective, in the order each first comes: the same collective at the
 // same line (a loop of layers, a gradient's many partial sums) is counted, "x48", not repeated.
+// All-reduces that travel in one bucket (bucket_all_reduces.cpp) say which, and a line per
+// bucket says where its one call is counted and its bytes (those of the members' blocks
+// together: what a run's --comm-report counts).
 std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, const std::string& name,
                          const std::string& mesh) {
   std::vector<std::pair<std::string, int>> lines;
   std::map<std::string, size_t> index;
+  struct Bucket {
+    const graph::PlannedCollective* first = nullptr;
+    int members = 0;
+    int64_t block = 0;
+  };
+  std::map<int, Bucket> buckets;
   int64_t total = 0;
+  auto where = [](const graph::Loc& loc) {
+    return shownText(loc.file.substr(loc.file.find_last_of('/') + 1)) + ":" + std::to_string(loc.line);
+  };
+  auto over = [&](const graph::PlannedCollective& c) {
+    return g.mesh.names[size_t(c.meshDim)] + " (" + std::to_string(c.group) + " devices)";
+  };
   for (const graph::PlannedCollective& c : plan.collectives) {
-    const std::string file = c.loc.file.substr(c.loc.file.find_last_of('/') + 1);
-    const std::string line = shownText(file) + ":" + std::to_string(c.loc.line) + "  " + ops::opName(c.op) + " over " +
-                             g.mesh.names[size_t(c.meshDim)] + " (" + std::to_string(c.group) + " devices)  " +
+    const std::string line = where(c.loc) + "  " + ops::opName(c.op) + " over " + over(c) + "  " +
                              graph::bytesText(c.bytes) + " per device  " +
-                             (c.requested ? "explicit (" : c.inherent ? "inherent (a partial sum, " : "implicit (") + c.why + ")";
+                             (c.requested ? "explicit (" : c.inherent ? "inherent (a partial sum, " : "implicit (") + c.why +
+                             ")" + (c.bucket ? "  bucket " + std::to_string(c.bucket) : "");
     auto [at, fresh] = index.emplace(line, lines.size());
     if (fresh) lines.push_back({line, 0});
     ++lines[at->second].second;
-    total += c.bytes;
+    if (!c.bucket) {
+      total += c.bytes;
+      continue;
+    }
+    Bucket& b = buckets[c.bucket];
+    if (!b.first) b.first = &c;
+    ++b.members;
+    b.block += c.block;
   }
   std::string s = "comm plan of " + name + " on " + mesh + ":\n";
   for (const auto& [line, count] : lines) s += "  " + line + (count > 1 ? "  x" + std::to_string(count) : "") + "\n";
   if (plan.collectives.empty()) return s + "  no collectives\n";
-  return s + "  " + std::to_string(plan.collectives.size()) + " collective" + (plan.collectives.size() == 1 ? "" : "s") +
-         ", " + graph::bytesText(total) + " per device\n";
+  for (const auto& [k, b] : buckets) {
+    const int64_t bytes = spmd::collectiveBytes(b.first->op, b.block, b.first->group);
+    s += "  bucket " + std::to_string(k) + ": " + std::to_string(b.members) + " " + ops::opName(b.first->op) + "s over " +
+         over(*b.first) + " in one call at " + where(b.first->loc) + ", " + graph::bytesText(bytes) + " per device\n";
+    total += bytes;
+  }
+  size_t calls = plan.collectives.size();
+  for (const auto& [k, b] : buckets) calls -= size_t(b.members - 1);
+  s += "  " + std::to_string(plan.collectives.size()) + " collective" + (plan.collectives.size() == 1 ? "" : "s");
+  if (calls != plan.collectives.size()) s += " in " + std::to_string(calls) + " calls";
+  return s + ", " + graph::bytesText(total) + " per device\n";
 }
 
 // "'NAME' is not defined in the program" (a name weft graph was given), with the closest of the

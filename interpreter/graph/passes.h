@@ -48,6 +48,8 @@ struct PlannedCollective {
   int value;
   std::string why;  // what the moved value is for: "returned", "for max", "printed", ...
   bool requested = false;  // the program asked for it (relayout, distribute): never implicit
+  int64_t block = 0;       // the bytes of one device's block it moves
+  int bucket = 0;          // the all-reduce bucket it travels in (1, 2, ...; bucketAllReduces), or 0
 };
 struct CommPlan {
   std::vector<PlannedCollective> collectives;
@@ -63,6 +65,15 @@ CommPlan commPlanOf(const Graph& g);
 // every op the attributes one device runs it with, and the graph loses its mesh; all devices run
 // the same program, on their own blocks. Without a mesh, the graph as it is.
 Graph partition(const Graph& g);
+
+// Small all-reduces of a partitioned program over the same mesh dimension and dtype, none of
+// which waits for another's result, become one all-reduce of their blocks concatenated
+// (bucket_all_reduces.cpp). Without them (or on a mesh, or with --no-comm-buckets), the graph as
+// it is.
+Graph bucketAllReduces(const Graph& g);
+// The buckets bucketAllReduces makes of a partitioned program: each the indices of its members
+// among the program's collectives, in commPlanOf's order.
+std::vector<std::vector<int>> allReduceBuckets(const Graph& local);
 
 // The values numbered from %0 in the order they are defined, without the ones no node defines
 // (the text form's numbering; the passes leave such holes).

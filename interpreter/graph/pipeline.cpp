@@ -19,6 +19,9 @@ const std::vector<Pass>& passes() {
       // A graph on a mesh (SPEC §7.1): placements and collectives, then each device's program.
       {"propagate-placements", propagatePlacements, true, true},
       {"partition", partition, true, true},
+      // The SPMD executor buckets the program it partitions before its devices' executors get it
+      // (an executor holds a slot for each value of the graph it is given, and this pass adds some).
+      {"bucket-all-reduces", bucketAllReduces, false, true},
       {"fold-transposes", foldTransposes, true, true},
       {"dead-code", removeDeadCode, true, true},
       {"fuse-epilogues", fuseMatmulEpilogues, true, true},

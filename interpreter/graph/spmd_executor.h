@@ -34,7 +34,7 @@ class SpmdExecutor final : public GraphRunner {
  private:
   struct Device;
   Graph placed_;  // over global values, with placements and collectives
-  Graph local_;   // each device's program
+  Graph local_;   // each device's program, its small all-reduces bucketed
   std::vector<std::shared_ptr<VariableObj>> vars_;
   int64_t first_ = 0;  // the first device this process computes (under mpirun, its rank's)
   std::vector<std::unique_ptr<Device>> devices_;  // devices first_, first_ + 1, ...

@@ -503,9 +503,14 @@ CommPlan commPlanOf(const Graph& g) {
       plan.collectives.push_back({n.loc, n.op, k, n.attrs.i("group"), spmd::collectiveBytes(n.op, block, n.attrs.i("group")),
                                   ps[size_t(k)].partial(), in, reasonOf(g, n.outputs[0])});
       plan.collectives.back().requested = plan.collectives.back().why == "for relayout";
+      plan.collectives.back().block = block;
     }
   };
   walk(g.body);
+  if (plan.collectives.empty()) return plan;
+  const std::vector<std::vector<int>> buckets = allReduceBuckets(partition(g));
+  for (size_t k = 0; k < buckets.size(); ++k)
+    for (int m : buckets[k]) plan.collectives[size_t(m)].bucket = int(k) + 1;
   return plan;
 }
 
