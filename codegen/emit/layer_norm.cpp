@@ -24,11 +24,23 @@ void code(Emitter& e, const Node& n, const std::string& p) {
     c << p << "weft::rt::layerNormBackward(" << e.ptr(n.inputs[0]) << ", " << e.ptr(n.inputs[1]) << ", "
       << e.ptr(n.inputs[2]) << ", " << e.ptr(n.outputs[0]) << ", " << e.ptr(n.outputs[1]) << ", "
       << e.ptr(n.outputs[2]);
-  c << ", " << rows << ", " << cols << ", " << eps << ");\n";
+  c << ", " << rows << ", " << cols << ", " << eps;
+  if (n.op == OpId::LayerNormGrad) c << ", static_cast<" << e.T(n.inputs[0]) << "*>(ws)";
+  c << ");\n";
+}
+
+// The gradient's partial sums of dgamma and dbeta live in the arena's workspace.
+void memory(Emitter& e, const Node& n) {
+  e.ownResults(n);
+  if (n.op != OpId::LayerNormGrad) return;
+  const int64_t cols = e.type(n.inputs[0]).shape.back();
+  if (cols > 0)
+    e.workspace("size_t(weft::rt::layerNormBackwardWorkspaceBytes((" + e.numel(n.inputs[0]) + ") / " + std::to_string(cols) +
+                ", " + std::to_string(cols) + ", sizeof(" + e.T(n.inputs[0]) + ")))");
 }
 
 }  // namespace
 
-const ops::EmitRule kLayerNormRule{"layer_norm.h", nullptr, nullptr, code};
+const ops::EmitRule kLayerNormRule{"layer_norm.h", nullptr, memory, code};
 
 }  // namespace weft::codegen

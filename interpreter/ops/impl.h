@@ -139,6 +139,7 @@ std::vector<TensorType> layerNormTypes(std::span<const TensorType> in, const Att
 std::vector<Tensor> layerNorm(std::span<const Tensor> in, const Attrs& a);
 std::vector<TensorType> layerNormGradTypes(std::span<const TensorType> in, const Attrs& a);
 std::vector<Tensor> layerNormGrad(std::span<const Tensor> in, const Attrs& a);
+int64_t layerNormGradWorkspace(std::span<const TensorType> in);  // bytes, for static shapes
 
 // all_reduce, all_gather, reduce_scatter, all_to_all and local_slice (collective.cpp): one
 // device's local result, through the context's communicator; into `reuse`'s buffer when it is

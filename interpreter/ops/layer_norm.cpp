@@ -61,6 +61,17 @@ std::vector<TensorType> layerNormGradTypes(std::span<const TensorType> in, const
   return {in[0], in[1], in[1]};
 }
 
+int64_t layerNormGradWorkspace(std::span<const TensorType> in) {
+  const Shape& s = in[0].shape;
+  int64_t rows = 1;
+  for (int a = 0; a + 1 < s.rank(); ++a) {
+    if (s[a] < 0) return 0;  // a size known only when it runs
+    rows *= s[a];
+  }
+  if (s.rank() < 1 || s.back() <= 0) return 0;
+  return rt::layerNormBackwardWorkspaceBytes(rows, s.back(), int64_t(rt::dtypeSize(in[0].dtype)));
+}
+
 std::vector<Tensor> layerNormGrad(std::span<const Tensor> in, const Attrs& a) {
   layerNormGradTypes(typesOf(in), a);
   const Tensor& x = in[0];
@@ -71,7 +82,8 @@ std::vector<Tensor> layerNormGrad(std::span<const Tensor> in, const Attrs& a) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>)
       rt::layerNormBackward(x.data<T>(), in[1].data<T>(), in[2].data<T>(), d[0].data<T>(), d[1].data<T>(),
-                            d[2].data<T>(), rows, cols, a.f("epsilon"));
+                            d[2].data<T>(), rows, cols, a.f("epsilon"),
+                            static_cast<T*>(scratch(rt::layerNormBackwardWorkspaceBytes(rows, cols, sizeof(T)))));
   });
   return d;
 }

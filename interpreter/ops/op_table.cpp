@@ -480,6 +480,7 @@ OpDef row(OpId id) {
       d.attrs = {{"epsilon", K::Float}};
       d.infer = id == OpId::LayerNorm ? impl::layerNormTypes : impl::layerNormGradTypes;
       d.run = id == OpId::LayerNorm ? impl::layerNorm : impl::layerNormGrad;
+      if (id == OpId::LayerNormGrad) d.workspace = [](Ty in, const Attrs&) { return impl::layerNormGradWorkspace(in); };
       break;
     case OpId::ShapeOf:
       d.infer = [](Ty in, const Attrs&) -> Types { return {impl::shapeOfType(in[0])}; };

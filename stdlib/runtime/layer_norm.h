@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <vector>
 
 #include "instances.h"
 #include "thread_pool.h"
@@ -85,30 +84,37 @@ void layerNormBackwardRow(const T* __restrict x, const T* __restrict gamma, cons
   }
 }
 
+// The backward pass's workspace: each block's partial dgamma and dbeta.
+inline int64_t layerNormBackwardWorkspaceBytes(int64_t rows, int64_t cols, int64_t elementSize) {
+  return chunkCount(rows, layer_norm_detail::kNormRows) * 2 * cols * elementSize;
+}
+
 // dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy; dx a row at a time.
+// `partial` is layerNormBackwardWorkspaceBytes of scratch (compiled code allocates nothing in a
+// call: it is the arena's).
 template <class T>
 void layerNormBackward(const T* x, const T* gamma, const T* dy, T* dx, T* dgamma, T* dbeta, int64_t rows,
-                       int64_t cols, double eps) {
+                       int64_t cols, double eps, T* partial) {
   using namespace layer_norm_detail;
   const int64_t blocks = chunkCount(rows, kNormRows);
-  std::vector<T> partial(size_t(blocks * 2 * cols), T(0));  // per block: dgamma's, then dbeta's
+  std::fill(partial, partial + blocks * 2 * cols, T(0));  // per block: dgamma's, then dbeta's
   if (cols > 0)
     parallelFor(blocks, [&](int64_t block, int) {
-      T* pg = partial.data() + block * 2 * cols;
+      T* pg = partial + block * 2 * cols;
       for (int64_t r = block * kNormRows, end = std::min(rows, r + kNormRows); r < end; ++r)
         layerNormBackwardRow(x + r * cols, gamma, dy + r * cols, dx + r * cols, pg, pg + cols, cols, eps);
     });
   std::fill(dgamma, dgamma + cols, T(0));
   std::fill(dbeta, dbeta + cols, T(0));
   for (int64_t block = 0; block < blocks; ++block) {
-    const T* pg = partial.data() + block * 2 * cols;
+    const T* pg = partial + block * 2 * cols;
     for (int64_t i = 0; i < cols; ++i) dgamma[i] += pg[i], dbeta[i] += pg[cols + i];
   }
 }
 
 // Compiled once, in instances.cpp (for float: the doubles stay where they are used).
 WEFT_RT_INSTANCE(void layerNormForward<float>(const float*, const float*, const float*, float*, int64_t, int64_t, double))
-WEFT_RT_INSTANCE(void layerNormBackward<float>(const float*, const float*, const float*, float*, float*, float*, int64_t, int64_t, double))
+WEFT_RT_INSTANCE(void layerNormBackward<float>(const float*, const float*, const float*, float*, float*, float*, int64_t, int64_t, double, float*))
 
 }  // namespace weft::rt
 
