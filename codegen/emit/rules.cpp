@@ -61,6 +61,8 @@ const ops::EmitRule* emitRule(OpId op) {
     case OpId::MaxPool2DGradGrad: return &kPoolGradRule;
     case OpId::Attention:
     case OpId::AttentionGrad: return &kAttentionRule;
+    case OpId::LayerNorm:
+    case OpId::LayerNormGrad: return &kLayerNormRule;
     case OpId::ShapeOf: return &kShapeOfRule;
     case OpId::Relayout: return &kRelayoutRule;
     case OpId::AllReduce:

@@ -68,6 +68,8 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::MaxPool2DGradGrad: return maxPool2dGradGradVjp;
     case OpId::Attention: return attentionVjp;
     case OpId::AttentionGrad: return attentionGradVjp;
+    case OpId::LayerNorm: return layerNormVjp;
+    case OpId::LayerNormGrad: return layerNormGradVjp;
     // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables and print
     // carry no gradient through an op.
     case OpId::Constant:

@@ -47,6 +47,8 @@ ops::VjpResult avgPool2dGradVjp(const ops::VjpArgs& a);
 ops::VjpResult maxPool2dGradGradVjp(const ops::VjpArgs& a);
 ops::VjpResult attentionVjp(const ops::VjpArgs& a);  // attention.cpp
 ops::VjpResult attentionGradVjp(const ops::VjpArgs& a);
+ops::VjpResult layerNormVjp(const ops::VjpArgs& a);  // layer_norm.cpp
+ops::VjpResult layerNormGradVjp(const ops::VjpArgs& a);
 ops::VjpResult allReduceVjp(const ops::VjpArgs& a);  // collective.cpp
 ops::VjpResult allGatherVjp(const ops::VjpArgs& a);
 ops::VjpResult reduceScatterVjp(const ops::VjpArgs& a);

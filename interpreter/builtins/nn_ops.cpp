@@ -1,5 +1,5 @@
 // conv2d, max_pool2d, avg_pool2d (Keras' argument conventions), scaled_dot_product_attention
-// (PyTorch's) and load_npy / save_npy.
+// (PyTorch's), layer_norm and load_npy / save_npy.
 // Paths are relative to the working directory, as in NumPy.
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
@@ -49,6 +49,10 @@ void registerNnOps(Env& env) {
     if (r.has(5)) scale = r.number(5);
     return Value(ops::scaledDotProductAttention(r.tensor(0), r.tensor(1), r.tensor(2), r.has(3) ? &mask : nullptr,
                                                 r.flag(4), scale));
+  });
+  def(env, "layer_norm", [](Interpreter&, Args& a) {
+    ArgReader r(a, "layer_norm", {"x", "gamma", "beta", "epsilon?"});
+    return Value(ops::layerNorm(r.tensor(0), r.tensor(1), r.tensor(2), r.has(3) ? r.number(3) : 0.001));
   });
   def(env, "load_npy", [](Interpreter&, Args& a) {
     ArgReader r(a, "load_npy", {"path"});

@@ -137,6 +137,14 @@ std::vector<Tensor> attentionGrad(std::span<const Tensor> in, const Attrs& a);
 // The scale the kernels run with: the attribute, or 1/sqrt(depth) without it.
 double attentionScale(const Attrs& a, int64_t depth);
 
+// layer_norm and its gradient (layer_norm.cpp), with the op table's signatures: inputs
+// (x, gamma, beta) -> y and (x, gamma, dy) -> (dx, dgamma, dbeta), over x's last axis.
+std::vector<TensorType> layerNormTypes(std::span<const TensorType> in, const Attrs& a);
+std::vector<Tensor> layerNorm(std::span<const Tensor> in, const Attrs& a);
+std::vector<TensorType> layerNormGradTypes(std::span<const TensorType> in, const Attrs& a);
+std::vector<Tensor> layerNormGrad(std::span<const Tensor> in, const Attrs& a);
+int64_t layerNormGradWorkspace(std::span<const TensorType> in);  // bytes, for static shapes
+
 // all_reduce, all_gather, reduce_scatter, all_to_all and local_slice (collective.cpp): one
 // device's local result, through the context's communicator; into `reuse`'s buffer when it is
 // given, of the result's type and held by nothing else (a graph executor's slot, call after call).

@@ -156,6 +156,8 @@ Family familyOf(OpId id) {
     case OpId::MaxPool2DGradGrad: return Family::Conv;
     case OpId::Attention:
     case OpId::AttentionGrad: return Family::Attention;
+    case OpId::LayerNorm:
+    case OpId::LayerNormGrad: return Family::Norm;
     case OpId::AllReduce:
     case OpId::AllGather:
     case OpId::ReduceScatter:
@@ -477,6 +479,13 @@ OpDef row(OpId id) {
       d.attrs = {{"causal", K::Bool}, {"scale", K::Float, true}};
       d.infer = id == OpId::Attention ? impl::attentionTypes : impl::attentionGradTypes;
       d.run = id == OpId::Attention ? impl::attention : impl::attentionGrad;
+      break;
+    case OpId::LayerNorm:
+    case OpId::LayerNormGrad:
+      d.attrs = {{"epsilon", K::Float}};
+      d.infer = id == OpId::LayerNorm ? impl::layerNormTypes : impl::layerNormGradTypes;
+      d.run = id == OpId::LayerNorm ? impl::layerNorm : impl::layerNormGrad;
+      if (id == OpId::LayerNormGrad) d.workspace = [](Ty in, const Attrs&) { return impl::layerNormGradWorkspace(in); };
       break;
     case OpId::ShapeOf:
       d.infer = [](Ty in, const Attrs&) -> Types { return {impl::shapeOfType(in[0])}; };

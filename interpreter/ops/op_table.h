@@ -76,6 +76,7 @@ enum class Family {
   Random,     // no inputs, advances the random stream
   Conv,       // conv2d, the pools and their gradients (NHWC windows)
   Attention,  // scaled_dot_product_attention and its gradient (fused, blocked)
+  Norm,       // layer_norm and its gradient (fused, a row at a time)
   Collective, // all_reduce, all_gather, reduce_scatter, all_to_all, local_slice: one device's part
   State,      // constants and variables
   Output,     // print

@@ -154,4 +154,10 @@ std::vector<Tensor> scaledDotProductAttentionGrad(const Tensor& q, const Tensor&
                                                   const Tensor& dout, const Tensor* mask, bool causal,
                                                   std::optional<double> scale);
 
+// Layer normalisation over x's last axis: (x - mean) / sqrt(var + epsilon) * gamma + beta, the
+// variance biased (Keras' LayerNormalization, PyTorch's F.layer_norm), gamma and beta [n] for x
+// [..., n]; fused. The gradient op gives (dx, dgamma, dbeta) from x, gamma and dy.
+Tensor layerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon);
+std::vector<Tensor> layerNormGrad(const Tensor& x, const Tensor& gamma, const Tensor& dy, double epsilon);
+
 }  // namespace weft::ops

@@ -143,5 +143,11 @@ std::vector<Tensor> scaledDotProductAttentionGrad(const Tensor& q, const Tensor&
   if (mask) in.push_back(*mask);
   return apply(OpId::AttentionGrad, in, attentionAttrs(causal, scale));
 }
+Tensor layerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon) {
+  return one(OpId::LayerNorm, {x, gamma, beta}, {{"epsilon", epsilon}});
+}
+std::vector<Tensor> layerNormGrad(const Tensor& x, const Tensor& gamma, const Tensor& dy, double epsilon) {
+  return apply(OpId::LayerNormGrad, std::vector<Tensor>{x, gamma, dy}, {{"epsilon", epsilon}});
+}
 
 }  // namespace weft::ops

@@ -29,6 +29,7 @@ const ShardRule* shapeRule(ops::OpId op);
 const ShardRule* indexingRule(ops::OpId op);
 const ShardRule* convRule(ops::OpId op);
 const ShardRule* attentionRule(ops::OpId op);
+const ShardRule* layerNormRule(ops::OpId op);
 // Creation, random and `shape`: their results are computed whole on every device (a sharded
 // consumer takes its block locally).
 const ShardRule* replicatedOnlyRule();

@@ -52,6 +52,8 @@ const ops::ShardRule* shardRule(OpId op) {
     case OpId::MaxPool2DGradGrad: rule = convRule(op); break;
     case OpId::Attention:
     case OpId::AttentionGrad: rule = attentionRule(op); break;
+    case OpId::LayerNorm:
+    case OpId::LayerNormGrad: rule = layerNormRule(op); break;
     case OpId::Full:
     case OpId::Eye:
     case OpId::Arange:

@@ -4,5 +4,6 @@
 #include "attention.h"
 #include "conv.h"
 #include "conv_grad.h"
+#include "layer_norm.h"
 #include "matmul.h"
 #include "reduce.h"

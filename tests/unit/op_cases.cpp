@@ -201,6 +201,16 @@ std::multimap<OpId, OpCase> opCases() {
   ok(OpId::AttentionGrad, {q, k, v, o, o}, plain);
   ok(OpId::AttentionGrad, {q, k, v, o, o, keep}, causal);
   bad(OpId::AttentionGrad, {q, k, v, o, q}, plain);                  // dout is not the output's shape
+  // layer_norm (x, gamma, beta) and its gradient (x, gamma, dy), over x's last axis.
+  const Attrs eps{{"epsilon", 0.001}};
+  const Tensor x = t(Shape{2, 3, 4}), p = t(Shape{4});
+  ok(OpId::LayerNorm, {x, p, p}, eps);
+  ok(OpId::LayerNorm, {p, p, p}, eps);
+  bad(OpId::LayerNorm, {x, t(Shape{3}), p}, eps);                     // gamma is not x's last axis
+  bad(OpId::LayerNorm, {x, p}, eps);                                  // too few inputs
+  bad(OpId::LayerNorm, {t(Shape{4}, DType::I32), t(Shape{4}, DType::I32), t(Shape{4}, DType::I32)}, eps);
+  ok(OpId::LayerNormGrad, {x, p, x}, eps);
+  bad(OpId::LayerNormGrad, {x, p, t(Shape{2, 4})}, eps);             // dy is not x's shape
   ok(OpId::ShapeOf, {t(Shape{2, 0, 3})});
   ok(OpId::Relayout, {t(Shape{4, 6})}, {{"mesh", std::string("batch=2")}, {"to", std::vector<int64_t>{0}}});
   return c;
