@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <random>
 
 #include "interpreter/autodiff/tape.h"
 #include "interpreter/ops/ops.h"
@@ -18,14 +17,8 @@ namespace {
 using ops::BinaryOp;
 using ops::ReduceOp;
 using testutil::errorOf;
+using testutil::normal;
 
-Tensor normal(const Shape& s, uint32_t seed, DType dt = DType::F64) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> n(0, 1);
-  Tensor t = Tensor::empty(DType::F64, s);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = n(gen);
-  return ops::cast(t, dt);
-}
 
 Tensor scalar(double v, DType dt) { return ops::full(Shape{}, v, dt); }
 

@@ -4,7 +4,6 @@
 // its errors and shape inference.
 #include <doctest/doctest.h>
 
-#include <random>
 
 #include "interpreter/autodiff/tape.h"
 #include "interpreter/ops/ops.h"
@@ -18,13 +17,8 @@ using ops::BinaryOp;
 using ops::ReduceOp;
 using testutil::errorOf;
 
-Tensor normal(const Shape& s, uint32_t seed, DType dt = DType::F64) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> n(0, 1);
-  Tensor t = Tensor::empty(DType::F64, s);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = 1.5 + 2 * n(gen);
-  return ops::cast(t, dt);
-}
+// Draws around 1.5 with a spread of 2: rows whose mean and variance are far from 0 and 1.
+Tensor normal(const Shape& s, uint32_t seed, DType dt = DType::F64) { return testutil::normal(s, seed, dt, 1.5, 2.0); }
 
 // The layer's unfused formula, as Keras' LayerNormalization traced before the fused op.
 Tensor formula(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps) {

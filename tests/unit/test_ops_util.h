@@ -2,6 +2,7 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,15 @@ inline Tensor i32(const Shape& shape, std::vector<int32_t> v) { return make<int3
 inline Tensor iota(const Shape& shape, DType dtype = DType::F32) {
   return ops::reshape(ops::arange(0, double(shape.numel()), 1, dtype),
                       std::vector<int64_t>(shape.begin(), shape.end()));
+}
+
+// Seeded normal draws, mean + stddev * N(0, 1), made in f64 and cast to `dtype`.
+inline Tensor normal(const Shape& shape, uint32_t seed, DType dtype = DType::F64, double mean = 0, double stddev = 1) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> n(0, 1);
+  Tensor t = Tensor::empty(DType::F64, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<double>()[i] = mean + stddev * n(gen);
+  return ops::cast(t, dtype);
 }
 
 template <class T>
