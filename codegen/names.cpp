@@ -24,7 +24,7 @@ const std::unordered_set<std::string>& reserved() {
         " switch template this thread_local throw true try typedef typeid typename union unsigned using"
         " virtual void volatile wchar_t while xor xor_eq"
         " all clean depend edit_cache help install package package_source preinstall rebuild_cache test"
-        " Eigen Shape State std weft weft_runtime_kernels main load save random_key random_counter storage_"
+        " Eigen Shape State std weft weft_runtime_kernels weft_runtime_headers main load save random_key random_counter storage_"
         " kDefaultWeightsDir");
     for (std::string n; text >> n;) s.insert(n);
     return s;

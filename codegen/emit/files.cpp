@@ -141,6 +141,15 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
     << "  target_compile_options(weft_runtime_kernels PRIVATE -fno-math-errno $<$<BOOL:${" << macro
     << "_NATIVE}>:-march=native>)\n"
     << "endif()\n"
+    << "# The runtime headers that take longest to parse (weft_runtime/precompiled.h), precompiled once\n"
+    << "# with the kernels' flags and reused by every program's files.\n"
+    << "if(NOT TARGET weft_runtime_headers)\n"
+    << "  add_library(weft_runtime_headers OBJECT ${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/precompiled.cpp)\n"
+    << "  target_link_libraries(weft_runtime_headers PRIVATE weft_runtime_kernels)\n"
+    << "  target_compile_options(weft_runtime_headers PRIVATE -fno-math-errno $<$<BOOL:${" << macro
+    << "_NATIVE}>:-march=native>)\n"
+    << "  target_precompile_headers(weft_runtime_headers PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/precompiled.h)\n"
+    << "endif()\n"
     << "add_library(" << u.program << " STATIC " << u.program << "_state.cpp";
   for (const auto& e : u.exports) c << " " << e.name << ".cpp";
   c << ")\n"
@@ -149,7 +158,8 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
   c << "target_compile_definitions(" << u.program << " PUBLIC " << macro
     << "_WEIGHTS_DIR=\"${CMAKE_CURRENT_SOURCE_DIR}/weights\")\n"
     << "target_compile_options(" << u.program << " PRIVATE -fno-math-errno $<$<BOOL:${" << macro
-    << "_NATIVE}>:-march=native>)\n";
+    << "_NATIVE}>:-march=native>)\n"
+    << "target_precompile_headers(" << u.program << " REUSE_FROM weft_runtime_headers)\n";
   if (!u.mesh.empty())
     c << "# Under mpirun each rank runs its share of the mesh's devices, their collectives crossing ranks\n"
       << "# through MPI; without mpirun, or built without MPI, one process runs every device on a thread\n"
