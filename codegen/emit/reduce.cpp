@@ -45,6 +45,7 @@ void reduceCode(Emitter& e, const Node& n, const std::string& p) {
   Dims count;
   for (size_t a = 0; a < d.size(); ++a)
     if (red[a]) count.push_back(d[a]);
+  if (n.op == OpId::ReduceMean && ops::meanShards(n.attrs) != 1) count.push_back(std::to_string(ops::meanShards(n.attrs)));
   std::string src = e.ptr(x);
   const std::string T = e.T(out);
   auto reducedArray = [&] {

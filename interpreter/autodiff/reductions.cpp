@@ -27,10 +27,11 @@ Tensor keepDims(const Tensor& g, const ops::VjpArgs& a) {
   return r;
 }
 
-// The number of elements each output element sums, as a scalar of dtype.
+// The number a mean divides by (its elements times its shards), as a scalar of dtype.
 Tensor countOf(const ops::VjpArgs& a, DType dtype) {
   const Tensor& x = a.in[0];
-  int64_t n = 1;
+  const int64_t shards = ops::meanShards(a.attrs);
+  int64_t n = shards;
   bool known = true;
   for (int ax : axesOf(a.attrs, x.rank())) {
     if (x.shape()[ax] < 0) known = false;
@@ -42,7 +43,8 @@ Tensor countOf(const ops::VjpArgs& a, DType dtype) {
   Tensor axes = Tensor::empty(DType::I64, Shape{int64_t(idx.size())});
   for (size_t i = 0; i < idx.size(); ++i) axes.data<int64_t>()[i] = idx[i];
   Tensor sizes = ops::take(ops::shapeOf(x), axes, 0);
-  return ops::cast(ops::reduce(ReduceOp::Prod, sizes, {}, false), dtype);
+  Tensor count = ops::cast(ops::reduce(ReduceOp::Prod, sizes, {}, false), dtype);
+  return shards == 1 ? count : ops::binary(BinaryOp::Mul, count, scalarOf(double(shards), dtype));
 }
 
 V sumVjp(const ops::VjpArgs& a) { return {broadcastLike(keepDims(a.gout[0], a), a.in[0])}; }

@@ -42,7 +42,8 @@ Tensor biasMatmul(const Tensor& a, const Tensor& b, const Tensor& bias, const st
                   const Tensor* reuse = nullptr);
 
 TensorType reduceType(ReduceOp op, const TensorType& x, const std::vector<int>& axes, bool keepdims);
-Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims);
+// A mean divides by its elements times `shards` (ops::meanShards).
+Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims, int64_t shards = 1);
 TensorType argReduceType(bool isMax, const TensorType& x, int axis, bool keepdims);
 Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims);
 

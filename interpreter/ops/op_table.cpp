@@ -44,7 +44,9 @@ Out runBinary(In in, const Attrs&) { return {impl::binary(B, in[0], in[1])}; }
 template <BinaryOp B>
 Types inferBinary(Ty in, const Attrs&) { return {impl::binaryType(B, in[0], in[1])}; }
 template <ReduceOp R>
-Out runReduce(In in, const Attrs& a) { return {impl::reduce(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"))}; }
+Out runReduce(In in, const Attrs& a) {
+  return {impl::reduce(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"), meanShards(a))};
+}
 template <ReduceOp R>
 Types inferReduce(Ty in, const Attrs& a) {
   return {impl::reduceType(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"))};
@@ -205,6 +207,7 @@ OpDef row(OpId id) {
 #define WEFT_REDUCE_ROW(F, Id, ...)                                                                         \
   case OpId::F##Id:                                                                                         \
     d.attrs = {{"axes", K::Ints}, {"keepdims", K::Bool}};                                                   \
+    if (ReduceOp::Id == ReduceOp::Mean) d.attrs.push_back({"shards", K::Int, true});                        \
     d.infer = inferReduce<ReduceOp::Id>, d.run = runReduce<ReduceOp::Id>, d.workspace = reduceWorkspace<ReduceOp::Id>; \
     break;
     WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_ROW)

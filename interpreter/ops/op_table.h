@@ -27,6 +27,11 @@ struct AttrSpec {
   bool optional = false;  // may be absent (matmul's transposes: graphs written before them stay valid)
 };
 
+// A mean's `shards` (optional, 1 when absent): it divides its sum by its elements times this, so
+// that on a device holding one of `shards` blocks of the reduced axes it is that device's share
+// of the global mean (the partitioner sets it; spmd/rules_reduce.cpp).
+inline int64_t meanShards(const Attrs& a) { return a.has("shards") ? a.i("shards") : 1; }
+
 // Checks the input types and attributes (a WeftError names the op and the shapes) and gives the
 // result types: the op's shape and dtype inference, run while tracing, on shapes alone (plans,
 // `weft check`) and by the graph verifier.

@@ -108,14 +108,14 @@ TensorType reduceType(ReduceOp op, const TensorType& x, const std::vector<int>& 
   return out;
 }
 
-Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims) {
+Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims, int64_t shards) {
   const TensorType t = reduceType(op, typeOf(x), axes, keepdims);
   bool reduced[rt::kMaxRank] = {};
   reducedAxes(name(op), x.shape(), axes, reduced);
   if (op == ReduceOp::Mean && !rt::isFloat(x.dtype())) {  // in f64, whatever the result's dtype
     Tensor out = Tensor::empty(t.dtype, t.shape);
     if (out.numel() == 0) return out;
-    const int64_t count = x.numel() / out.numel();
+    const int64_t count = x.numel() / out.numel() * shards;
     rt::dispatch(x.dtype(), [&](auto tag) {
       using S = decltype(tag);
       if constexpr (!std::is_floating_point_v<S>) {
@@ -136,7 +136,7 @@ Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool k
 #undef WEFT_CASE
   }
   if (op == ReduceOp::Mean && out.numel() > 0) {
-    const int64_t count = x.numel() / out.numel();  // elements per mean
+    const int64_t count = x.numel() / out.numel() * shards;  // elements per mean
     rt::dispatch(t.dtype, [&](auto tag) {
       using T = decltype(tag);
       if constexpr (std::is_floating_point_v<T>) rt::meanFromSum(out.data<T>(), out.numel(), count);

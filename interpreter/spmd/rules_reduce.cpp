@@ -1,5 +1,5 @@
-// Reductions: a kept dimension stays split; a sum over a split dimension leaves each device a
-// partial sum (the collective that finishes it is the partitioner's); sum and mean are linear.
+// Reductions: a kept dimension stays split; a sum or mean over a split dimension leaves each
+// device a partial sum (the collective that finishes it is the partitioner's); both are linear.
 // max, min, prod, any and all over a split dimension have no row: there is no partial max, so
 // the partitioner gathers first.
 #include "rule_helpers.h"
@@ -41,9 +41,17 @@ Rows argRows(Types in, Types, const Attrs& attrs) {
   return keptRows(rank, normalized({attrs.i("axis")}, rank), attrs.b("keepdims"));
 }
 
+// A mean over a split dimension is the sum of the devices' means of their blocks each divided by
+// the number of blocks too: the device runs it with `shards` multiplied by that number.
+Attrs meanLocal(const Attrs& attrs, const ShardRow& row, int64_t parts) {
+  if (!row.out[0].partial() || !row.in[0].sharded()) return attrs;
+  Attrs local = attrs;
+  local.set("shards", ops::meanShards(attrs) * parts);
+  return local;
+}
+
 const ShardRule kSum{reduceRows<true, true>};
-// A mean over a split dimension is not the sum of the devices' means.
-const ShardRule kMean{reduceRows<false, true>};
+const ShardRule kMean{reduceRows<true, true>, meanLocal};
 const ShardRule kOther{reduceRows<false, false>};
 const ShardRule kArg{argRows};
 

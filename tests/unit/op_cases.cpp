@@ -60,6 +60,9 @@ std::multimap<OpId, OpCase> opCases() {
   }
   bad(OpId::ReduceMax, {t(Shape{2, 0})}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", false}});
   ok(OpId::ReduceMean, {t(Shape{4, 5}, DType::I64)}, {{"axes", std::vector<int64_t>{0}}, {"keepdims", false}});
+  // A device's share of a mean over an axis split in `shards` blocks (spmd/rules_reduce.cpp).
+  ok(OpId::ReduceMean, {positive(Shape{4, 6})}, {{"axes", std::vector<int64_t>{1}}, {"keepdims", false}, {"shards", int64_t(3)}});
+  ok(OpId::ReduceMean, {t(Shape{4, 5}, DType::I64)}, {{"axes", std::vector<int64_t>{}}, {"keepdims", true}, {"shards", int64_t(2)}});
   ok(OpId::ReduceSum, {ops::binary(ops::BinaryOp::Gt, t(s23), t(s3))}, {{"axes", std::vector<int64_t>{}}, {"keepdims", false}});
 
   ok(OpId::MatMul, {t(Shape{64, 128}), t(Shape{128, 96})});

@@ -83,6 +83,7 @@ std::multimap<OpId, Case> cases() {
     add(op, {x234}, reduceAttrs({1}, false));
     add(op, {x234}, reduceAttrs({0, -1}, true));
   }
+  add(OpId::ReduceMean, {x234}, reduceAttrs({1}, false).set("shards", int64_t(4)));  // a device's share
   add(OpId::MatMul, {spread(Shape{2, 3}, -1, 1, 16), spread(Shape{3, 4}, -1, 1, 17)});
   add(OpId::MatMul, {spread(Shape{2, 2, 3}, -1, 1, 18), spread(Shape{3, 4}, -1, 1, 19)});  // batch broadcast
   add(OpId::MatMul, {spread(Shape{3}, -1, 1, 20), spread(Shape{3, 4}, -1, 1, 21)});        // vector @ matrix

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "interpreter/ops/op_table.h"
 #include "test_ops_util.h"
 
 using namespace weft;
@@ -104,4 +105,15 @@ TEST_CASE("argmax and argmin return the first extreme as i32") {
   CHECK(values<int32_t>(ops::argReduce(true, f32({3}, {1, nan, 5}), 0, false)) == std::vector<int32_t>{1});
   CHECK(errorOf([] { ops::argReduce(true, f32({0, 2}, {}), 0, false); }) == "argmax of an empty axis: axis 0 of shape [0, 2]");
   CHECK(errorOf([] { ops::argReduce(true, Tensor::scalar(1.0f), 0, false); }) == "argmax: axis 0 is out of range for shape []");
+}
+
+TEST_CASE("a mean with shards divides by its elements times them") {
+  // A device's share of a mean over an axis split in 3 blocks (spmd/rules_reduce.cpp).
+  const ops::OpDef& d = ops::opDef(ops::OpId::ReduceMean);
+  ops::Attrs attrs;
+  attrs.set("axes", std::vector<int64_t>{1}).set("keepdims", false).set("shards", int64_t(3));
+  std::vector<Tensor> x{f32({2, 2}, {1, 5, 3, -6})};
+  CHECK(values<float>(d.run(x, attrs)[0]) == std::vector<float>{1, -0.5f});
+  std::vector<Tensor> ints{make<int64_t>({2}, {1, 2})};
+  CHECK(values<double>(d.run(ints, attrs.set("axes", std::vector<int64_t>{0}))[0]) == std::vector<double>{0.5});
 }
