@@ -142,8 +142,10 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
     << "_NATIVE}>:-march=native>)\n"
     << "endif()\n"
     << "# The runtime headers that take longest to parse (weft_runtime/precompiled.h), precompiled once\n"
-    << "# with the kernels' flags and reused by every program's files.\n"
-    << "if(NOT TARGET weft_runtime_headers)\n"
+    << "# with the kernels' flags and reused by every program's files: it pays for a build of many\n"
+    << "# programs, less so at -O3, where code generation outweighs parsing.\n"
+    << "option(WEFT_PRECOMPILE_HEADERS \"Precompile the runtime's headers once for every program\" OFF)\n"
+    << "if(WEFT_PRECOMPILE_HEADERS AND NOT TARGET weft_runtime_headers)\n"
     << "  add_library(weft_runtime_headers OBJECT ${CMAKE_CURRENT_SOURCE_DIR}/weft_runtime/precompiled.cpp)\n"
     << "  target_link_libraries(weft_runtime_headers PRIVATE weft_runtime_kernels)\n"
     << "  target_compile_options(weft_runtime_headers PRIVATE -fno-math-errno $<$<BOOL:${" << macro
@@ -159,7 +161,9 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
     << "_WEIGHTS_DIR=\"${CMAKE_CURRENT_SOURCE_DIR}/weights\")\n"
     << "target_compile_options(" << u.program << " PRIVATE -fno-math-errno $<$<BOOL:${" << macro
     << "_NATIVE}>:-march=native>)\n"
-    << "target_precompile_headers(" << u.program << " REUSE_FROM weft_runtime_headers)\n";
+    << "if(WEFT_PRECOMPILE_HEADERS)\n"
+    << "  target_precompile_headers(" << u.program << " REUSE_FROM weft_runtime_headers)\n"
+    << "endif()\n";
   if (!u.mesh.empty())
     c << "# Under mpirun each rank runs its share of the mesh's devices, their collectives crossing ranks\n"
       << "# through MPI; without mpirun, or built without MPI, one process runs every device on a thread\n"

@@ -1,2 +1,2 @@
 // The source of the target weft_runtime_headers, whose only product is the precompiled
-// precompiled.h its CMakeLists asks for; generated programs reuse it.
+// precompiled.h (WEFT_PRECOMPILE_HEADERS); generated programs reuse it.
