@@ -70,7 +70,7 @@ void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set
   // from the call (then one loop, in order).
   bool returns = false;
   for (const Node* n : group)
-    returns = returns || (ops::opDef(n->op).family != ops::Family::Unary && checksIntOperand(e, *n));
+    returns = returns || (ops::opDef(n->op).family == ops::Family::Binary && checksIntOperand(e, *n));
   const std::string q = returns ? p : p + "  ";
   if (returns) {
     code << p << "for (int64_t i0 = 0, total = " << e.numel(out) << ", end = total; i0 < end; i0 += 256) {\n";
