@@ -56,7 +56,7 @@ const ops::EmitRule kBinaryRule{"binary.h", nullptr, nullptr, binaryCode};
 const ops::EmitRule kTernaryRule{"binary.h", nullptr, nullptr, ternaryCode};
 const ops::EmitRule kCastRule{"unary.h", nullptr, castMemory, castCode};
 
-// Each node of the group is a kernel call on a chunk.
+// Each node of the group is a kernel call on a chunk (a cast's as castKernel's).
 void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set<int>& chunked,
                const std::vector<std::pair<std::string, std::string>>& checks, const std::string& p) {
   std::ostream& code = e.code();
@@ -70,7 +70,7 @@ void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set
   // from the call (then one loop, in order).
   bool returns = false;
   for (const Node* n : group)
-    returns = returns || (ops::opDef(n->op).family != ops::Family::Unary && checksIntOperand(e, *n));
+    returns = returns || (ops::opDef(n->op).family == ops::Family::Binary && checksIntOperand(e, *n));
   const std::string q = returns ? p : p + "  ";
   if (returns) {
     code << p << "for (int64_t i0 = 0, total = " << e.numel(out) << ", end = total; i0 < end; i0 += 256) {\n";
@@ -94,6 +94,10 @@ void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set
       if (e.numel(i) == "1" && e.numel(out) != "1") return {e.ptr(i), "0"};
       return {e.ptr(i) + " + i0", "1"};
     };
+    if (n->op == ops::OpId::Cast) {  // its input has the group's size: a cast keeps the shape
+      code << q << "  weft::rt::castKernel(" << src(n->inputs[0]).first << ", " << dst << ", m);\n";
+      continue;
+    }
     if (ops::opDef(n->op).family == ops::Family::Unary) {
       code << q << "  weft::rt::unaryKernel<weft::rt::" << functorOf(n->op) << ">(" << src(n->inputs[0]).first << ", "
            << dst << ", m);\n";

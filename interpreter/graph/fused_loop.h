@@ -1,11 +1,12 @@
 // A group of the fuse-elementwise pass (passes/fuse_elementwise.cpp), run by the executor as one
 // loop over chunks of 256 elements, each node a call of the same kernel eager code uses
-// (rt::unaryKernel, rt::binaryRow) on a chunk in a scratch buffer; blocks of chunks share out on
+// (rt::unaryKernel, rt::binaryRow, rt::castKernel) on a chunk in a scratch buffer; blocks of chunks share out on
 // the thread pool. Results used only inside the
 // group never reach memory; the others are written as the loop goes. Every element goes through
 // the same per-element function as in eager code, so the results are the same bits. Groups of
-// floats only; a group whose operands do not have its size at run time (an open size that
-// broadcasts) runs node by node.
+// floats only, with the bools of their comparisons and casts (a gradient's masks); a group
+// whose operands do not have its size at run time (an open size that broadcasts) runs node by
+// node.
 #pragma once
 #include <array>
 #include <vector>
@@ -41,13 +42,14 @@ class FusedLoop {
   struct Operand {
     char* at = nullptr;
     int64_t stride = 0;
-    bool advances = false;
+    size_t esize = 0;  // bytes per element it advances by (0: a single element)
     int row = -1;
   };
   std::vector<const Node*> members_;
   std::vector<Step> steps_;
   std::vector<int> externals_;  // values read from outside the group
   std::vector<int> outputs_;    // values written to tensors
+  std::vector<DType> outputDtypes_;
   DType dtype_ = DType::F32;
   bool valid_ = false;
   Tensor scratch_;

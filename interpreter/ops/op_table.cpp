@@ -182,8 +182,9 @@ void setProperties(OpDef& d) {
            id == OpId::Cast;
   d.overwrites = id == OpId::UpdateRow;
   d.sizedByValue = id == OpId::BroadcastRows;
-  d.fusible = d.family == Family::Unary || d.family == Family::Binary;
-  d.inPlace = d.fusible && id != OpId::UnaryExp && id != OpId::UnarySigmoid;
+  const bool elementwise = d.family == Family::Unary || d.family == Family::Binary;
+  d.fusible = elementwise || id == OpId::Cast;
+  d.inPlace = elementwise && id != OpId::UnaryExp && id != OpId::UnarySigmoid;
   d.epilogue = id == OpId::UnaryRelu || id == OpId::UnaryTanh || id == OpId::UnaryErf || id == OpId::UnaryNeg ||
                id == OpId::UnaryAbs || id == OpId::UnarySquare;
 }

@@ -102,7 +102,8 @@ struct OpDef {
   // may be written over a same-sized input that dies there. (exp and sigmoid repair subnormal
   // results from the input afterwards, so they are not.)
   bool inPlace = false;
-  // A step of a fused elementwise loop (fuse-elementwise): one output, unary or binary.
+  // A step of a fused elementwise loop (fuse-elementwise): one output, unary or binary, or a
+  // cast between bool and a float (the mask of a maximum's or a max's gradient).
   bool fusible = false;
   // Applied in place over a matmul's result as its epilogue (fuse-epilogues).
   bool epilogue = false;

@@ -1,4 +1,4 @@
-// Elementwise fusion: a run of consecutive unary and binary nodes of one shape is marked as one
+// Elementwise fusion: a run of consecutive unary, binary and cast nodes of one shape is marked as one
 // group (the `fuse` attribute, the group's number). The emitter runs a group as one loop over
 // chunks of its elements, each node a call of the same kernel on a chunk held in registers and L1,
 // so results used only inside the group never reach memory; the others (an optimizer's new
@@ -12,7 +12,14 @@ namespace {
 
 using ops::OpId;
 
-bool elementwise(const graph::Node& n) {
+// A cast is a step between bool and a float (a gradient's mask; a cast to its input's dtype is
+// a view, and integer runs are not fused by the executor).
+bool elementwise(const graph::Node& n, const graph::Graph& g) {
+  if (n.op == OpId::Cast) {
+    const DType from = g.values[size_t(n.inputs[0])].dtype, to = g.values[size_t(n.outputs[0])].dtype;
+    auto isFloat = [](DType d) { return d == DType::F32 || d == DType::F64; };
+    if (!(from == DType::Bool && isFloat(to)) && !(isFloat(from) && to == DType::Bool)) return false;
+  }
   return ops::opDef(n.op).fusible && n.outputs.size() == 1 && !n.attrs.has("epilogue");
 }
 
@@ -21,7 +28,7 @@ void fuse(graph::Block& b, const graph::Graph& g, int64_t& groups) {
     for (auto& inner : n.blocks) fuse(inner, g, groups);
   size_t i = 0;
   while (i < b.nodes.size()) {
-    if (!elementwise(b.nodes[i])) {
+    if (!elementwise(b.nodes[i], g)) {
       ++i;
       continue;
     }
@@ -30,7 +37,7 @@ void fuse(graph::Block& b, const graph::Graph& g, int64_t& groups) {
     for (size_t j = i + 1; j < b.nodes.size(); ++j) {
       const graph::Node& n = b.nodes[j];
       if (n.op == OpId::Constant || n.op == OpId::ReadVariable) continue;
-      if (!elementwise(n) || g.values[size_t(n.outputs[0])].shape != t.shape) break;
+      if (!elementwise(n, g) || g.values[size_t(n.outputs[0])].shape != t.shape) break;
       run.push_back(j);
     }
     if (run.size() >= 2) {
