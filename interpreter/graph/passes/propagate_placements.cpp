@@ -508,7 +508,7 @@ CommPlan commPlanOf(const Graph& g) {
   };
   walk(g.body);
   if (plan.collectives.empty()) return plan;
-  const std::vector<std::vector<int>> buckets = allReduceBuckets(partition(g));
+  const std::vector<std::vector<int>> buckets = collectiveBuckets(partition(g));
   for (size_t k = 0; k < buckets.size(); ++k)
     for (int m : buckets[k]) plan.collectives[size_t(m)].bucket = int(k) + 1;
   return plan;
