@@ -35,7 +35,7 @@ const char* kUsage =
     "                                  their traced graphs unless --run-functions-eagerly;\n"
     "                                  --comm-report: the collectives its sharded graphs ran;\n"
     "                                  --no-implicit-comm: a re-layout between ops is an error;\n"
-    "                                  --no-comm-buckets: each small all-reduce is a call of its own\n"
+    "                                  --no-comm-buckets: each small collective is a call of its own\n"
     "  weft check [--plan] [--comm-plan] [--no-comm-buckets] FILE.model\n"
     "                                  parse and check a program without running it; with layouts\n"
     "                                  or --plan, run it on shapes alone and report its layouts;\n"

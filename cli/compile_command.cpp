@@ -23,9 +23,9 @@ int compileCommand(const std::vector<std::string>& given) {
       "       weft compile SAVED_DIR -o DIR [...]  (a saved model's signatures)\n"
       "  --main        also emit a driver NAME_main [--time N] IN.npy... OUT.npy... per export\n"
       "  --force       write into DIR even if it holds other files (nothing is deleted)\n"
-      "  --no-comm-buckets  each small all-reduce of a sharded export is a call of its own\n"
+      "  --no-comm-buckets  each small collective of a sharded export is a call of its own\n"
       "  --dump-after  print the graph after a pass: fold-constants, forward-variables,\n"
-      "                common-subexpressions, bucket-all-reduces, fold-transposes, dead-code,\n"
+      "                common-subexpressions, bucket-collectives, fold-transposes, dead-code,\n"
       "                fuse-epilogues, fuse-elementwise\n";
   std::vector<std::string> args;
   std::string out, dumpAfter;

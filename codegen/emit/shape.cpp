@@ -85,7 +85,10 @@ void splitCode(Emitter& e, const Node& n, const std::string& p) {
 
 void shapeOfCode(Emitter& e, const Node& n, const std::string& p) {
   const Dims& d = e.dims(n.inputs[0]);
-  for (size_t a = 0; a < d.size(); ++a) e.code() << p << e.ptr(n.outputs[0]) << "[" << a << "] = " << d[a] << ";\n";
+  const std::vector<int64_t> blocks = n.attrs.has("blocks") ? n.attrs.ints("blocks") : std::vector<int64_t>{};
+  for (size_t a = 0; a < d.size(); ++a)
+    e.code() << p << e.ptr(n.outputs[0]) << "[" << a << "] = " << d[a]
+             << (a >= blocks.size() || blocks[a] == 1 ? "" : " * " + std::to_string(blocks[a])) << ";\n";
 }
 
 }  // namespace

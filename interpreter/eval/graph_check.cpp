@@ -36,7 +36,7 @@ void collect(const Value& v, std::vector<FunctionObj*>& out, std::set<const Obje
 // whether it finishes a partial sum (inherent) or changes a layout (implicit).
 // One line per kind of collective, in the order each first comes: the same collective at the
 // same line (a loop of layers, a gradient's many partial sums) is counted, "x48", not repeated.
-// All-reduces that travel in one bucket (bucket_all_reduces.cpp) say which, and a line per
+// Collectives that travel in one bucket (bucket_collectives.cpp) say which, and a line per
 // bucket says where its one call is counted and its bytes (those of the members' blocks
 // together: what a run's --comm-report counts).
 std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, const std::string& name,

@@ -49,7 +49,7 @@ struct PlannedCollective {
   std::string why;  // what the moved value is for: "returned", "for max", "printed", ...
   bool requested = false;  // the program asked for it (relayout, distribute): never implicit
   int64_t block = 0;       // the bytes of one device's block it moves
-  int bucket = 0;          // the all-reduce bucket it travels in (1, 2, ...; bucketAllReduces), or 0
+  int bucket = 0;          // the bucket it travels in (1, 2, ...; bucketCollectives), or 0
 };
 struct CommPlan {
   std::vector<PlannedCollective> collectives;
@@ -66,14 +66,14 @@ CommPlan commPlanOf(const Graph& g);
 // the same program, on their own blocks. Without a mesh, the graph as it is.
 Graph partition(const Graph& g);
 
-// Small all-reduces of a partitioned program over the same mesh dimension and dtype, none of
-// which waits for another's result, become one all-reduce of their blocks concatenated
-// (bucket_all_reduces.cpp). Without them (or on a mesh, or with --no-comm-buckets), the graph as
+// Small all-reduces, reduce-scatters or all-gathers of a partitioned program over the same mesh
+// dimension and dtype, none of which waits for another's result, become one collective of their
+// blocks packed together (bucket_collectives.cpp). Without them (or on a mesh, or with --no-comm-buckets), the graph as
 // it is.
-Graph bucketAllReduces(const Graph& g);
-// The buckets bucketAllReduces makes of a partitioned program: each the indices of its members
+Graph bucketCollectives(const Graph& g);
+// The buckets bucketCollectives makes of a partitioned program: each the indices of its members
 // among the program's collectives, in commPlanOf's order.
-std::vector<std::vector<int>> allReduceBuckets(const Graph& local);
+std::vector<std::vector<int>> collectiveBuckets(const Graph& local);
 
 // The values numbered from %0 in the order they are defined, without the ones no node defines
 // (the text form's numbering; the passes leave such holes).

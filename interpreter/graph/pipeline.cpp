@@ -21,7 +21,7 @@ const std::vector<Pass>& passes() {
       {"partition", partition, true, true},
       // The SPMD executor buckets the program it partitions before its devices' executors get it
       // (an executor holds a slot for each value of the graph it is given, and this pass adds some).
-      {"bucket-all-reduces", bucketAllReduces, false, true},
+      {"bucket-collectives", bucketCollectives, false, true},
       {"fold-transposes", foldTransposes, true, true},
       {"dead-code", removeDeadCode, true, true},
       {"fuse-epilogues", fuseMatmulEpilogues, true, true},

@@ -39,7 +39,7 @@ struct SpmdExecutor::Device {
 SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
                            std::function<void()> onLoop, std::shared_ptr<rt::DeviceThreads> threads)
     : placed_(runPipelineUntil(g, Target::Executor, "propagate-placements")),
-      local_(bucketAllReduces(partition(placed_))),
+      local_(bucketCollectives(partition(placed_))),
       vars_(std::move(variables)) {
   if (context().noImplicitComm)
     for (const PlannedCollective& c : commPlanOf(placed_).collectives)

@@ -63,8 +63,10 @@ TensorType squeezeType(const TensorType& x, const std::vector<int>& axes);
 Tensor squeeze(const Tensor& x, const std::vector<int>& axes);
 TensorType expandDimsType(const TensorType& x, int axis);
 Tensor expandDims(const Tensor& x, int axis);
-TensorType shapeOfType(const TensorType& x);
-Tensor shapeOf(const Tensor& x);
+TensorType shapeOfType(const TensorType& x, const std::vector<int64_t>& blocks = {});
+// Each size times blocks[i] (1 past its end): the global shape, on a device holding one block of a
+// value split blocks[i] ways along dimension i (spmd/rules_shape.cpp).
+Tensor shapeOf(const Tensor& x, const std::vector<int64_t>& blocks = {});
 
 TensorType oneHotType(const TensorType& indices, int64_t depth, DType dtype);
 Tensor oneHot(const Tensor& indices, int64_t depth, DType dtype);

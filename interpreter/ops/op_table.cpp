@@ -33,6 +33,7 @@ std::array<int64_t, 2> pairAttr(OpId op, const Attrs& a, const char* key) {
   return {v[0], v[1]};
 }
 std::vector<Tensor> listOf(In in) { return std::vector<Tensor>(in.begin(), in.end()); }
+std::vector<int64_t> shapeBlocks(const Attrs& a) { return a.has("blocks") ? a.ints("blocks") : std::vector<int64_t>{}; }
 std::optional<int64_t> seedOf(const Attrs& a) { return a.has("seed") ? std::optional(a.i("seed")) : std::nullopt; }
 
 template <UnaryOp U>
@@ -491,9 +492,10 @@ OpDef row(OpId id) {
       d.run = id == OpId::LayerNorm ? impl::layerNorm : impl::layerNormGrad;
       if (id == OpId::LayerNormGrad) d.workspace = [](Ty in, const Attrs&) { return impl::layerNormGradWorkspace(in); };
       break;
-    case OpId::ShapeOf:
-      d.infer = [](Ty in, const Attrs&) -> Types { return {impl::shapeOfType(in[0])}; };
-      d.run = [](In in, const Attrs&) -> Out { return {impl::shapeOf(in[0])}; };
+    case OpId::ShapeOf:  // blocks (optional): each size times this, on a device holding one block
+      d.attrs = {{"blocks", K::Ints, true}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::shapeOfType(in[0], shapeBlocks(a))}; };
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::shapeOf(in[0], shapeBlocks(a))}; };
       break;
     case OpId::AllReduce: collectiveRow<OpId::AllReduce>(d, {}); break;
     case OpId::AllGather: collectiveRow<OpId::AllGather>(d, {{"axis", K::Int}}); break;

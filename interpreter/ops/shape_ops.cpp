@@ -134,11 +134,18 @@ TensorType expandDimsType(const TensorType& x, int axis) {
 
 Tensor expandDims(const Tensor& x, int axis) { return x.reshaped(expandDimsType(typeOf(x), axis).shape); }
 
-TensorType shapeOfType(const TensorType& x) { return {DType::I64, Shape{x.shape.rank()}}; }
+TensorType shapeOfType(const TensorType& x, const std::vector<int64_t>& blocks) {
+  if (int(blocks.size()) > x.shape.rank())
+    fail("shape_of: blocks has " + std::to_string(blocks.size()) + " entries for a tensor of rank " +
+         std::to_string(x.shape.rank()));
+  return {DType::I64, Shape{x.shape.rank()}};
+}
 
-Tensor shapeOf(const Tensor& x) {
+Tensor shapeOf(const Tensor& x, const std::vector<int64_t>& blocks) {
+  shapeOfType(typeOf(x), blocks);
   Tensor out = Tensor::empty(DType::I64, Shape{x.rank()});
-  for (int i = 0; i < x.rank(); ++i) out.data<int64_t>()[i] = x.shape()[i];
+  for (int i = 0; i < x.rank(); ++i)
+    out.data<int64_t>()[i] = x.shape()[i] * (size_t(i) < blocks.size() ? blocks[size_t(i)] : 1);
   return out;
 }
 

@@ -37,7 +37,8 @@ const ops::ShardRule* shardRule(OpId op) {
     case OpId::BroadcastTo:
     case OpId::Concat:
     case OpId::Stack:
-    case OpId::Split: rule = shapeRule(op); break;
+    case OpId::Split:
+    case OpId::ShapeOf: rule = shapeRule(op); break;
     case OpId::OneHot:
     case OpId::GetItem:
     case OpId::SetItem:
@@ -60,8 +61,7 @@ const ops::ShardRule* shardRule(OpId op) {
     case OpId::Linspace:
     case OpId::RandomNormal:
     case OpId::RandomUniform:
-    case OpId::RandomTruncatedNormal:
-    case OpId::ShapeOf: rule = replicatedOnlyRule(); break;
+    case OpId::RandomTruncatedNormal: rule = replicatedOnlyRule(); break;
     // A stack of rows lives on every device whole (its rows are a loop's iterations).
     case OpId::BroadcastRows:
     case OpId::UpdateRow: rule = replicatedOnlyRule(); break;

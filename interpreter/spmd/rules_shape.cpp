@@ -79,7 +79,26 @@ Rows joinRows(Types in, Types out, const Attrs& attrs, bool stacked) {
 Rows concatRows(Types in, Types out, const Attrs& a) { return joinRows(in, out, a, false); }
 Rows stackRows(Types in, Types out, const Attrs& a) { return joinRows(in, out, a, true); }
 
+// The global shape is known on every device: its block's sizes, times the blocks of the split one.
+Rows shapeOfRows(Types in, Types, const Attrs&) {
+  Rows rows;
+  for (int d = 0; d < in[0].shape.rank(); ++d) rows.push_back({{Placement::r()}, {Placement::s(d)}});
+  return rows;
+}
+
+Attrs shapeOfLocal(const Attrs& attrs, const ShardRow& row, int64_t parts) {
+  if (!row.in[0].sharded()) return attrs;
+  const size_t rank = size_t(row.in[0].dim) + 1;
+  std::vector<int64_t> blocks = attrs.has("blocks") ? attrs.ints("blocks") : std::vector<int64_t>{};
+  if (blocks.size() < rank) blocks.resize(rank, 1);
+  blocks[size_t(row.in[0].dim)] *= parts;
+  Attrs local = attrs;
+  local.set("blocks", blocks);
+  return local;
+}
+
 const ShardRule kReshape{reshapeRows, localShape};
+const ShardRule kShapeOf{shapeOfRows, shapeOfLocal};
 const ShardRule kViews{reshapeRows};  // squeeze and expand_dims name axes, not sizes
 const ShardRule kTranspose{transposeRows};
 const ShardRule kBroadcastTo{broadcastToRows, localShape};
@@ -94,6 +113,7 @@ const ShardRule* shapeRule(OpId op) {
     case OpId::Transpose: return &kTranspose;
     case OpId::BroadcastTo: return &kBroadcastTo;
     case OpId::Stack: return &kStack;
+    case OpId::ShapeOf: return &kShapeOf;
     case OpId::Concat:
     case OpId::Split: return &kConcat;
     default: return &kViews;

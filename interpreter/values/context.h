@@ -70,7 +70,7 @@ struct ExecutionContext {
   // mesh counts), and whether an implicit re-layout is an error (--no-implicit-comm); SPEC §7.1.
   graph::CommCounts* commCounts = nullptr;
   bool noImplicitComm = false;
-  // Whether small all-reduces stay one call each (--no-comm-buckets; graph/passes/bucket_all_reduces.cpp).
+  // Whether small collectives stay one call each (--no-comm-buckets; graph/passes/bucket_collectives.cpp).
   bool noCommBuckets = false;
   // The statement being evaluated, innermost (eval/): where an eager op on sharded tensors counts
   // its collectives. Null outside a program.

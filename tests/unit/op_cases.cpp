@@ -215,6 +215,9 @@ std::multimap<OpId, OpCase> opCases() {
   ok(OpId::LayerNormGrad, {x, p, x}, eps);
   bad(OpId::LayerNormGrad, {x, p, t(Shape{2, 4})}, eps);             // dy is not x's shape
   ok(OpId::ShapeOf, {t(Shape{2, 0, 3})});
+  ok(OpId::ShapeOf, {t(Shape{4, 6})});
+  ok(OpId::ShapeOf, {t(Shape{4, 6})}, {{"blocks", std::vector<int64_t>{2}}});  // a device's block of 2
+  bad(OpId::ShapeOf, {t(Shape{4})}, {{"blocks", std::vector<int64_t>{2, 1}}});
   ok(OpId::Relayout, {t(Shape{4, 6})}, {{"mesh", std::string("batch=2")}, {"to", std::vector<int64_t>{0}}});
   return c;
 }
