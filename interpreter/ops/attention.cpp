@@ -13,6 +13,7 @@ namespace weft::ops::impl {
 namespace {
 
 constexpr const char* kOp = "scaled_dot_product_attention";
+constexpr const char* kGradOp = "scaled_dot_product_attention_grad";
 
 bool sameDim(int64_t a, int64_t b) { return a == rt::kUnknownDim || b == rt::kUnknownDim || sizes::same(a, b); }
 int64_t knownOf(int64_t a, int64_t b) { return a == rt::kUnknownDim ? b : a; }
@@ -108,7 +109,7 @@ std::vector<Tensor> attention(std::span<const Tensor> in, const Attrs& a) {
 }
 
 std::vector<TensorType> attentionGradTypes(std::span<const TensorType> in, const Attrs&) {
-  const std::string op = std::string(kOp) + "_grad";
+  const std::string op = kGradOp;
   checkCount(op, in.size(), 5);
   const TensorType out = check(op, in.first(3), in.size() == 6 ? &in[5] : nullptr);
   for (int i : {3, 4}) {
