@@ -85,7 +85,7 @@ std::string commPlanText(const graph::Graph& g, const graph::CommPlan& plan, con
   size_t calls = plan.collectives.size();
   for (const auto& [k, b] : buckets) calls -= size_t(b.members - 1);
   s += "  " + std::to_string(plan.collectives.size()) + " collective" + (plan.collectives.size() == 1 ? "" : "s");
-  if (calls != plan.collectives.size()) s += " in " + std::to_string(calls) + " calls";
+  if (calls != plan.collectives.size()) s += " in " + std::to_string(calls) + (calls == 1 ? " call" : " calls");
   return s + ", " + graph::bytesText(total) + " per device\n";
 }
 

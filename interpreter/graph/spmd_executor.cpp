@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <streambuf>
 
@@ -91,14 +92,17 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
     for (size_t d = 0; d < n; ++d) localInputs[d].push_back(spmd::localOf(inputs[i], mesh, ps, first_ + int64_t(d)));
   }
   // At most --threads devices compute at once; one waiting at a collective gives its core back.
-  rt::Cores cores(std::min<int64_t>(threadsToUse(), int64_t(n)));
-  spmd::DeviceComms comms(mesh, &cores);
+  // With a core for every device there is nothing to hand out.
+  std::optional<rt::Cores> cores;
+  if (threadsToUse() < int64_t(n)) cores.emplace(threadsToUse());
+  rt::Cores* bound = cores ? &*cores : nullptr;
+  spmd::DeviceComms comms(mesh, bound);
   std::mutex failed;
   std::exception_ptr error;
   threads_->run([&](int64_t i) {
     Device& dev = *devices_[size_t(i)];
     const int64_t d = first_ + i;
-    cores.acquire();
+    if (bound) bound->acquire();
     dev.context.limits = caller.limits;
     dev.context.randomKey = caller.randomKey;
     dev.context.randomCounter = caller.randomCounter;
@@ -117,7 +121,7 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
       }
     }
     dev.context.comm = nullptr;
-    cores.release();
+    if (bound) bound->release();
   });
   if (error) std::rethrow_exception(error);
   caller.randomKey = devices_[0]->context.randomKey;

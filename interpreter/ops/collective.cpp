@@ -107,9 +107,11 @@ Tensor exchange(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse) {
   const int64_t size = int64_t(rt::dtypeSize(x.dtype()));
   const bool fits = reuse && reuse->ownsStorage() && reuse->dtype() == x.dtype() && reuse->shape() == type.shape;
   Tensor out = fits ? std::move(*reuse) : Tensor::empty(x.dtype(), type.shape);
-  std::vector<char> ws;
+  // The device thread's workspace, kept from call to call: no allocation, zeroing or page
+  // faults per collective.
+  static thread_local std::vector<char> ws;
   auto workspace = [&](int64_t bytes) {
-    ws.resize(size_t(bytes));
+    if (ws.size() < size_t(bytes)) ws.resize(size_t(bytes));
     return ws.data();
   };
   switch (op) {

@@ -62,6 +62,7 @@ inline void reduceScatterAxis(Comm& c, int k, DType dtype, const void* in, int64
 // [concatOuter, concatChunk] bytes, and out is [concatOuter, group, concatChunk].
 inline void allToAllAxes(Comm& c, int k, const void* in, int64_t splitOuter, int64_t splitChunk, int64_t concatOuter,
                          int64_t concatChunk, void* out, void* ws) {
+  if (c.allToAllApart(k, in, splitOuter, splitChunk, concatOuter, concatChunk, out)) return;
   const int64_t group = c.groupSize(k), block = splitOuter * splitChunk;
   char* sent = static_cast<char*>(ws);
   char* received = sent + group * block;

@@ -39,6 +39,14 @@ class Comm {
   // Each member gives groupSize blocks of `bytes`; member j receives block j of every member,
   // in coordinate order, at `out`.
   virtual void allToAll(int meshDim, const void* in, void* out, int64_t bytes) = 0;
+  // allToAll of blocks that lie apart: a member's input, viewed as [splitOuter, groupSize,
+  // splitChunk] bytes, holds block j at j; its output, viewed as [concatOuter, groupSize,
+  // concatChunk] bytes, receives each member's block at that member's coordinate (a block's bytes
+  // in order either way). False when not supported: the caller makes the blocks contiguous.
+  virtual bool allToAllApart(int /*meshDim*/, const void* /*in*/, int64_t /*splitOuter*/, int64_t /*splitChunk*/,
+                             int64_t /*concatOuter*/, int64_t /*concatChunk*/, void* /*out*/) {
+    return false;
+  }
 };
 
 // out[i] = a[i] + b[i] for n elements of dtype (bool: or), the reduction every collective uses.

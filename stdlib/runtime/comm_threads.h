@@ -10,6 +10,7 @@
 // it waits at a barrier and takes one again before it goes on.
 #ifndef WEFT_RT_COMM_THREADS_H
 #define WEFT_RT_COMM_THREADS_H
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -184,6 +185,24 @@ class ThreadComm final : public Comm {
         std::memcpy(static_cast<char*>(out) + int64_t(j) * bytes, static_cast<const char*>(p.in[j]) + me * bytes,
                     size_t(bytes));
     });
+  }
+  // Each member copies its blocks straight from its peers' inputs into place: no staging.
+  bool allToAllApart(int k, const void* in, int64_t splitOuter, int64_t splitChunk, int64_t /*concatOuter*/,
+                     int64_t concatChunk, void* out) override {
+    const int64_t members = groupSize(k), me = coordinate(k), block = splitOuter * splitChunk;
+    r_.meet(device_, k, "all_to_all", in, out, members * block, [&](const Rendezvous::Posted& p) {
+      char* to = static_cast<char*>(out);
+      for (size_t j = 0; j < p.in.size(); ++j) {
+        const char* from = static_cast<const char*>(p.in[j]);
+        for (int64_t b = 0; b < block;) {  // runs contiguous in both views
+          const int64_t sc = b % splitChunk, cc = b % concatChunk, run = std::min(splitChunk - sc, concatChunk - cc);
+          std::memcpy(to + (b / concatChunk * members + int64_t(j)) * concatChunk + cc,
+                      from + (b / splitChunk * members + me) * splitChunk + sc, size_t(run));
+          b += run;
+        }
+      }
+    });
+    return true;
   }
 
  private:

@@ -88,6 +88,9 @@ std::vector<Scenario> scenarios(int64_t n) {
        [](int64_t n, int64_t j) { return block(X, 1, n, j); }},
       {OpId::AllToAll, attrs(0, n, {{"split_axis", int64_t(0)}, {"concat_axis", int64_t(1)}}),
        [](int64_t n, int64_t j) { return block(X, 1, n, j); }, [](int64_t n, int64_t j) { return block(X, 0, n, j); }},
+      // The other way: each block sent is apart in the input (rows of its columns).
+      {OpId::AllToAll, attrs(0, n, {{"split_axis", int64_t(1)}, {"concat_axis", int64_t(0)}}),
+       [](int64_t n, int64_t j) { return block(X, 0, n, j); }, [](int64_t n, int64_t j) { return block(X, 1, n, j); }},
       {OpId::LocalSlice, attrs(0, n, {{"axis", int64_t(0)}}), [](int64_t, int64_t) { return X; },
        [](int64_t n, int64_t j) { return block(X, 0, n, j); }},
   };
@@ -156,7 +159,7 @@ TEST_CASE("collectives on device threads: their VJPs give each device its part o
     int inAxis, outAxis;  // the sharded axis of input and output, -1: whole
   };
   const std::vector<Held> held{{OpId::AllReduce, -1, -1}, {OpId::AllGather, 1, -1}, {OpId::ReduceScatter, -1, 1},
-                               {OpId::AllToAll, 1, 0},     {OpId::LocalSlice, -1, 0}};
+                               {OpId::AllToAll, 1, 0},     {OpId::AllToAll, 0, 1},   {OpId::LocalSlice, -1, 0}};
   const std::vector<Scenario> all = scenarios(n);
   for (size_t i = 0; i < all.size(); ++i) {
     const Scenario& s = all[i];

@@ -20,7 +20,10 @@
 // A bucket may only hold collectives whose inputs are all computed before any of their results
 // is used, so that its one call fits between the two: then no member depends on another. Members
 // are taken in program order, greedily; a member that would break that, or overflow the
-// bucket's cap, closes the bucket and opens the next.
+// bucket's cap, closes the bucket and opens the next. The program's own relayouts are identities
+// once partitioned (their collectives are before them) and go first, their results read from
+// their inputs: otherwise each would be the first use of the value it moves, right after the
+// collective, and a value moved as soon as it is computed could share no call.
 #include <algorithm>
 #include <functional>
 
@@ -213,6 +216,27 @@ std::vector<Node> bucketNodes(Graph& g, const Block& b, const std::vector<size_t
   return out;
 }
 
+// The program without its identity relayouts, each use of one's result reading its input.
+Graph withoutRelayouts(const Graph& g) {
+  Graph out = g;
+  std::vector<int> same(g.values.size());
+  for (size_t v = 0; v < same.size(); ++v) same[v] = int(v);
+  std::function<void(Block&)> strip = [&](Block& b) {
+    std::vector<Node> kept;
+    for (Node& n : b.nodes) {
+      for (int& v : n.inputs) v = same[size_t(v)];
+      for (Block& inner : n.blocks) strip(inner);
+      const bool identity = n.op == ops::OpId::Relayout && g.values[size_t(n.inputs[0])] == g.values[size_t(n.outputs[0])];
+      if (identity) same[size_t(n.outputs[0])] = n.inputs[0];
+      else kept.push_back(std::move(n));
+    }
+    b.nodes = std::move(kept);
+    for (int& v : b.results) v = same[size_t(v)];
+  };
+  strip(out.body);
+  return out;
+}
+
 void rewrite(Graph& g, Block& b) {
   for (Node& n : b.nodes)
     for (Block& inner : n.blocks) rewrite(g, inner);
@@ -236,9 +260,10 @@ void rewrite(Graph& g, Block& b) {
 
 }  // namespace
 
-std::vector<std::vector<int>> collectiveBuckets(const Graph& local) {
+std::vector<std::vector<int>> collectiveBuckets(const Graph& partitioned) {
   std::vector<std::vector<int>> buckets;
   if (context().noCommBuckets) return buckets;
+  const Graph local = withoutRelayouts(partitioned);  // no collective goes: the ordinals stay
   int count = 0;  // collectives met so far, in commPlanOf's order: a node's blocks, then the node
   std::function<void(const Block&)> walk = [&](const Block& b) {
     std::vector<int> ordinal(b.nodes.size(), -1);
@@ -258,7 +283,7 @@ std::vector<std::vector<int>> collectiveBuckets(const Graph& local) {
 
 Graph bucketCollectives(const Graph& g) {
   if (!g.mesh.empty() || context().noCommBuckets) return g;  // a placed graph's blocks have no sizes yet
-  Graph out = g;
+  Graph out = withoutRelayouts(g);
   rewrite(out, out.body);
   return out;
 }

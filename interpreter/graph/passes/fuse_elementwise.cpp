@@ -3,8 +3,12 @@
 // chunks of its elements, each node a call of the same kernel on a chunk held in registers and L1,
 // so results used only inside the group never reach memory; the others (an optimizer's new
 // moments, used by its update and assigned) are written as the loop goes. Constants and variable
-// reads between the nodes (no inputs, no code in the loop) do not end a run. A group whose sizes
-// turn out to differ is emitted node by node.
+// reads between the nodes (no inputs, no code in the loop) do not end a run, nor does a device's
+// local slice of a value from before the run (a replicated weight cut for the device's share of
+// its update, which the run then subtracts from): it runs before the group's loop, which runs at
+// the group's last node. A group whose sizes turn out to differ is emitted node by node.
+#include <set>
+
 #include "../passes.h"
 
 namespace weft::graph {
@@ -34,11 +38,14 @@ void fuse(graph::Block& b, const graph::Graph& g, int64_t& groups) {
     }
     const graph::TensorType& t = g.values[size_t(b.nodes[i].outputs[0])];
     std::vector<size_t> run{i};
+    std::set<int> made{b.nodes[i].outputs[0]};  // the run's results
     for (size_t j = i + 1; j < b.nodes.size(); ++j) {
       const graph::Node& n = b.nodes[j];
       if (n.op == OpId::Constant || n.op == OpId::ReadVariable) continue;
+      if (n.op == OpId::LocalSlice && !made.count(n.inputs[0])) continue;
       if (!elementwise(n, g) || g.values[size_t(n.outputs[0])].shape != t.shape) break;
       run.push_back(j);
+      made.insert(n.outputs[0]);
     }
     if (run.size() >= 2) {
       for (size_t k : run) b.nodes[k].attrs.set("fuse", groups);
