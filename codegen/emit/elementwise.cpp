@@ -1,4 +1,4 @@
-// Emit rules of the elementwise ops (unary, binary, where/clip, cast) and the fused loop that
+// Emit rules of the elementwise ops (unary, gelu, binary, where/clip, cast) and the fused loop that
 // runs a fuse-elementwise group: calls of stdlib/runtime's unary.h and binary.h kernels.
 #include "emit_rule.h"
 #include "emitter.h"
@@ -21,7 +21,7 @@ std::string intOperandCheck(const Emitter& e, const Node& n, const std::string& 
 }
 
 void unaryCode(Emitter& e, const Node& n, const std::string& p) {
-  e.code() << p << "weft::rt::unaryKernel<weft::rt::" << functorOf(n.op) << ">(" << e.ptr(n.inputs[0]) << ", "
+  e.code() << p << "weft::rt::unaryKernel<weft::rt::" << unaryFunctorOf(n) << ">(" << e.ptr(n.inputs[0]) << ", "
            << e.ptr(n.outputs[0]) << ", " << e.numel(n.outputs[0]) << ");\n";
 }
 
@@ -55,6 +55,7 @@ const ops::EmitRule kUnaryRule{"unary.h", nullptr, nullptr, unaryCode};
 const ops::EmitRule kBinaryRule{"binary.h", nullptr, nullptr, binaryCode};
 const ops::EmitRule kTernaryRule{"binary.h", nullptr, nullptr, ternaryCode};
 const ops::EmitRule kCastRule{"unary.h", nullptr, castMemory, castCode};
+const ops::EmitRule kGeluRule{"gelu.h", nullptr, nullptr, unaryCode};
 
 // Each node of the group is a kernel call on a chunk (a cast's as castKernel's).
 void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set<int>& chunked,
@@ -99,7 +100,7 @@ void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set
       continue;
     }
     if (ops::opDef(n->op).family == ops::Family::Unary) {
-      code << q << "  weft::rt::unaryKernel<weft::rt::" << functorOf(n->op) << ">(" << src(n->inputs[0]).first << ", "
+      code << q << "  weft::rt::unaryKernel<weft::rt::" << unaryFunctorOf(*n) << ">(" << src(n->inputs[0]).first << ", "
            << dst << ", m);\n";
       continue;
     }

@@ -33,7 +33,7 @@ namespace weft::codegen {
 void registerEmitRules();
 
 // The rules of each family, defined in the file of that name.
-extern const ops::EmitRule kUnaryRule, kBinaryRule, kTernaryRule, kCastRule;                   // elementwise.cpp
+extern const ops::EmitRule kUnaryRule, kBinaryRule, kTernaryRule, kCastRule, kGeluRule;        // elementwise.cpp
 extern const ops::EmitRule kReduceRule, kArgReduceRule;                                       // reduce.cpp
 extern const ops::EmitRule kMatMulRule;                                                       // matmul.cpp
 extern const ops::EmitRule kConvRule, kPoolRule, kConvGradRule, kPoolGradRule;                // conv.cpp

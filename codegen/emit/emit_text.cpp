@@ -63,6 +63,10 @@ const ElementwiseColumns& columns() {
 }  // namespace
 
 const char* functorOf(OpId op) { return columns().functor[size_t(op)]; }
+const char* unaryFunctorOf(const graph::Node& n) {
+  if (n.op == OpId::Gelu) return n.attrs.b("approximate") ? "GeluTanh" : "Gelu";  // stdlib/runtime/gelu.h
+  return functorOf(n.op);
+}
 ops::BinaryRule binaryRule(OpId op) { return columns().rule[size_t(op)]; }
 
 std::string literal(const Tensor& t, int64_t i) {

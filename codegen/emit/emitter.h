@@ -129,6 +129,7 @@ std::string product(const Dims& dims);    // "(v0_d0 * 784)", "0", "12"
 std::string shapeList(const Dims& dims);  // "Shape{v0_d0, 784}"
 Dims slice(const Dims& d, size_t from, size_t to);
 const char* functorOf(ops::OpId op);      // the runtime functor of an elementwise or reduce op
+const char* unaryFunctorOf(const graph::Node& n);  // a unary node's: functorOf, or gelu's form
 ops::BinaryRule binaryRule(ops::OpId op);
 std::string literal(const Tensor& t, int64_t i);  // a C++ literal of element i
 int64_t axisAttr(const graph::Node& n, const char* key, int rank);  // a non-negative axis

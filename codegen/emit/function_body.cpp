@@ -419,8 +419,7 @@ void Emitter::nodes(const Block& b, const std::string& pad) {
       if (m != f->second.back() && !declared_[size_t(m->outputs[0])]) chunked.insert(m->outputs[0]);
       for (const auto& [cond, msg] : checks_[m]) checks.push_back({cond, fail(*m, msg)});
     }
-    need("unary.h");
-    need("binary.h");
+    for (const Node* m : f->second) need(ruleOf(*this, *m).header);
     fusedLoop(*this, f->second, chunked, checks, pad);
   }
 }

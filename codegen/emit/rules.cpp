@@ -28,6 +28,7 @@ const ops::EmitRule* emitRule(OpId op) {
     case OpId::ArgMax:
     case OpId::ArgMin: return &kArgReduceRule;
     case OpId::Cast: return &kCastRule;
+    case OpId::Gelu: return &kGeluRule;
     case OpId::Reshape: return &kReshapeRule;
     case OpId::Squeeze: return &kSqueezeRule;
     case OpId::ExpandDims: return &kExpandDimsRule;

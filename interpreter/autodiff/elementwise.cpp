@@ -97,6 +97,30 @@ std::pair<Tensor, Tensor> dOrder(const ops::VjpArgs& a) {
 
 }  // namespace
 
+// dy * gelu'(x), from x and dy alone, on primitives (so gradients of gradients follow, and the
+// graph passes fuse it into one elementwise loop). x is held at -1000 as the forward pass holds
+// it: below, the derivative is 0 (its mask), and at -1000 every form's derivative is 0 already.
+// The erf form: Phi(x) + x phi(x). The tanh form x * s, s = sigmoid(z), z = 2u = k (x + a x^3):
+// s + x s sigmoid(-z) k (1 + 3a x^2), with 1 - s as sigmoid(-z), without its cancellation.
+ops::VjpResult geluVjp(const ops::VjpArgs& a) {
+  const Tensor& x = a.in[0];
+  const Tensor xc = ops::binary(BinaryOp::Maximum, x, k(-1000.0, x));
+  Tensor d;
+  if (a.attrs.b("approximate")) {
+    const double c = 0.044715, root = 1.5957691216057308;  // 2 sqrt(2 / pi)
+    const Tensor xx = mul(xc, xc);
+    const Tensor z = mul(k(root, x), add(xc, mul(mul(k(c, x), xx), xc)));
+    const Tensor s = un(UnaryOp::Sigmoid, z);
+    const Tensor slope = mul(k(root, x), add(k(1.0, x), mul(k(3 * c, x), xx)));
+    d = add(s, mul(mul(xc, mul(s, un(UnaryOp::Sigmoid, un(UnaryOp::Neg, z)))), slope));
+  } else {
+    const Tensor cdf = mul(k(0.5, x), add(k(1.0, x), un(UnaryOp::Erf, mul(xc, k(M_SQRT1_2, x)))));
+    const Tensor pdf = mul(k(0.5 * M_2_SQRTPI * M_SQRT1_2, x), un(UnaryOp::Exp, mul(k(-0.5, x), mul(xc, xc))));
+    d = add(cdf, mul(xc, pdf));
+  }
+  return {mul(a.gout[0], d)};
+}
+
 ops::VjpFn unaryRule(UnaryOp op) {
   switch (op) {
     case UnaryOp::Neg: return unary<dNeg>;

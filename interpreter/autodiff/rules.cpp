@@ -70,6 +70,7 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::AttentionGrad: return attentionGradVjp;
     case OpId::LayerNorm: return layerNormVjp;
     case OpId::LayerNormGrad: return layerNormGradVjp;
+    case OpId::Gelu: return geluVjp;  // elementwise.cpp
     // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables and print
     // carry no gradient through an op.
     case OpId::Constant:

@@ -22,6 +22,7 @@ ops::VjpFn binaryRule(ops::BinaryOp op);
 ops::VjpFn reduceRule(ops::ReduceOp op);
 ops::VjpResult matmulVjp(const ops::VjpArgs& a);
 ops::VjpResult castVjp(const ops::VjpArgs& a);
+ops::VjpResult geluVjp(const ops::VjpArgs& a);
 ops::VjpResult reshapeVjp(const ops::VjpArgs& a);
 ops::VjpResult transposeVjp(const ops::VjpArgs& a);
 ops::VjpResult broadcastToVjp(const ops::VjpArgs& a);

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "../../stdlib/runtime/binary.h"
+#include "../../stdlib/runtime/gelu.h"
 #include "../../stdlib/runtime/thread_pool.h"
 #include "../../stdlib/runtime/unary.h"
 
@@ -30,11 +31,13 @@ void castStep(const void* x, void* out, int64_t n) {
 }
 
 // The kernel of a step of a group of floats T whose operands have dtype `in` and result `out`:
-// arithmetic of T, a comparison of T into bool, a cast between T and bool; or false.
+// arithmetic of T (gelu's form its attribute's), a comparison of T into bool, a cast between T
+// and bool; or false.
 template <class T>
-bool kernels(OpId op, DType in, DType out, void (*&unary)(const void*, void*, int64_t),
+bool kernels(const Node& n, DType in, DType out, void (*&unary)(const void*, void*, int64_t),
              void (*&binary)(const void*, int64_t, const void*, int64_t, void*, int64_t)) {
   const DType t = rt::DTypeOf<T>::value;
+  const OpId op = n.op;
   switch (op) {
 #define WEFT_UNARY(F, Id, N, A, Fn, Rule) \
   case OpId::F##Id:                       \
@@ -59,6 +62,10 @@ bool kernels(OpId op, DType in, DType out, void (*&unary)(const void*, void*, in
     WEFT_FOR_EACH_REDUCE_OP(WEFT_NOT_A_STEP)
     WEFT_FOR_EACH_OTHER_OP(WEFT_NOT_A_STEP)
 #undef WEFT_NOT_A_STEP
+      if (op == OpId::Gelu) {
+        unary = n.attrs.b("approximate") ? unaryStep<rt::GeluTanh, T> : unaryStep<rt::Gelu, T>;
+        return in == t && out == t;
+      }
       if (op != OpId::Cast) break;
       if (in == DType::Bool && out == t) unary = castStep<bool, T>;
       else if (in == t && out == DType::Bool) unary = castStep<T, bool>;
@@ -94,8 +101,8 @@ FusedLoop::FusedLoop(const Graph& g, std::vector<const Node*> members, const std
     bool ok = n->outputs.size() == 1;
     if (ok) {
       const DType out = g.values[size_t(n->outputs[0])].dtype;
-      ok = dtype_ == DType::F32 ? kernels<float>(n->op, in, out, s.unary, s.binary)
-                                : kernels<double>(n->op, in, out, s.unary, s.binary);
+      ok = dtype_ == DType::F32 ? kernels<float>(*n, in, out, s.unary, s.binary)
+                                : kernels<double>(*n, in, out, s.unary, s.binary);
     }
     for (size_t k = 0; ok && k < n->inputs.size(); ++k) {
       const int i = n->inputs[k];

@@ -26,6 +26,9 @@ Tensor unary(UnaryOp op, const Tensor& x);
 TensorType binaryType(BinaryOp op, const TensorType& a, const TensorType& b);
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
 TensorType castType(const TensorType& x, DType to);
+TensorType geluType(const TensorType& x);  // gelu.cpp; `approximate`: the tanh form
+Tensor gelu(const Tensor& x, bool approximate);
+void geluInto(const Tensor& x, bool approximate, Tensor& out);
 Tensor cast(const Tensor& x, DType to);
 TensorType whereType(const TensorType& cond, const TensorType& a, const TensorType& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

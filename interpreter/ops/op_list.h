@@ -87,7 +87,8 @@ enum class BinaryRule {
 // the ops the VJP rules of conv2d and the pools are built from; the next is max_pool2d_grad's
 // gradient (MaxPoolGradGrad), which theirs need in turn. Then attention (PyTorch's
 // F.scaled_dot_product_attention, fused) and its gradient (dq, dk, dv), then layer normalisation over
-// the last axis (x, gamma, beta, fused) and its gradient (x, gamma, dy -> dx, dgamma, dbeta). `shape` gives a tensor's shape as
+// the last axis (x, gamma, beta, fused) and its gradient (x, gamma, dy -> dx, dgamma, dbeta), then gelu
+// (elementwise, its form the attribute `approximate`; its gradient is built from primitives). `shape` gives a tensor's shape as
 // an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The five after it are the
 // collectives of sharded programs (SPEC §7.1), which run on one device of a mesh. The last six
 // exist only in graphs: a constant, reading and writing a variable, print, and the control flow
@@ -132,6 +133,7 @@ enum class BinaryRule {
   X(, AttentionGrad, "scaled_dot_product_attention_grad", -1) \
   X(, LayerNorm, "layer_norm", 3)                    \
   X(, LayerNormGrad, "layer_norm_grad", 3)           \
+  X(, Gelu, "gelu", 1)                               \
   X(, ShapeOf, "shape", 1)                           \
   X(, AllReduce, "all_reduce", 1)                    \
   X(, AllGather, "all_gather", 1)                    \
@@ -164,7 +166,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 96, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 97, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

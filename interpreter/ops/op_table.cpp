@@ -120,6 +120,7 @@ Family familyOf(OpId id) {
     WEFT_FOR_EACH_BINARY_OP(WEFT_FAMILY)
     WEFT_FOR_EACH_REDUCE_OP(WEFT_FAMILY)
 #undef WEFT_FAMILY
+    case OpId::Gelu: return Family::Unary;
     case OpId::MatMul: return Family::MatMul;
     case OpId::ArgMax:
     case OpId::ArgMin: return Family::ArgReduce;
@@ -491,6 +492,14 @@ OpDef row(OpId id) {
       d.infer = id == OpId::LayerNorm ? impl::layerNormTypes : impl::layerNormGradTypes;
       d.run = id == OpId::LayerNorm ? impl::layerNorm : impl::layerNormGrad;
       if (id == OpId::LayerNormGrad) d.workspace = [](Ty in, const Attrs&) { return impl::layerNormGradWorkspace(in); };
+      break;
+    case OpId::Gelu:
+      d.attrs = {{"approximate", K::Bool}};
+      d.infer = [](Ty in, const Attrs&) -> Types { return {impl::geluType(in[0])}; };
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::gelu(in[0], a.b("approximate"))}; };
+      d.into = [](std::span<const Tensor* const> in, const Attrs& a, Tensor& out) {
+        impl::geluInto(*in[0], a.b("approximate"), out);
+      };
       break;
     case OpId::ShapeOf:  // blocks (optional): each size times this, on a device holding one block
       d.attrs = {{"blocks", K::Ints, true}};

@@ -69,7 +69,7 @@ struct ShardRule;
 // What kind of op a row is: the passes, memory plans and tests decide by these, never by an
 // op's position in the enum.
 enum class Family {
-  Unary,      // elementwise, one input (op_list.h's unary list)
+  Unary,      // elementwise, one input (op_list.h's unary list, and gelu)
   Binary,     // elementwise, two broadcast inputs
   Ternary,    // elementwise, three broadcast inputs (where, clip)
   Reduce,     // over axes (sum, mean, ...)

@@ -34,6 +34,8 @@ OpId opId(ReduceOp op);
 Tensor unary(UnaryOp op, const Tensor& x);
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
 Tensor cast(const Tensor& x, DType to);
+// GELU, x * Phi(x): the erf form, or with `approximate` the tanh form (docs/numerics.md).
+Tensor gelu(const Tensor& x, bool approximate);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi);
 // The broadcast shape of a and b, or a WeftError naming both.

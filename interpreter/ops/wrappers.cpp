@@ -143,6 +143,7 @@ std::vector<Tensor> scaledDotProductAttentionGrad(const Tensor& q, const Tensor&
   if (mask) in.push_back(*mask);
   return apply(OpId::AttentionGrad, in, attentionAttrs(causal, scale));
 }
+Tensor gelu(const Tensor& x, bool approximate) { return one(OpId::Gelu, {x}, {{"approximate", approximate}}); }
 Tensor layerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon) {
   return one(OpId::LayerNorm, {x, gamma, beta}, {{"epsilon", epsilon}});
 }

@@ -20,6 +20,7 @@ const ops::ShardRule* shardRule(OpId op) {
     WEFT_FOR_EACH_UNARY_OP(WEFT_ELEMENTWISE_SHARD)
     WEFT_FOR_EACH_BINARY_OP(WEFT_ELEMENTWISE_SHARD)
 #undef WEFT_ELEMENTWISE_SHARD
+    case OpId::Gelu:
     case OpId::Where:
     case OpId::Clip:
     case OpId::Cast:

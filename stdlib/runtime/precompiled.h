@@ -12,6 +12,7 @@
 #include "conv.h"
 #include "conv_grad.h"
 #include "copy.h"
+#include "gelu.h"
 #include "layer_norm.h"
 #include "layout_ops.h"
 #include "matmul.h"

@@ -1,9 +1,10 @@
 // Unary elementwise functors and the kernel that applies them to a contiguous buffer.
 // Each functor has exactly one form: `arr` on Eigen arrays, so that exp/log/tanh/... use Eigen's
-// vectorised implementations (unaryKernel runs it on whole aligned packets only, see there), or a
-// scalar `f` for exact and correctly rounded operations. Either way a value's result depends on
-// that value alone. Generated code calls the same kernel, so eager and
-// compiled results agree bit for bit. Accuracy per op, in ulps: docs/numerics.md.
+// vectorised implementations (unaryKernel runs it on whole aligned packets only, see there), a
+// scalar `f` for exact and correctly rounded operations, or (gelu.h's) a `chunk` of steps, each
+// a kernel of this header or binary.h. Either way a value's result depends on that value alone.
+// Generated code calls the same kernel, so eager and compiled results agree bit for bit. Accuracy
+// per op, in ulps: docs/numerics.md.
 #ifndef WEFT_RT_UNARY_H
 #define WEFT_RT_UNARY_H
 #include <Eigen/Core>
@@ -177,6 +178,12 @@ template <class F, class = void>
 struct HasArrayForm : std::false_type {};
 template <class F>
 struct HasArrayForm<F, std::void_t<decltype(F::arr(std::declval<Eigen::ArrayXf>()))>> : std::true_type {};
+// A functor with a `chunk` form (gelu.h) computes up to kUnaryChunk values itself, in steps.
+template <class F, class = void>
+struct HasChunkForm : std::false_type {};
+template <class F>
+struct HasChunkForm<F, std::void_t<decltype(F::chunk(static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 0))>>
+    : std::true_type {};
 template <class F, class = void>
 struct HasFix : std::false_type {};
 template <class F>
@@ -212,7 +219,9 @@ template <class F, class T>
 
 template <class F, class T>
 void unaryBlock(const T* x, T* out, int64_t n) {
-  if constexpr (std::is_floating_point_v<T> && HasArrayForm<F>::value) {
+  if constexpr (HasChunkForm<F>::value) {
+    for (int64_t i = 0; i < n; i += kUnaryChunk) F::chunk(x + i, out + i, std::min(kUnaryChunk, n - i));
+  } else if constexpr (std::is_floating_point_v<T> && HasArrayForm<F>::value) {
     int64_t done = 0;
     if (reinterpret_cast<uintptr_t>(out) % 64 == 0) {
       done = n - n % kUnaryPad;

@@ -28,6 +28,15 @@ std::multimap<OpId, OpCase> opCases() {
     return ids;
   };
   for (const OpId op : family(ops::Family::Unary)) {
+    if (op == OpId::Gelu) {  // its form an attribute
+      for (bool approximate : {false, true}) {
+        const Attrs form{{"approximate", approximate}};
+        ok(op, {t(s23)}, form);
+        ok(op, {t(Shape{0, 4}, DType::F64)}, form);
+        bad(op, {t(s3, DType::I32)}, form);
+      }
+      continue;
+    }
     if (op == OpId::UnaryNot) {
       ok(op, {ops::binary(ops::BinaryOp::Gt, t(s23), t(s3))});
       bad(op, {t(s23)});

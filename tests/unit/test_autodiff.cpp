@@ -66,6 +66,11 @@ std::multimap<OpId, Case> cases() {
                   OpId::UnaryErf, OpId::UnarySin, OpId::UnaryCos, OpId::UnaryExpm1, OpId::UnarySquare})
     add(op, {any(1)});
   for (OpId op : {OpId::UnaryLog, OpId::UnarySqrt, OpId::UnaryRsqrt, OpId::UnaryLog1p}) add(op, {pos(2)});
+  // gelu, both forms: around 0, in the tails, and below the clamp at -1000 (a zero gradient).
+  for (bool approximate : {false, true}) {
+    add(OpId::Gelu, {any(46)}, {{"approximate", approximate}});
+    add(OpId::Gelu, {f64(Shape{5}, {-1200.0, -1000.5, -7.5, -3.2, 4.1})}, {{"approximate", approximate}});
+  }
   // Binary ops, also broadcasting ([2, 3] with [3], [2, 1] and a scalar).
   for (OpId op : {OpId::BinaryAdd, OpId::BinarySub, OpId::BinaryMul, OpId::BinaryDiv, OpId::BinaryMaximum,
                   OpId::BinaryMinimum}) {

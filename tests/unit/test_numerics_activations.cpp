@@ -1,4 +1,4 @@
-// The prelude's activations (gelu in both forms, silu) against mpmath over the whole float range
+// The activations (the gelu op in both forms, the prelude's silu) against mpmath over the whole float range
 // (tests/fixtures/ulp), eagerly and in a graph function, which must agree bit for bit. The
 // bounds are docs/numerics.md's: in ulps where the result keeps its relative accuracy, and as
 // an absolute error in units of eps * |x| below, where gelu's erf form cancels (1 + erf(x / sqrt 2)
@@ -97,5 +97,66 @@ TEST_CASE("gelu and silu are within their documented bounds over the whole float
     CHECK(m64.ulps <= a.ulps64);
     CHECK(m64.eps <= a.eps64);
     CHECK(m32.rel3 <= a.rel32);
+  }
+}
+
+namespace {
+
+// gelu's primitive as the composite of primitives it replaced (docs/numerics.md), in Weft.
+const char* kComposite =
+    "fn composite(x, approximate) {\n"
+    "  x = maximum(x, -1000.0)\n"
+    "  if approximate { return x * sigmoid(1.5957691216057308 * (x + 0.044715 * x * x * x)) }\n"
+    "  return 0.5 * x * (1.0 + erf(x * 0.7071067811865476))\n"
+    "}\n";
+
+// Eagerly; alone in a graph function; and as a step of a fused loop there (after an exact x * 1.0).
+template <class T>
+void sameBits(const char* composite, std::initializer_list<const char*> calls) {
+  const std::vector<T>& x = ulpFixture<T>().x;
+  const std::string src = std::string(kComposite) + "y = " + composite + "\n";
+  std::ostringstream out, err;
+  Interpreter in(out, err);
+  in.globals()->set(intern("x"), Value(make<T>({int64_t(x.size())}, x)));
+  REQUIRE_MESSAGE(in.runSource(std::make_shared<SourceFile>("composite.model", src)) == 0, err.str());
+  const Tensor want = in.globals()->findLocal(intern("y"))->tensor();
+  for (const char* call : calls)
+    for (bool graph : {false, true}) {
+      CAPTURE(call);
+      CAPTURE(graph);
+      const Tensor got = runActivation<T>(Activation{"", call, 0, 0, 0, 0, 0}, x, graph);
+      REQUIRE(got.numel() == want.numel());
+      CHECK(std::memcmp(got.data<T>(), want.data<T>(), x.size() * sizeof(T)) == 0);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("the gelu op gives the bits of the composite it replaced, eagerly, in a graph and in a fused loop") {
+  sameBits<float>("composite(x, false)", {"gelu(x)", "gelu(x * 1.0)"});
+  sameBits<double>("composite(x, false)", {"gelu(x)", "gelu(x * 1.0)"});
+  sameBits<float>("composite(x, true)", {"gelu(x, approximate=true)", "gelu(x * 1.0, approximate=true)"});
+  sameBits<double>("composite(x, true)", {"gelu(x, approximate=true)", "gelu(x * 1.0, approximate=true)"});
+}
+
+TEST_CASE("gelu at the edges: -inf and below -1000 give -0.0, inf gives inf, nan stays nan") {
+  for (const char* call : {"gelu(x)", "gelu(x, approximate=true)"}) {
+    CAPTURE(call);
+    const Activation a{"", call, 0, 0, 0, 0, 0};
+    const std::vector<double> x{-INFINITY, -1e300, -2000.0, -1000.0, INFINITY, NAN, 0.0, -0.0};
+    for (bool graph : {false, true}) {
+      const Tensor y64 = runActivation<double>(a, x, graph);
+      const Tensor y32 = runActivation<float>(a, std::vector<float>(x.begin(), x.end()), graph);
+      for (size_t i = 0; i < 4; ++i) {
+        CHECK((y64.data<double>()[i] == 0.0 && std::signbit(y64.data<double>()[i])));
+        CHECK((y32.data<float>()[i] == 0.0f && std::signbit(y32.data<float>()[i])));
+      }
+      CHECK(y64.data<double>()[4] == INFINITY);
+      CHECK(y32.data<float>()[4] == INFINITY);
+      CHECK(std::isnan(y64.data<double>()[5]));
+      CHECK(std::isnan(y32.data<float>()[5]));
+      CHECK((y64.data<double>()[6] == 0.0 && !std::signbit(y64.data<double>()[6])));
+      CHECK(y32.data<float>()[7] == 0.0f);
+    }
   }
 }
