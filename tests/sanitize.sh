@@ -20,6 +20,6 @@ ctest --test-dir build-asan --output-on-failure -j2 -E '^compiled/recorded$'
 # threads; kernels split across threads).
 mkdir -p build-tsan
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-  -DWEFT_SANITIZE_THREAD=ON -DWEFT_GEMM_LIBRARIES=OFF "$@" > build-tsan/configure.log 2>&1 || { cat build-tsan/configure.log; exit 1; }
+  -DWEFT_SANITIZE_THREAD=ON -DWEFT_GEMM_LIBRARIES=OFF -DWEFT_PRECOMPILE_HEADERS=ON "$@" > build-tsan/configure.log 2>&1 || { cat build-tsan/configure.log; exit 1; }
 cmake --build build-tsan --target weft_unit_tests
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/weft_unit_tests --test-case='*thread*'

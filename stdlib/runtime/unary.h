@@ -206,8 +206,16 @@ inline constexpr int64_t kUnaryPad = 16;  // 64 bytes of f32: whole AVX-512 pack
 template <class F, class T>
 [[gnu::noinline]] void unaryChunk(const T* src, T* dst, int64_t m) {
   using Chunk = Eigen::Array<T, Eigen::Dynamic, 1, Eigen::ColMajor, kUnaryChunk, 1>;
-  Eigen::Map<Chunk, Eigen::Aligned64>(dst, m) = F::arr(Eigen::Map<const Chunk>(src, m));
-  if constexpr (HasFix<F>::value) F::fix(src, dst, m);
+  if constexpr (HasFix<F>::value) {
+    // The repair reads the arguments after the results are written: written in place, they are
+    // kept here first (erf(1e-6) had come out as erf(erf(1e-6)) repaired).
+    alignas(64) T kept[kUnaryChunk];
+    if (src == dst) src = static_cast<const T*>(std::memcpy(kept, src, size_t(m) * sizeof(T)));
+    Eigen::Map<Chunk, Eigen::Aligned64>(dst, m) = F::arr(Eigen::Map<const Chunk>(src, m));
+    F::fix(src, dst, m);
+  } else {
+    Eigen::Map<Chunk, Eigen::Aligned64>(dst, m) = F::arr(Eigen::Map<const Chunk>(src, m));
+  }
 }
 
 // The scalar form over n values. Never inlined, so that it is vectorised as a loop of its own
