@@ -94,7 +94,9 @@ if(GENERATE_ONLY)  # a sanitized build of weft (tests/CMakeLists.txt)
   return()
 endif()
 
-run(${CMAKE_COMMAND} -S ${WORK}/gen -B ${WORK}/build -G Ninja -DCMAKE_BUILD_TYPE=Release)
+# Some twenty programs: the runtime's headers are precompiled once for all of them (a quarter of
+# an export file's compile time at -O3; the code compiled is the same).
+run(${CMAKE_COMMAND} -S ${WORK}/gen -B ${WORK}/build -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEFT_PRECOMPILE_HEADERS=ON)
 run(${CMAKE_COMMAND} --build ${WORK}/build -j2)
 set(count 0)
 set(COMPARE_THREADS 2 3)  # the differential suite at 1, 2 and 3 threads, compared bit for bit
