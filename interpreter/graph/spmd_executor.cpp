@@ -1,10 +1,12 @@
 #include "spmd_executor.h"
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <ostream>
 #include <streambuf>
+#include <utility>
 
 #include "../../grammar/diagnostics.h"
 #include "../../grammar/shown_text.h"
@@ -31,7 +33,6 @@ struct NullBuffer : std::streambuf {
 struct SpmdExecutor::Device {
   ExecutionContext context;
   std::vector<std::shared_ptr<VariableObj>> vars;  // its blocks of the variables
-  std::vector<Tensor> given;                       // the blocks given it this call
   NullBuffer nothing;
   std::ostream silent{&nothing};
   std::unique_ptr<Executor> executor;
@@ -64,6 +65,14 @@ SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableO
                                                d == first_ ? onLoop : std::function<void()>());
     devices_.push_back(std::move(dev));
   }
+  assigned_.assign(vars_.size(), 0);
+  std::function<void(const Block&)> findAssigns = [&](const Block& b) {
+    for (const Node& n : b.nodes) {
+      for (const Block& inner : n.blocks) findAssigns(inner);
+      if (n.op == ops::OpId::AssignVariable) assigned_[size_t(n.attrs.i("var"))] = 1;
+    }
+  };
+  findAssigns(local_.body);
   threads_ = threads ? std::move(threads) : std::make_shared<rt::DeviceThreads>(int64_t(devices_.size()));
 }
 
@@ -76,15 +85,14 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   ExecutionContext& caller = context();
   // Each device's blocks of the variables and the inputs: those stored as the graph places them
   // are used as they lie; others are cut here, on the caller's thread.
+  // A variable the graph assigns lets go of its value for the call: when nothing else holds its
+  // blocks, they are the devices' alone, and the update computes into them as the unsharded
+  // executor's does into a whole variable (Executor::placeInVariable) — no fresh buffers per
+  // step. It gets the devices' blocks back after the call, whether or not it failed.
   for (size_t k = 0; k < vars_.size(); ++k) {
-    const Tensor value = vars_[k]->value;
+    const Tensor value = assigned_[k] ? std::exchange(vars_[k]->value, Tensor()) : vars_[k]->value;
     const spmd::Placements& ps = placed_.variables[k].placements;
-    for (size_t d = 0; d < n; ++d) {
-      Device& dev = *devices_[d];
-      dev.given.resize(vars_.size());
-      dev.given[k] = spmd::localOf(value, mesh, ps, first_ + int64_t(d));
-      dev.vars[k]->value = dev.given[k];
-    }
+    for (size_t d = 0; d < n; ++d) devices_[d]->vars[k]->value = spmd::localOf(value, mesh, ps, first_ + int64_t(d));
   }
   std::vector<std::vector<Tensor>> localInputs(n), results(n);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -123,27 +131,18 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
     dev.context.comm = nullptr;
     if (bound) bound->release();
   });
-  if (error) std::rethrow_exception(error);
-  caller.randomKey = devices_[0]->context.randomKey;
-  caller.randomCounter = devices_[0]->context.randomCounter;
-  // Variables a device assigned keep the devices' blocks as their value; results leave sharded.
+  // Variables the graph assigns keep the devices' blocks as their value; results leave sharded.
   for (size_t k = 0; k < vars_.size(); ++k) {
-    bool assigned = false;
     std::vector<Tensor> blocks(static_cast<size_t>(all));  // other ranks' devices' stay empty
-    for (size_t d = 0; d < n; ++d) {
-      Device& dev = *devices_[d];
-      const Tensor& now = dev.vars[k]->value;
-      assigned = assigned || now.isAbstract() != dev.given[k].isAbstract() ||
-                 (!now.isAbstract() && now.raw() != dev.given[k].raw());
-      blocks[size_t(first_) + d] = now;
-      dev.vars[k]->value = Tensor();
-      dev.given[k] = Tensor();
-    }
-    if (!assigned) continue;
+    for (size_t d = 0; d < n; ++d) blocks[size_t(first_) + d] = std::exchange(devices_[d]->vars[k]->value, Tensor());
+    if (!assigned_[k]) continue;
     const spmd::Placements& ps = placed_.variables[k].placements;
     writeVariable(*vars_[k], spmd::wholeIfReplicated(spmd::fromLocals(
                                  mesh, ps.empty() ? spmd::Placements(size_t(mesh.rank())) : ps, std::move(blocks))));
   }
+  if (error) std::rethrow_exception(error);
+  caller.randomKey = devices_[0]->context.randomKey;
+  caller.randomCounter = devices_[0]->context.randomCounter;
   std::vector<Tensor> out;
   for (size_t r = 0; r < placed_.body.results.size(); ++r) {
     std::vector<Tensor> blocks(static_cast<size_t>(all));

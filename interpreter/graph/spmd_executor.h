@@ -36,6 +36,7 @@ class SpmdExecutor final : public GraphRunner {
   Graph placed_;  // over global values, with placements and collectives
   Graph local_;   // each device's program, its small all-reduces bucketed
   std::vector<std::shared_ptr<VariableObj>> vars_;
+  std::vector<char> assigned_;  // per variable: the graph assigns it
   int64_t first_ = 0;  // the first device this process computes (under mpirun, its rank's)
   std::vector<std::unique_ptr<Device>> devices_;  // devices first_, first_ + 1, ...
   std::shared_ptr<rt::DeviceThreads> threads_;  // one per device, parked between calls
