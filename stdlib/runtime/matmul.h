@@ -81,23 +81,108 @@ int64_t gemmWorkspaceBytes(int64_t m, int64_t k, int64_t n) {
 }
 
 namespace detail {
+// Eigen's view of c (column-major: its row i is c's column, its column j c's row) while the
+// first kc panel of the product runs: a load returns the start of c — zero, or start[i], a bias
+// row — instead of reading c, so that c is not cleared or filled in a pass of its own before the
+// kernel. The kernel's arithmetic is unchanged (start + the panel's sum), and so are the bits.
+template <class T>
+class StartLinear {
+ public:
+  StartLinear(T* data, const T* start) : data_(data), start_(start) {}
+  void prefetch(int i) const { Eigen::internal::prefetch(data_ + i); }
+  T& operator()(Eigen::Index i) const { return data_[i] = start_ ? start_[i] : T(0); }
+  template <class P>
+  P loadPacket(Eigen::Index i) const {
+    return start_ ? Eigen::internal::ploadu<P>(start_ + i) : Eigen::internal::pset1<P>(T(0));
+  }
+  template <class P>
+  void storePacket(Eigen::Index i, const P& p) const { Eigen::internal::pstoreu<T, P>(data_ + i, p); }
+
+ private:
+  T* data_;
+  const T* start_;
+};
+template <class T>
+class StartMapper {
+ public:
+  using LinearMapper = StartLinear<T>;
+  StartMapper(T* data, Eigen::Index stride, const T* start) : data_(data), stride_(stride), start_(start) {}
+  LinearMapper getLinearMapper(Eigen::Index i, Eigen::Index j) const {
+    return LinearMapper(data_ + i + j * stride_, start_ ? start_ + i : nullptr);
+  }
+  T& operator()(Eigen::Index i, Eigen::Index j) const { return data_[i + j * stride_] = start_ ? start_[i] : T(0); }
+  template <class P>
+  P gatherPacket(Eigen::Index i, Eigen::Index) const { return Eigen::internal::pset1<P>(start_ ? start_[i] : T(0)); }
+  template <class P>
+  void scatterPacket(Eigen::Index i, Eigen::Index j, const P& p) const {
+    Eigen::internal::pscatter<T, P>(data_ + i + j * stride_, p, stride_);
+  }
+
+ private:
+  T* data_;
+  Eigen::Index stride_;
+  const T* start_;
+};
+
 // Eigen's blocked product of row-major C (leading dimension ldc) with A and B each row-major or,
-// transposed, column-major (leading dimensions lda, ldb as stored).
+// transposed, column-major (leading dimensions lda, ldb as stored): Eigen's sequential
+// general_matrix_matrix_product, run transposed (C^T = B^T A^T, column-major), with its loops and
+// blocking, but the first kc panel written over c from `start` (StartMapper) unless `accumulate`.
 template <class T, int AOrder, int BOrder>
 void blockedProduct(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, int64_t m, int64_t k,
-                    int64_t n, GemmBlocking<T>& blocking) {
-  Eigen::internal::general_matrix_matrix_product<Eigen::Index, T, AOrder, false, T, BOrder, false, Eigen::RowMajor,
-                                                 1>::run(m, n, k, a, lda, b, ldb, c, 1, ldc, T(1), blocking, nullptr);
+                    int64_t n, GemmBlocking<T>& blocking, bool accumulate, const T* start) {
+  namespace ei = Eigen::internal;
+  using Index = Eigen::Index;
+  using Traits = ei::gebp_traits<T, T>;
+  constexpr int LOrder = BOrder == Eigen::RowMajor ? Eigen::ColMajor : Eigen::RowMajor;
+  constexpr int ROrder = AOrder == Eigen::RowMajor ? Eigen::ColMajor : Eigen::RowMajor;
+  using LhsMapper = ei::const_blas_data_mapper<T, Index, LOrder>;
+  using RhsMapper = ei::const_blas_data_mapper<T, Index, ROrder>;
+  using ResMapper = ei::blas_data_mapper<T, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
+  const Index rows = n, cols = m, depth = k;
+  LhsMapper lhs(b, ldb);
+  RhsMapper rhs(a, lda);
+  ResMapper res(c, ldc, 1);
+  const Index kc = blocking.kc(), mc = std::min<Index>(rows, blocking.mc()), nc = std::min<Index>(cols, blocking.nc());
+  ei::gemm_pack_lhs<T, Index, LhsMapper, Traits::mr, Traits::LhsProgress, typename Traits::LhsPacket4Packing, LOrder>
+      packLhs;
+  ei::gemm_pack_rhs<T, Index, RhsMapper, Traits::nr, ROrder> packRhs;
+  ei::gebp_kernel<T, T, Index, ResMapper, Traits::mr, Traits::nr, false, false> gebp;
+  ei::gebp_kernel<T, T, Index, StartMapper<T>, Traits::mr, Traits::nr, false, false> gebpStart;
+  T* blockA = blocking.blockA();
+  T* blockB = blocking.blockB();
+  const bool packRhsOnce = mc != rows && kc == depth && nc == cols;
+  for (Index i2 = 0; i2 < rows; i2 += mc) {
+    const Index amc = std::min(i2 + mc, rows) - i2;
+    for (Index k2 = 0; k2 < depth; k2 += kc) {
+      const Index akc = std::min(k2 + kc, depth) - k2;
+      packLhs(blockA, lhs.getSubMapper(i2, k2), akc, amc);
+      for (Index j2 = 0; j2 < cols; j2 += nc) {
+        const Index anc = std::min(j2 + nc, cols) - j2;
+        if (!packRhsOnce || i2 == 0) packRhs(blockB, rhs.getSubMapper(k2, j2), akc, anc);
+        if (k2 == 0 && !accumulate)
+          gebpStart(StartMapper<T>(c + i2 + j2 * ldc, ldc, start ? start + i2 : nullptr), blockA, blockB, amc, akc,
+                    anc, T(1));
+        else
+          gebp(res.getSubMapper(i2, j2), blockA, blockB, amc, akc, anc, T(1));
+      }
+    }
+  }
 }
 
-// One block of a product, on one thread: as gemmOn below, with leading dimensions.
+// One block of a product, on one thread: as gemmOn below, with leading dimensions; c starts from
+// `bias` in each row when it is given (and not `accumulate`).
 template <class T>
 void gemmBlock(GemmLib lib, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, int64_t m, int64_t k,
-               int64_t n, void* workspace, bool accumulate, bool transA, bool transB) {
+               int64_t n, void* workspace, bool accumulate, bool transA, bool transB, const T* bias) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-    if (lib != GemmLib::Eigen &&
-        libraryGemm(lib, a, lda, b, ldb, c, ldc, m, k, n, accumulate, transA, transB))
-      return;
+    if (lib != GemmLib::Eigen) {
+      if (bias)
+        for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * ldc, bias, size_t(n) * sizeof(T));
+      if (libraryGemm(lib, a, lda, b, ldb, c, ldc, m, k, n, accumulate || bias, transA, transB)) return;
+      accumulate = accumulate || bias;
+      bias = nullptr;
+    }
   GemmBlocking<T> blocking(m, k, n);
   std::unique_ptr<T[]> own;
   void* ws = workspace;
@@ -106,13 +191,11 @@ void gemmBlock(GemmLib lib, const T* a, int64_t lda, const T* b, int64_t ldb, T*
     ws = own.get();
   }
   blocking.attach(reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws) + 63) & ~uintptr_t(63)));
-  if (!accumulate)
-    for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, size_t(n) * sizeof(T));
   constexpr int R = Eigen::RowMajor, Cm = Eigen::ColMajor;
-  if (transA && transB) blockedProduct<T, Cm, Cm>(a, lda, b, ldb, c, ldc, m, k, n, blocking);
-  else if (transA) blockedProduct<T, Cm, R>(a, lda, b, ldb, c, ldc, m, k, n, blocking);
-  else if (transB) blockedProduct<T, R, Cm>(a, lda, b, ldb, c, ldc, m, k, n, blocking);
-  else blockedProduct<T, R, R>(a, lda, b, ldb, c, ldc, m, k, n, blocking);
+  if (transA && transB) blockedProduct<T, Cm, Cm>(a, lda, b, ldb, c, ldc, m, k, n, blocking, accumulate, bias);
+  else if (transA) blockedProduct<T, Cm, R>(a, lda, b, ldb, c, ldc, m, k, n, blocking, accumulate, bias);
+  else if (transB) blockedProduct<T, R, Cm>(a, lda, b, ldb, c, ldc, m, k, n, blocking, accumulate, bias);
+  else blockedProduct<T, R, R>(a, lda, b, ldb, c, ldc, m, k, n, blocking, accumulate, bias);
 }
 
 // A direct product (gemmIsDirect: nothing to pack) or an integer one, on one thread.
@@ -151,7 +234,7 @@ void gemmDirect(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, b
 }
 }  // namespace detail
 
-// c[m, n] = a[m, k] @ b[k, n] (+ c, when `accumulate`: a bias already in c), all contiguous
+// c[m, n] = a[m, k] @ b[k, n] (+ c, when `accumulate`; else + `bias[n]` in each row, when given), all contiguous
 // row-major; with `transA` a holds the [k, m] matrix whose transpose is used, with `transB` b
 // holds [n, k] (a gradient's x^T @ g and g @ w^T, without copying a transpose). `workspace`
 // holds gemmWorkspaceBytes<T>(m, k, n) bytes (Eigen packs into it; the other libraries pack in
@@ -160,14 +243,19 @@ void gemmDirect(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, b
 // gemmSplit's blocks, gemm runs them on the current thread pool (thread_pool.h).
 template <class T>
 void gemmOn(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
-            bool accumulate = false, bool transA = false, bool transB = false) {
+            bool accumulate = false, bool transA = false, bool transB = false, const T* bias = nullptr) {
   if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
-    return;
-  }
-  if (!std::is_floating_point_v<T> || gemmIsDirect(m, k, n))
+  if (accumulate) bias = nullptr;
+  if (k == 0 || !std::is_floating_point_v<T> || gemmIsDirect(m, k, n)) {
+    if (bias)
+      for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * n, bias, size_t(n) * sizeof(T));
+    accumulate = accumulate || bias;
+    if (k == 0) {
+      if (!accumulate) std::memset(c, 0, size_t(m * n) * sizeof(T));
+      return;
+    }
     return detail::gemmDirect(a, b, c, m, k, n, accumulate, transA, transB);
+  }
   const GemmSplit s = gemmSplit(m, k, n);
   const int64_t lda = transA ? m : k, ldb = transB ? k : n;
   const int64_t wsBytes = gemmWorkspaceBytes<T>(m, k, n);
@@ -177,29 +265,28 @@ void gemmOn(GemmLib lib, const T* a, const T* b, T* c, int64_t m, int64_t k, int
     const int64_t at = chunk * s.size, len = std::min(s.size, (s.columns ? n : m) - at);
     if (s.columns)  // columns at..at+len of b (a row offset when it is transposed) and of c
       detail::gemmBlock(lib, a, lda, b + (transB ? at * k : at), ldb, c + at, n, m, k, len, ws, accumulate, transA,
-                        transB);
+                        transB, bias ? bias + at : nullptr);
     else  // rows at..at+len of a (columns when it is transposed) and of c
       detail::gemmBlock(lib, a + (transA ? at : at * k), lda, b, ldb, c + at * n, n, len, k, n, ws, accumulate,
-                        transA, transB);
+                        transA, transB, bias);
   }, size_t(wsBytes));
 }
 
 template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
-          bool accumulate = false, bool transA = false, bool transB = false) {
+          bool accumulate = false, bool transA = false, bool transB = false, const T* bias = nullptr) {
   constexpr bool blas = std::is_same_v<T, float> || std::is_same_v<T, double>;
   const GemmLib lib = blas ? gemmPlan().use[gemmClass(m, k, n)] : GemmLib::Eigen;
-  gemmOn(lib, a, b, c, m, k, n, workspace, accumulate, transA, transB);
+  gemmOn(lib, a, b, c, m, k, n, workspace, accumulate, transA, transB, bias);
 }
 
 // The fused form of fuse-epilogues before its activation: c[rows, n] = bias + a[rows, k] @ b[k, n],
-// the bias row copied into each row of c and the product accumulated onto it (no second pass
-// over c to add it). The interpreter's kernel and generated code both run it.
+// the product's first panel added to the bias row as the kernel writes c (no pass over c to
+// fill or add it). The interpreter's kernel and generated code both run it.
 template <class T>
 void biasMatmul(const T* a, const T* b, const T* bias, T* c, int64_t rows, int64_t k, int64_t n,
                 void* workspace = nullptr) {
-  for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * n, bias, size_t(n) * sizeof(T));
-  gemm(a, b, c, rows, k, n, workspace, true);
+  gemm(a, b, c, rows, k, n, workspace, false, false, false, bias);
 }
 
 // Batched: a has batch shape `ab` of [m, k] matrices, b batch shape `bb` of [k, n]; c gets the
@@ -262,7 +349,8 @@ int64_t matmulWorkspaceBytes(const Shape& a, const Shape& b, bool transA, bool t
 }
 
 // Compiled once, in instances.cpp (for float: the doubles stay where they are used).
-WEFT_RT_INSTANCE(void gemmOn<float>(GemmLib, const float*, const float*, float*, int64_t, int64_t, int64_t, void*, bool, bool, bool))
+WEFT_RT_INSTANCE(void gemmOn<float>(GemmLib, const float*, const float*, float*, int64_t, int64_t, int64_t, void*, bool, bool, bool,
+                                    const float*))
 
 }  // namespace weft::rt
 

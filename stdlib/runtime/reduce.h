@@ -191,8 +191,9 @@ void reduceORI(const T* in, T* out, int64_t O, int64_t R, int64_t I, T* tmp = nu
     tmp = own.get();
   }
   // Blocks of whole outputs when there are enough of them, else blocks of each one's columns
-  // (a bias's gradient: one output of 512 columns over the batch), on the thread pool.
-  const int64_t width = O >= 16 ? I : std::min(I, std::max<int64_t>(16, kElementwiseBlock / std::max<int64_t>(1, R)) / 16 * 16);
+  // (a bias's gradient: one output of 512 columns over the batch), on the thread pool: at least
+  // 64 columns each, or the pairwise sum's short row loops cost more than the sums.
+  const int64_t width = O >= 16 ? I : std::min(I, std::max<int64_t>(64, kElementwiseBlock / std::max<int64_t>(1, R)) / 16 * 16);
   const int64_t columnBlocks = chunkCount(I, width);
   const int64_t per = width < I ? 1 : std::max<int64_t>(1, kElementwiseBlock / std::max<int64_t>(1, R * I));
   const size_t partialBytes = size_t(width * levels) * sizeof(T);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <vector>
 
@@ -183,4 +184,29 @@ TEST_CASE("a garbage or foreign GEMM cache is measured again and replaced; an un
   CHECK(same(eigen.plan, rt::GemmPlan{}));
   CHECK(eigen.note.find("cannot write the GEMM choice to " + (file / "gemm.txt").string()) != std::string::npos);
   CHECK(gemm::loadOrMeasure("").note.find("neither XDG_CACHE_HOME nor HOME") != std::string::npos);
+}
+
+TEST_CASE("a product's first panel written from zero or a bias row gives the bits of a product accumulated onto them") {
+  // gemm writes c's first kc panel through a mapper whose loads return the start (matmul.h's
+  // StartMapper), where it once cleared c or copied the bias in first: the same bits. k = 1000
+  // spans several kc panels, so the panels after the first accumulate as before.
+  const Case cases[] = {{129, 257, 63}, {17, 33, 65}, {300, 1000, 40}, {40, 1000, 300}, {4096, 128, 128}, {5, 7, 3}};
+  for (const Case& c : cases)
+    for (int t = 0; t < 4; ++t) {
+      const bool transA = t & 1, transB = t & 2;
+      std::vector<float> a(size_t(c.m * c.k)), b(size_t(c.k * c.n)), bias(size_t(c.n));
+      for (size_t i = 0; i < a.size(); ++i) a[i] = float(std::sin(double(i) * 0.37));
+      for (size_t i = 0; i < b.size(); ++i) b[i] = float(std::cos(double(i) * 0.11));
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = float(i % 7) - 3.25f;
+      std::vector<float> zeros(size_t(c.m * c.n), 0.f), rows(size_t(c.m * c.n)), plain(size_t(c.m * c.n), 9.f),
+          fused(size_t(c.m * c.n), 9.f);
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t j = 0; j < c.n; ++j) rows[size_t(i * c.n + j)] = bias[size_t(j)];
+      rt::gemm(a.data(), b.data(), zeros.data(), c.m, c.k, c.n, nullptr, true, transA, transB);
+      rt::gemm(a.data(), b.data(), rows.data(), c.m, c.k, c.n, nullptr, true, transA, transB);
+      rt::gemm(a.data(), b.data(), plain.data(), c.m, c.k, c.n, nullptr, false, transA, transB);
+      rt::gemm(a.data(), b.data(), fused.data(), c.m, c.k, c.n, nullptr, false, transA, transB, bias.data());
+      CHECK(std::memcmp(zeros.data(), plain.data(), zeros.size() * sizeof(float)) == 0);
+      CHECK(std::memcmp(rows.data(), fused.data(), rows.size() * sizeof(float)) == 0);
+    }
 }

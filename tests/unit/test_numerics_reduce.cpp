@@ -123,3 +123,19 @@ TEST_CASE("means of integers are computed in f64 and rounded once") {
   CHECK(std::isnan(ops::reduce(ReduceOp::Mean, i32({0}, {}), {}, false).data<float>()[0]));
   CHECK(ops::reduce(ReduceOp::Mean, make<bool>({3}, {true, false, true}), {}, false).data<float>()[0] == 2.0f / 3.0f);
 }
+
+TEST_CASE("a column's sum over the rows has the same bits however wide the reduced matrix is") {
+  // reduce.h shares a bias gradient's columns out in blocks whose width follows the sizes: each
+  // column must still be summed in one order, as in a matrix of its own.
+  for (int64_t rows : {4096, 1000, 9}) {
+    Tensor wide = uniformValues<float>({rows, 512});
+    Tensor sums = ops::reduce(ReduceOp::Sum, wide, {0}, false);
+    for (int64_t width : {16, 48, 128}) {
+      Tensor part = Tensor::empty(DType::F32, {rows, width});
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < width; ++j) part.data<float>()[r * width + j] = wide.data<float>()[r * 512 + 32 + j];
+      Tensor got = ops::reduce(ReduceOp::Sum, part, {0}, false);
+      for (int64_t j = 0; j < width; ++j) CHECK(got.data<float>()[j] == sums.data<float>()[32 + j]);
+    }
+  }
+}
