@@ -99,8 +99,9 @@ struct OpDef {
   // tensor and a cast to the same dtype when so): a memory plan keeps the input alive with it.
   bool view = false;
   // Elementwise, and its result at i reads only its inputs at i while it is computed: the result
-  // may be written over a same-sized input that dies there. (exp and sigmoid repair subnormal
-  // results from the input afterwards, so they are not.)
+  // may be written over a same-sized input that dies there. (exp and sigmoid are left out from
+  // when their kernels repaired edge results from an input already overwritten; unaryChunk now
+  // keeps a chunk's arguments first, so they could join, with new memory-plan goldens.)
   bool inPlace = false;
   // A step of a fused elementwise loop (fuse-elementwise): one output, unary or binary, or a
   // cast between bool and a float (the mask of a maximum's or a max's gradient).
