@@ -5,9 +5,10 @@
 // pass recomputes each block's scores from q and k rather than storing them. Short key sequences
 // (Tk <= kWide) are one block of every key: the forward pass needs no rescaling, and the backward
 // pass takes each row's softmax from the block's scores instead of a separate pass for its
-// log-sum-exp, and runs fewer, larger products. Block products are Eigen's on the buffers;
-// exponentials are unary.h's vectorised Exp (each value's result its own, whatever the blocking);
-// the per-block scratch lives on the stack, so no workspace is needed.
+// log-sum-exp, and runs fewer, larger products. Block products are block_product.h's (summed in
+// registers, no packing; under causal they skip the masked-off triangle's zeros); exponentials
+// are Eigen's vectorised exp, as unary.h's Exp, fused with the shift and the row's sum; the
+// per-block scratch lives on the stack, so no workspace is needed.
 //
 // Layout: q [B, Tq, d], k [B, Tk, d], v [B, Tk, dv], out [B, Tq, dv] row-major, B the product of
 // the leading axes. The mask (optional) broadcasts to [lead..., Tq, Tk]: a bool mask keeps the
@@ -23,6 +24,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "block_product.h"
 #include "instances.h"
 #include "shape.h"
 #include "strided.h"
@@ -77,75 +79,146 @@ inline constexpr int64_t kRows = 64, kCols = 64, kWide = 256;
 inline int64_t keyBlock(const Attention& g) { return g.tk <= kWide ? g.tk : kCols; }
 
 template <class T>
-using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T>
-using In = Eigen::Map<const Mat<T>>;
-template <class T>
-using Out = Eigen::Map<Mat<T>>;
+using Vec = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
 
 // The keys a block of queries [i0, i0 + br) sees: all of them, or up to the last query's under causal.
 inline int64_t keyEnd(const Attention& g, int64_t i0, int64_t br) { return g.causal ? std::min(g.tk, i0 + br) : g.tk; }
 
-// row[j] = exp(row[j] - shift) for j < n, and the sum of the results (in order); all zeros when
-// shift is -inf (every key masked off). The trailing -inf scores (the causal mask's) are zeros
-// without going through exp, whose vectorised form leaves infinities to a scalar fix.
-template <class T>
-T expShifted(T* row, int64_t n, T shift) {
-  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-  int64_t live = shift == kNegInf ? 0 : n;
-  while (live > 0 && row[live - 1] == kNegInf) --live;
-  std::fill(row + live, row + n, T(0));
-  for (int64_t j = 0; j < live; ++j) row[j] -= shift;
-  unaryBlock<Exp>(row, row, live);
-  T sum = 0;
-  for (int64_t j = 0; j < live; ++j) sum += row[j];
-  return sum;
+// out[0, W) = exp(x[0, W) - shift), one packet: Eigen's vectorised exponential, as unary.h's
+// Exp, and like it the C library's below expLow, where Eigen's flushes to zero.
+template <class T, class P>
+P expPacket(const T* x, T* out, T shift) {
+  using namespace Eigen::internal;
+  constexpr int W = packet_traits<T>::size;
+  const P arg = psub(ploadu<P>(x), pset1<P>(shift));
+  const P e = pexp(arg);
+  if (!predux_any(pcmp_lt(arg, pset1<P>(expLow<T>())))) return pstoreu(out, e), e;
+  alignas(64) T args[W];
+  pstoreu(args, arg);
+  pstoreu(out, e);
+  for (int l = 0; l < W; ++l)
+    if (args[l] < expLow<T>()) out[l] = std::exp(args[l]);
+  return ploadu<P>(out);
 }
 
-// s[br, bc] = scale * q[i0:i0+br] k[j0:j0+bc]^T with the mask applied (-inf where masked off).
+// row[j] = exp(row[j] - shift) for j < live and zero up to n, and the sum of the results (a
+// packet at a time, then across it); all zeros when shift is -inf (every key masked off).
+template <class T>
+T expShifted(T* row, int64_t live, int64_t n, T shift) {
+  using namespace Eigen::internal;
+  using P = typename packet_traits<T>::type;
+  constexpr int W = packet_traits<T>::size;
+  if (shift == -std::numeric_limits<T>::infinity()) live = 0;
+  P sum = pset1<P>(T(0));
+  int64_t j = 0;
+  for (; j + W <= live; j += W) sum = padd(sum, expPacket<T, P>(row + j, row + j, shift));
+  if (j < live) {  // the last values padded to a packet, the padding's results dropped
+    alignas(64) T in[W], res[W];
+    std::fill(in, in + W, shift);
+    std::copy(row + j, row + live, in);
+    expPacket<T, P>(in, res, shift);
+    std::fill(res + (live - j), res + W, T(0));
+    std::copy(res, res + (live - j), row + j);
+    sum = padd(sum, ploadu<P>(res));
+  }
+  std::fill(row + live, row + n, T(0));
+  return predux(sum);
+}
+
+// The largest of row[0, n), -inf when n is 0.
+template <class T>
+T rowMax(const T* row, int64_t n) {
+  return n > 0 ? Vec<T>(row, n).maxCoeff()
+               : -std::numeric_limits<T>::infinity();
+}
+
+// The band of a causal block product whose rows are queries from i0 and whose inner index or
+// columns are keys from j0 (kInnerTo, kColsTo), or the other way round (kInnerFrom).
+inline Band causalBand(const Attention& g, Band::Kind kind, int64_t i0, int64_t j0) {
+  if (!g.causal) return {};
+  return {kind, kind == Band::kInnerFrom ? j0 - i0 : i0 - j0};
+}
+
+// c[m, n] = a[m, K] b[n, K]^T (a and b row-major) through b's transpose, made in `bt` (kRows *
+// kWide values) some of K at a time.
+template <class T>
+void productTransposed(int64_t m, int64_t n, int64_t K, const T* a, const T* b, T* c, T* bt, Band band) {
+  const int64_t chunk = std::max<int64_t>(1, kRows * kWide / std::max<int64_t>(n, 1));
+  int64_t k0 = 0;
+  do {  // once at least, so that c is written when K is 0
+    const int64_t kc = std::min(chunk, K - k0);
+    blockTranspose(n, kc, b + k0, K, bt);
+    blockProduct(m, n, kc, a + k0, K, 1, bt, n, c, n, k0 > 0, band);
+    k0 += chunk;
+  } while (k0 < K);
+}
+
+// The keys row i of a block sees: all bc of them, or under causal those up to query i0 + i.
+inline int64_t liveKeys(const Attention& g, int64_t i0, int64_t i, int64_t j0, int64_t bc) {
+  return g.causal ? std::clamp<int64_t>(i0 + i + 1 - j0, 0, bc) : bc;
+}
+
+// row[0, n) *= scale, and the largest result (-inf when n is 0).
+template <class T>
+T scaleRow(T* row, int64_t n, T scale) {
+  using namespace Eigen::internal;
+  using P = typename packet_traits<T>::type;
+  constexpr int W = packet_traits<T>::size;
+  P most = pset1<P>(-std::numeric_limits<T>::infinity());
+  int64_t j = 0;
+  for (; j + W <= n; j += W) {
+    const P x = pmul(ploadu<P>(row + j), pset1<P>(scale));
+    pstoreu(row + j, x);
+    most = pmax(most, x);
+  }
+  T mx = predux_max(most);
+  for (; j < n; ++j) mx = std::max(mx, row[j] *= scale);
+  return mx;
+}
+
+// s[br, bc] = scale * q[i0:i0+br] k[j0:j0+bc]^T with the mask applied (-inf where masked off),
+// and mx[i] the largest of row i's; under causal each row's entries past its live keys are left
+// as they are (expShifted zeroes them). `bt` is scratch of kRows * kWide values.
 template <class T, class M>
 void scores(const T* q, const T* k, const M* mask, const Attention& g, int64_t i0, int64_t br, int64_t j0, int64_t bc,
-            T* s) {
-  Out<T> S(s, br, bc);
-  // The scale after the product: folded into it, a single query row (a matrix-vector product,
-  // generation with a KV cache) would have Eigen allocate a scaled copy of the row.
-  S.noalias() = In<T>(q + i0 * g.d, br, g.d) * In<T>(k + j0 * g.d, bc, g.d).transpose();
-  S *= T(g.scale);
+            T* s, T* mx, T* bt) {
+  productTransposed(br, bc, g.d, q + i0 * g.d, k + j0 * g.d, s, bt, causalBand(g, Band::kColsTo, i0, j0));
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-  if (mask)
-    for (int64_t i = 0; i < br; ++i) {
-      const M* m = mask + (i0 + i) * g.maskRow + j0 * g.maskCol;
-      T* row = s + i * bc;
-      for (int64_t j = 0; j < bc; ++j) {
-        if constexpr (std::is_same_v<M, bool>) {
-          if (!m[j * g.maskCol]) row[j] = kNegInf;
-        } else {
-          row[j] += m[j * g.maskCol];
-        }
+  for (int64_t i = 0; i < br; ++i) {
+    T* row = s + i * bc;
+    const int64_t live = liveKeys(g, i0, i, j0, bc);
+    mx[i] = scaleRow(row, live, T(g.scale));
+    if (!mask) continue;
+    const M* m = mask + (i0 + i) * g.maskRow + j0 * g.maskCol;
+    for (int64_t j = 0; j < live; ++j) {
+      if constexpr (std::is_same_v<M, bool>) {
+        if (!m[j * g.maskCol]) row[j] = kNegInf;
+      } else {
+        row[j] += m[j * g.maskCol];
       }
     }
-  if (g.causal)
-    for (int64_t i = 0; i < br; ++i)
-      for (int64_t j = std::max<int64_t>(0, i0 + i + 1 - j0); j < bc; ++j) s[i * bc + j] = kNegInf;
+    mx[i] = rowMax(row, live);
+  }
 }
 
 // Each query row's log-sum-exp of its scores (-inf when every key is masked off), one pass over
 // the key blocks with a running maximum.
 template <class T, class M>
-void logSumExp(const T* q, const T* k, const M* mask, const Attention& g, int64_t i0, int64_t br, T* lse) {
+void logSumExp(const T* q, const T* k, const M* mask, const Attention& g, int64_t i0, int64_t br, T* lse, T* bt) {
   alignas(64) T s[kRows * kCols];
-  T m[kRows], l[kRows];
+  T m[kRows], l[kRows], rmax[kRows];
   std::fill(m, m + br, -std::numeric_limits<T>::infinity());
   std::fill(l, l + br, T(0));
   const int64_t end = keyEnd(g, i0, br);
   for (int64_t j0 = 0; j0 < end; j0 += kCols) {
     const int64_t bc = std::min(kCols, end - j0);
-    scores(q, k, mask, g, i0, br, j0, bc, s);
+    scores(q, k, mask, g, i0, br, j0, bc, s, rmax, bt);
     for (int64_t i = 0; i < br; ++i) {
       T* row = s + i * bc;
-      const T mx = std::max(m[i], *std::max_element(row, row + bc));
+      const int64_t live = liveKeys(g, i0, i, j0, bc);
+      const T mx = std::max(m[i], rmax[i]);
       if (mx == -std::numeric_limits<T>::infinity()) continue;
-      const T sum = expShifted(row, bc, mx);
+      const T sum = expShifted(row, live, bc, mx);
       l[i] = l[i] * std::exp(m[i] - mx) + sum;
       m[i] = mx;
     }
@@ -162,33 +235,35 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
   // Each query block of each batch row is computed alone: they share out on the thread pool.
   const int64_t blocks = (g.tq + kRows - 1) / kRows;
   parallelFor(g.batch * blocks, [&](int64_t item, int) {
-    alignas(64) T s[kRows * kWide];
-    T m[kRows], l[kRows];
+    alignas(64) T s[kRows * kWide], bt[kRows * kWide];
+    T m[kRows], l[kRows], rmax[kRows];
     const int64_t b = item / blocks, i0 = item % blocks * kRows;
     const T *qb = q + b * g.tq * g.d, *kb = k + b * g.tk * g.d, *vb = v + b * g.tk * g.dv;
     const M* mb = mask ? mask + g.maskOffset(b) : nullptr;
     {
       const int64_t br = std::min(kRows, g.tq - i0);
       T* o = out + (b * g.tq + i0) * g.dv;
-      std::fill(o, o + br * g.dv, T(0));
       std::fill(m, m + br, kNegInf);
       std::fill(l, l + br, T(0));
       const int64_t end = keyEnd(g, i0, br);
+      if (end == 0) std::fill(o, o + br * g.dv, T(0));  // (the first key block's product writes o)
       for (int64_t j0 = 0, bc; j0 < end; j0 += bc) {
         bc = std::min(keyBlock(g), end - j0);
-        scores(qb, kb, mb, g, i0, br, j0, bc, s);
+        scores(qb, kb, mb, g, i0, br, j0, bc, s, rmax, bt);
         for (int64_t i = 0; i < br; ++i) {
           T* row = s + i * bc;
-          const T mx = std::max(m[i], *std::max_element(row, row + bc));
-          const T sum = expShifted(row, bc, mx);
+          const int64_t live = liveKeys(g, i0, i, j0, bc);
+          const T mx = std::max(m[i], rmax[i]);
+          const T sum = expShifted(row, live, bc, mx);
           if (mx == kNegInf) continue;  // nothing seen yet: this block adds nothing (row is zeros)
           const T alpha = std::exp(m[i] - mx);
+          // (o's row is still zeros while m[i] is -inf)
+          if (alpha != T(1) && m[i] != kNegInf)
+            for (int64_t c = 0; c < g.dv; ++c) o[i * g.dv + c] *= alpha;
           l[i] = l[i] * alpha + sum;
           m[i] = mx;
-          if (alpha != T(1))
-            for (int64_t c = 0; c < g.dv; ++c) o[i * g.dv + c] *= alpha;
         }
-        Out<T>(o, br, g.dv).noalias() += In<T>(s, br, bc) * In<T>(vb + j0 * g.dv, bc, g.dv);
+        blockProduct(br, g.dv, bc, s, bc, 1, vb + j0 * g.dv, g.dv, o, g.dv, j0 > 0, causalBand(g, Band::kInnerTo, i0, j0));
       }
       for (int64_t i = 0; i < br; ++i) {
         const T inv = l[i] > 0 ? T(1) / l[i] : T(0);
@@ -210,8 +285,8 @@ void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const 
   // Each batch row alone (its query blocks in order, accumulating its dk and dv): they share out
   // on the thread pool.
   parallelFor(g.batch, [&](int64_t b, int) {
-    alignas(64) T p[kRows * kWide], dp[kRows * kWide];
-    T lse[kRows], rowDot[kRows];
+    alignas(64) T p[kRows * kWide], dp[kRows * kWide], bt[kRows * kWide];
+    T lse[kRows], rowDot[kRows], rmax[kRows];
     const T *qb = q + b * g.tq * g.d, *kb = k + b * g.tk * g.d, *vb = v + b * g.tk * g.dv;
     T *dkb = dk + b * g.tk * g.d, *dvb = dv + b * g.tk * g.dv;
     std::fill(dkb, dkb + g.tk * g.d, T(0));
@@ -221,36 +296,37 @@ void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const 
       const int64_t br = std::min(kRows, g.tq - i0);
       const T *o = out + (b * g.tq + i0) * g.dv, *dO = dout + (b * g.tq + i0) * g.dv;
       T* dQ = dq + (b * g.tq + i0) * g.d;
-      std::fill(dQ, dQ + br * g.d, T(0));
       const int64_t end = keyEnd(g, i0, br);
+      if (end == 0) std::fill(dQ, dQ + br * g.d, T(0));  // (the first key block's product writes dQ)
       const bool whole = keyBlock(g) >= end;
-      if (!whole) logSumExp(qb, kb, mb, g, i0, br, lse);
-      for (int64_t i = 0; i < br; ++i) {
-        T acc = 0;
-        for (int64_t c = 0; c < g.dv; ++c) acc += o[i * g.dv + c] * dO[i * g.dv + c];
-        rowDot[i] = acc;
-      }
+      if (!whole) logSumExp(qb, kb, mb, g, i0, br, lse, bt);
+      for (int64_t i = 0; i < br; ++i) rowDot[i] = Vec<T>(o + i * g.dv, g.dv).dot(Vec<T>(dO + i * g.dv, g.dv));
       for (int64_t j0 = 0, bc; j0 < end; j0 += bc) {
         bc = std::min(keyBlock(g), end - j0);
-        scores(qb, kb, mb, g, i0, br, j0, bc, p);
+        scores(qb, kb, mb, g, i0, br, j0, bc, p, rmax, bt);
         for (int64_t i = 0; i < br; ++i) {
           T* row = p + i * bc;
+          const int64_t live = liveKeys(g, i0, i, j0, bc);
           if (!whole) {
-            expShifted(row, bc, lse[i]);
+            expShifted(row, live, bc, lse[i]);
             continue;
           }
-          const T sum = expShifted(row, bc, *std::max_element(row, row + bc));
+          const T sum = expShifted(row, live, bc, rmax[i]);
           const T inv = sum > 0 ? T(1) / sum : T(0);
-          for (int64_t j = 0; j < bc; ++j) row[j] *= inv;
+          for (int64_t j = 0; j < live; ++j) row[j] *= inv;
         }
-        In<T> P(p, br, bc), dOut(dO, br, g.dv);
-        Out<T>(dvb + j0 * g.dv, bc, g.dv).noalias() += P.transpose() * dOut;
-        Out<T>(dp, br, bc).noalias() = dOut * In<T>(vb + j0 * g.dv, bc, g.dv).transpose();
-        for (int64_t i = 0; i < br; ++i)
-          for (int64_t j = 0; j < bc; ++j) dp[i * bc + j] = T(g.scale) * p[i * bc + j] * (dp[i * bc + j] - rowDot[i]);
-        In<T> dS(dp, br, bc);
-        Out<T>(dQ, br, g.d).noalias() += dS * In<T>(kb + j0 * g.d, bc, g.d);
-        Out<T>(dkb + j0 * g.d, bc, g.d).noalias() += dS.transpose() * In<T>(qb + i0 * g.d, br, g.d);
+        blockProduct(bc, g.dv, br, p, 1, bc, dO, g.dv, dvb + j0 * g.dv, g.dv, true,
+                     causalBand(g, Band::kInnerFrom, i0, j0));
+        productTransposed(br, bc, g.dv, dO, vb + j0 * g.dv, dp, bt, causalBand(g, Band::kColsTo, i0, j0));
+        for (int64_t i = 0; i < br; ++i) {
+          T *row = dp + i * bc, *prow = p + i * bc;
+          const int64_t live = liveKeys(g, i0, i, j0, bc);
+          for (int64_t j = 0; j < live; ++j) row[j] = T(g.scale) * prow[j] * (row[j] - rowDot[i]);
+          std::fill(row + live, row + bc, T(0));
+        }
+        blockProduct(br, g.d, bc, dp, bc, 1, kb + j0 * g.d, g.d, dQ, g.d, j0 > 0, causalBand(g, Band::kInnerTo, i0, j0));
+        blockProduct(bc, g.d, br, dp, 1, bc, qb + i0 * g.d, g.d, dkb + j0 * g.d, g.d, true,
+                     causalBand(g, Band::kInnerFrom, i0, j0));
       }
     }
   });

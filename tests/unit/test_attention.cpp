@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "interpreter/autodiff/tape.h"
 #include "interpreter/ops/ops.h"
@@ -81,7 +82,9 @@ TEST_CASE("attention: the fused kernel matches the explicit softmax formula (f64
       {{2, 3, 9, 4}, 9, 4, true, 2},    {{1, 130, 16}, 200, 8, false, 0}, {{1, 130, 16}, 130, 8, true, 1},
       {{2, 2, 70, 8}, 70, 8, false, 2}, {{1, 200, 4}, 65, 4, true, 0},   {{1, 1, 3}, 129, 3, false, 1},
       // Past kWide keys: blocks of 64 keys, the online softmax across them.
-      {{1, 130, 16}, 300, 8, false, 0}, {{1, 300, 4}, 300, 4, true, 1},  {{1, 1, 3}, 290, 3, false, 2}};
+      {{1, 130, 16}, 300, 8, false, 0}, {{1, 300, 4}, 300, 4, true, 1},  {{1, 1, 3}, 290, 3, false, 2},
+      // Sizes of whole and partial packets in the block products: the GPT example's heads, and odd ones.
+      {{2, 128, 32}, 128, 32, true, 0}, {{1, 100, 37}, 300, 33, true, 2}, {{1, 70, 40}, 70, 17, false, 1}};
   uint32_t seed = 1;
   for (const Config& c : configs)
     for (DType dt : {DType::F64, DType::F32}) {
@@ -111,20 +114,22 @@ TEST_CASE("attention: the fused kernel matches the explicit softmax formula (f64
 
 TEST_CASE("attention: the gradient op matches the tape of the explicit formula") {
   // 100 keys are one block; 300 are blocks of 64, with the row statistics in a pass of their own.
+  // Heads of 8 and 6 values, and of 37 and 33: whole packets and single columns in the block products.
   for (int64_t t : {100, 300})
-  for (bool causal : {false, true}) {
-    Tensor q = normal({2, t, 8}, 10), k = normal({2, t, 8}, 11), v = normal({2, t, 6}, 12);
-    Tensor dout = normal({2, t, 6}, 13);
+  for (bool causal : {false, true})
+  for (auto [d, dv] : {std::pair<int64_t, int64_t>{8, 6}, {37, 33}}) {
+    Tensor q = normal({2, t, d}, 10), k = normal({2, t, d}, 11), v = normal({2, t, dv}, 12);
+    Tensor dout = normal({2, t, dv}, 13);
     Tensor mask = ops::binary(BinaryOp::Gt, normal({t, t}, 14), scalar(-1.5, DType::F64));
     Tensor out = ops::scaledDotProductAttention(q, k, v, &mask, causal, std::nullopt);
     std::vector<Tensor> fused = ops::scaledDotProductAttentionGrad(q, k, v, out, dout, &mask, causal, std::nullopt);
     autodiff::Tape tape({});
     std::vector<Tensor> w{tape.watch(q), tape.watch(k), tape.watch(v)};
-    Tensor y = explicitAttention(w[0], w[1], w[2], &mask, causal, 1 / std::sqrt(8.0));
+    Tensor y = explicitAttention(w[0], w[1], w[2], &mask, causal, 1 / std::sqrt(double(d)));
     Tensor loss = ops::reduce(ReduceOp::Sum, ops::binary(BinaryOp::Mul, y, dout), {}, false);
     auto g = tape.gradients(loss);
     for (int i = 0; i < 3; ++i) {
-      INFO("input ", i, " t ", t, " causal ", causal);
+      INFO("input ", i, " t ", t, " causal ", causal, " d ", d);
       CHECK(maxDiff(fused[size_t(i)], *g[size_t(i)]) < 1e-11);
     }
   }
