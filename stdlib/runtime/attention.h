@@ -13,7 +13,7 @@
 // the leading axes. The mask (optional) broadcasts to [lead..., Tq, Tk]: a bool mask keeps the
 // scores where it is true (PyTorch's attn_mask, Keras' attention_mask), a float mask is added to
 // them. `causal` keeps key j for query i when j <= i (top-left aligned, as PyTorch's is_causal).
-// A query row with every key masked gives zeros (and zero gradients), not NaN.
+// A query row with every key masked gives zeros (and zero gradients), not NaN; a NaN score gives NaN.
 #ifndef WEFT_RT_ATTENTION_H
 #define WEFT_RT_ATTENTION_H
 #include <Eigen/Core>
@@ -86,6 +86,20 @@ using Out = Eigen::Map<Mat<T>>;
 // The keys a block of queries [i0, i0 + br) sees: all of them, or up to the last query's under causal.
 inline int64_t keyEnd(const Attention& g, int64_t i0, int64_t br) { return g.causal ? std::min(g.tk, i0 + br) : g.tk; }
 
+// max(init, row[0..n)), NaN when any of them is NaN: std::max and std::max_element skip a NaN
+// that is not first, and a row whose maximum came out -inf would pass for one with every key
+// masked off, its NaN lost to zeros.
+template <class T>
+T rowMax(const T* row, int64_t n, T init) {
+  T mx = init;
+  bool nan = std::isnan(init);
+  for (int64_t j = 0; j < n; ++j) {
+    mx = std::max(mx, row[j]);
+    nan |= std::isnan(row[j]);
+  }
+  return nan ? std::numeric_limits<T>::quiet_NaN() : mx;
+}
+
 // row[j] = exp(row[j] - shift) for j < n, and the sum of the results (in order); all zeros when
 // shift is -inf (every key masked off). The trailing -inf scores (the causal mask's) are zeros
 // without going through exp, whose vectorised form leaves infinities to a scalar fix.
@@ -143,14 +157,14 @@ void logSumExp(const T* q, const T* k, const M* mask, const Attention& g, int64_
     scores(q, k, mask, g, i0, br, j0, bc, s);
     for (int64_t i = 0; i < br; ++i) {
       T* row = s + i * bc;
-      const T mx = std::max(m[i], *std::max_element(row, row + bc));
+      const T mx = rowMax(row, bc, m[i]);
       if (mx == -std::numeric_limits<T>::infinity()) continue;
       const T sum = expShifted(row, bc, mx);
       l[i] = l[i] * std::exp(m[i] - mx) + sum;
       m[i] = mx;
     }
   }
-  for (int64_t i = 0; i < br; ++i) lse[i] = l[i] > 0 ? m[i] + std::log(l[i]) : -std::numeric_limits<T>::infinity();
+  for (int64_t i = 0; i < br; ++i) lse[i] = l[i] == 0 ? -std::numeric_limits<T>::infinity() : m[i] + std::log(l[i]);
 }
 }  // namespace attention_detail
 
@@ -179,7 +193,7 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
         scores(qb, kb, mb, g, i0, br, j0, bc, s);
         for (int64_t i = 0; i < br; ++i) {
           T* row = s + i * bc;
-          const T mx = std::max(m[i], *std::max_element(row, row + bc));
+          const T mx = rowMax(row, bc, m[i]);
           const T sum = expShifted(row, bc, mx);
           if (mx == kNegInf) continue;  // nothing seen yet: this block adds nothing (row is zeros)
           const T alpha = std::exp(m[i] - mx);
@@ -191,7 +205,7 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
         Out<T>(o, br, g.dv).noalias() += In<T>(s, br, bc) * In<T>(vb + j0 * g.dv, bc, g.dv);
       }
       for (int64_t i = 0; i < br; ++i) {
-        const T inv = l[i] > 0 ? T(1) / l[i] : T(0);
+        const T inv = l[i] == 0 ? T(0) : T(1) / l[i];
         for (int64_t c = 0; c < g.dv; ++c) o[i * g.dv + c] *= inv;
       }
     }
@@ -239,8 +253,8 @@ void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const 
             expShifted(row, bc, lse[i]);
             continue;
           }
-          const T sum = expShifted(row, bc, *std::max_element(row, row + bc));
-          const T inv = sum > 0 ? T(1) / sum : T(0);
+          const T sum = expShifted(row, bc, rowMax(row, bc, -std::numeric_limits<T>::infinity()));
+          const T inv = sum == 0 ? T(0) : T(1) / sum;
           for (int64_t j = 0; j < bc; ++j) row[j] *= inv;
         }
         In<T> P(p, br, bc), dOut(dO, br, g.dv);
