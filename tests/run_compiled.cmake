@@ -110,6 +110,12 @@ execute_process(COMMAND ${WORK}/build/data_parallel/dp_predict_main ${WORK}/case
 if(NOT rc EQUAL 1 OR NOT err MATCHES "dp_predict: input 'x' of shape \\[7, 8\\] does not split evenly on mesh\\(batch=2\\) along dimension 0")
   message(FATAL_ERROR "an uneven batch was not refused (${rc}): ${err}")
 endif()
+# An Embedding's negative id is an error of the call, as in the interpreter.
+execute_process(COMMAND ${WORK}/build/embedding_ids/embed_ids_main ${WORK}/cases/embedding_ids/graph/negative_id.npy
+                        ${WORK}/got/negative_id.npy RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "embed_ids: <stdlib>/nn.model:[0-9]+: index -1 is out of range for axis 0")
+  message(FATAL_ERROR "a negative id was not refused (${rc}): ${err}")
+endif()
 # A sharded driver's --threads bounds the cores its devices compute on (at 1 they take turns,
 # each lending its core while it waits at a collective: the runs at WEFT_NUM_THREADS=1 above); a
 # count outside 1 to 4096 is refused.

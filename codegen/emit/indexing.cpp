@@ -84,7 +84,7 @@ void takeCode(Emitter& e, const Node& n, const std::string& p) {
   const std::string outer = product(slice(x, 0, axis)), inner = product(slice(x, axis + 1, x.size()));
   const std::string idx = e.ptr(n.inputs[1]), count = e.numel(n.inputs[1]);
   e.code() << p << "if (std::string why = weft::rt::gatherIndexError(" << idx << ", " << count << ", " << x[axis] << ", "
-           << axis << "); !why.empty()) " << e.fail(n, "why") << "\n"
+           << axis << (n.attrs.has("ids") && n.attrs.b("ids") ? ", true" : "") << "); !why.empty()) " << e.fail(n, "why") << "\n"
            << p << "weft::rt::gatherKernel(" << e.ptr(n.inputs[0]) << ", " << outer << ", " << x[axis] << ", " << inner << ", "
            << idx << ", " << count << ", " << e.ptr(n.outputs[0]) << ");\n";
 }

@@ -71,7 +71,7 @@ Value exportFn(Interpreter& in, Args& a) {
   std::string base = fn->name.substr(fn->name.rfind('.') + 1);
   e.name = r.has(1) ? r.str(1) : base;
   if (!isIdentifier(e.name))
-    r.fail(1, "must be a C++ identifier (letters, digits and _), got '" + e.name + "'");
+    r.fail(1, "must be a C++ identifier (letters, digits and _), got '" + shownText(e.name) + "'");
   for (const Export& other : in.exports())
     if (other.name == e.name)
       throw WeftError(a.site, "export '" + e.name + "' is defined twice (the first at line " +

@@ -219,6 +219,11 @@ void registerTensorMath(Env& env) {
     if (depth < 0) r.fail(1, "must not be negative");
     return Value(ops::oneHot(r.tensor(0), depth, r.dtype(2, DType::F32)));
   });
+  // _embedding_lookup(table, ids): Embedding's rows, with ids in [0, rows) checked wherever it runs.
+  def(env, "_embedding_lookup", [](Interpreter&, Args& a) {
+    ArgReader r(a, "_embedding_lookup", {"table", "ids"});
+    return Value(ops::takeIds(r.tensor(0), r.tensor(1)));
+  });
 }
 
 }  // namespace weft

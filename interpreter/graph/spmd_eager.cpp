@@ -86,7 +86,7 @@ std::vector<Tensor> applySharded(ops::OpId op, std::span<const Tensor> in, const
     static NullBuffer nothing;
     static std::ostream silent(&nothing);
     std::shared_ptr<rt::DeviceThreads>& devices = threads[spmd::devicesHeld(g.mesh)];
-    if (!devices) devices = std::make_shared<rt::DeviceThreads>(spmd::devicesHeld(g.mesh));
+    if (!devices) devices = deviceThreads(spmd::devicesHeld(g.mesh));
     auto made = std::make_unique<SpmdExecutor>(g, std::vector<std::shared_ptr<VariableObj>>{}, silent, nullptr, devices);
     if (runners.size() >= kMaxRunners) runners.clear();
     found = runners.emplace(key, std::move(made)).first;

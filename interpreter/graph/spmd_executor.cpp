@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <streambuf>
+#include <system_error>
 #include <utility>
 
 #include "../../grammar/diagnostics.h"
@@ -29,6 +30,15 @@ struct NullBuffer : std::streambuf {
 };
 
 }  // namespace
+
+std::shared_ptr<rt::DeviceThreads> deviceThreads(int64_t devices) {
+  try {
+    return std::make_shared<rt::DeviceThreads>(devices);
+  } catch (const std::system_error& e) {
+    throw WeftError("a mesh of " + std::to_string(devices) + " devices needs a thread for each, and the system " +
+                    "would not start them (" + e.what() + "); use a mesh of fewer devices");
+  }
+}
 
 struct SpmdExecutor::Device {
   ExecutionContext context;
@@ -73,7 +83,7 @@ SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableO
     }
   };
   findAssigns(local_.body);
-  threads_ = threads ? std::move(threads) : std::make_shared<rt::DeviceThreads>(int64_t(devices_.size()));
+  threads_ = threads ? std::move(threads) : deviceThreads(int64_t(devices_.size()));
 }
 
 SpmdExecutor::~SpmdExecutor() = default;

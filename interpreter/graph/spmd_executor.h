@@ -42,6 +42,9 @@ class SpmdExecutor final : public GraphRunner {
   std::shared_ptr<rt::DeviceThreads> threads_;  // one per device, parked between calls
 };
 
+// The threads of a mesh's `devices` devices, or an error saying the system would not start them.
+std::shared_ptr<rt::DeviceThreads> deviceThreads(int64_t devices);
+
 // The runner for a traced graph: SPMD on its mesh when it has one.
 std::unique_ptr<GraphRunner> makeRunner(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables,
                                         std::ostream& out, std::function<void()> onLoop);

@@ -2,12 +2,16 @@
 
 #include <re2/re2.h>
 
+#include "../../grammar/shown_text.h"
 #include "../eval/args.h"
 #include "../values/format.h"
 
 namespace weft::mesh {
 
 void LayoutMapObj::add(const std::string& key, std::shared_ptr<LayoutObj> layout, const SourceRange& at) {
+  // No path holds one, and every message about the key quotes it.
+  if (std::optional<size_t> c = firstControl(key))
+    throw WeftError(at, "layout map key " + controlCharacterReason(key, *c) + "; no variable's path has one");
   for (const Entry& e : entries)
     if (e.key == key) {
       std::string where = e.at.valid() ? " (first at line " + std::to_string(e.at.begin.line) + ")" : "";

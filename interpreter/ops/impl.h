@@ -78,7 +78,7 @@ Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs);
 TensorType setItemType(const TensorType& x, const std::vector<Subscript>& subs, const TensorType& value);
 Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value);
 TensorType takeType(const TensorType& x, const TensorType& indices, int axis);
-Tensor take(const Tensor& x, const Tensor& indices, int axis);
+Tensor take(const Tensor& x, const Tensor& indices, int axis, bool ids = false);
 // A stack of rows: n copies of x (n an integer scalar, its row count unknown to inference), and x
 // with row i replaced. updateRowInto writes into `out`, which may be x itself (a buffer that dies
 // there): then only the row is written.

@@ -153,7 +153,7 @@ TensorType takeType(const TensorType& x, const TensorType& indices, int axis) {
   return out;
 }
 
-Tensor take(const Tensor& x, const Tensor& indices, int axis) {
+Tensor take(const Tensor& x, const Tensor& indices, int axis, bool ids) {
   const TensorType t = takeType(typeOf(x), typeOf(indices), axis);
   const Shape& s = x.shape();
   const int d = normalizeAxis("take", axis, s);
@@ -167,7 +167,7 @@ Tensor take(const Tensor& x, const Tensor& indices, int axis) {
     if constexpr (std::is_integral_v<I> && !std::is_same_v<I, bool>) {
       const I* idx = indices.data<I>();
       const int64_t m = indices.numel();
-      if (std::string why = rt::gatherIndexError(idx, m, n, d); !why.empty()) fail(why + " of shape " + s.str());
+      if (std::string why = rt::gatherIndexError(idx, m, n, d, ids); !why.empty()) fail(why + " of shape " + s.str());
       rt::dispatch(x.dtype(), [&](auto tag) {
         using T = decltype(tag);
         rt::gatherKernel(x.data<T>(), outer, n, inner, idx, m, result.data<T>());

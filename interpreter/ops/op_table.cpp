@@ -313,9 +313,12 @@ OpDef row(OpId id) {
       };
       break;
     case OpId::Take:
-      d.attrs = {{"axis", K::Int}};
+      // ids (optional): the indices are ids in [0, n), a negative one an error (Embedding's).
+      d.attrs = {{"axis", K::Int}, {"ids", K::Bool, true}};
       d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::takeType(in[0], in[1], int(a.i("axis")))}; };
-      d.run = [](In in, const Attrs& a) -> Out { return {impl::take(in[0], in[1], int(a.i("axis")))}; };
+      d.run = [](In in, const Attrs& a) -> Out {
+        return {impl::take(in[0], in[1], int(a.i("axis")), a.has("ids") && a.b("ids"))};
+      };
       break;
     case OpId::BroadcastRows:
       d.infer = [](Ty in, const Attrs&) -> Types { return {impl::broadcastRowsType(in[0], in[1])}; };

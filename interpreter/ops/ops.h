@@ -87,6 +87,9 @@ Tensor getItem(const Tensor& x, const std::vector<Subscript>& subs);
 Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor& value);
 // Gather along axis with i32/i64 indices in [-n, n) (negative ones count from the end).
 Tensor take(const Tensor& x, const Tensor& indices, int axis);
+// The rows of x for ids in [0, rows): a negative id is an error too (Embedding's lookup, where
+// take would read a row from the end), in eager code, graphs and compiled code alike.
+Tensor takeIds(const Tensor& x, const Tensor& ids);
 Tensor broadcastRows(const Tensor& x, const Tensor& n);
 Tensor updateRow(const Tensor& x, const Tensor& row, const Tensor& i);
 

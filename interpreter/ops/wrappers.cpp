@@ -59,6 +59,9 @@ Tensor setItem(const Tensor& x, const std::vector<Subscript>& subs, const Tensor
   return one(OpId::SetItem, {x, value}, {{"subs", encodeSubscripts(subs)}});
 }
 Tensor take(const Tensor& x, const Tensor& indices, int axis) { return one(OpId::Take, {x, indices}, {{"axis", int64_t(axis)}}); }
+Tensor takeIds(const Tensor& x, const Tensor& ids) {
+  return one(OpId::Take, {x, ids}, {{"axis", int64_t(0)}, {"ids", true}});
+}
 Tensor broadcastRows(const Tensor& x, const Tensor& n) { return one(OpId::BroadcastRows, {x, n}); }
 Tensor updateRow(const Tensor& x, const Tensor& row, const Tensor& i) { return one(OpId::UpdateRow, {x, row, i}); }
 Tensor full(const Shape& shape, double value, DType dtype) {

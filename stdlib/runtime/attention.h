@@ -14,7 +14,7 @@
 // the leading axes. The mask (optional) broadcasts to [lead..., Tq, Tk]: a bool mask keeps the
 // scores where it is true (PyTorch's attn_mask, Keras' attention_mask), a float mask is added to
 // them. `causal` keeps key j for query i when j <= i (top-left aligned, as PyTorch's is_causal).
-// A query row with every key masked gives zeros (and zero gradients), not NaN.
+// A query row with every key masked gives zeros (and zero gradients), not NaN; a NaN score gives NaN.
 #ifndef WEFT_RT_ATTENTION_H
 #define WEFT_RT_ATTENTION_H
 #include <Eigen/Core>
@@ -125,11 +125,17 @@ T expShifted(T* row, int64_t live, int64_t n, T shift) {
   return predux(sum);
 }
 
-// The largest of row[0, n), -inf when n is 0.
+// The larger of a and b, NaN when either is: std::max skips a NaN second argument, and a row
+// whose maximum came out -inf would pass for one with every key masked off, its NaN lost to zeros.
+template <class T>
+T nanMax(T a, T b) {
+  return std::isnan(a) || a > b ? a : b;
+}
+
+// The largest of row[0, n), -inf when n is 0, NaN when any is NaN.
 template <class T>
 T rowMax(const T* row, int64_t n) {
-  return n > 0 ? Vec<T>(row, n).maxCoeff()
-               : -std::numeric_limits<T>::infinity();
+  return n > 0 ? Vec<T>(row, n).template maxCoeff<Eigen::PropagateNaN>() : -std::numeric_limits<T>::infinity();
 }
 
 // The band of a causal block product whose rows are queries from i0 and whose inner index or
@@ -158,7 +164,7 @@ inline int64_t liveKeys(const Attention& g, int64_t i0, int64_t i, int64_t j0, i
   return g.causal ? std::clamp<int64_t>(i0 + i + 1 - j0, 0, bc) : bc;
 }
 
-// row[0, n) *= scale, and the largest result (-inf when n is 0).
+// row[0, n) *= scale, and the largest result (-inf when n is 0, NaN when any is NaN).
 template <class T>
 T scaleRow(T* row, int64_t n, T scale) {
   using namespace Eigen::internal;
@@ -169,10 +175,10 @@ T scaleRow(T* row, int64_t n, T scale) {
   for (; j + W <= n; j += W) {
     const P x = pmul(ploadu<P>(row + j), pset1<P>(scale));
     pstoreu(row + j, x);
-    most = pmax(most, x);
+    most = pmax<Eigen::PropagateNaN>(most, x);
   }
-  T mx = predux_max(most);
-  for (; j < n; ++j) mx = std::max(mx, row[j] *= scale);
+  T mx = predux_max<Eigen::PropagateNaN>(most);
+  for (; j < n; ++j) mx = nanMax(mx, row[j] *= scale);
   return mx;
 }
 
@@ -216,14 +222,14 @@ void logSumExp(const T* q, const T* k, const M* mask, const Attention& g, int64_
     for (int64_t i = 0; i < br; ++i) {
       T* row = s + i * bc;
       const int64_t live = liveKeys(g, i0, i, j0, bc);
-      const T mx = std::max(m[i], rmax[i]);
+      const T mx = nanMax(m[i], rmax[i]);
       if (mx == -std::numeric_limits<T>::infinity()) continue;
       const T sum = expShifted(row, live, bc, mx);
       l[i] = l[i] * std::exp(m[i] - mx) + sum;
       m[i] = mx;
     }
   }
-  for (int64_t i = 0; i < br; ++i) lse[i] = l[i] > 0 ? m[i] + std::log(l[i]) : -std::numeric_limits<T>::infinity();
+  for (int64_t i = 0; i < br; ++i) lse[i] = l[i] == 0 ? -std::numeric_limits<T>::infinity() : m[i] + std::log(l[i]);
 }
 }  // namespace attention_detail
 
@@ -253,7 +259,7 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
         for (int64_t i = 0; i < br; ++i) {
           T* row = s + i * bc;
           const int64_t live = liveKeys(g, i0, i, j0, bc);
-          const T mx = std::max(m[i], rmax[i]);
+          const T mx = nanMax(m[i], rmax[i]);
           const T sum = expShifted(row, live, bc, mx);
           if (mx == kNegInf) continue;  // nothing seen yet: this block adds nothing (row is zeros)
           const T alpha = std::exp(m[i] - mx);
@@ -266,7 +272,7 @@ void attentionForward(const T* q, const T* k, const T* v, const M* mask, T* out,
         blockProduct(br, g.dv, bc, s, bc, 1, vb + j0 * g.dv, g.dv, o, g.dv, j0 > 0, causalBand(g, Band::kInnerTo, i0, j0));
       }
       for (int64_t i = 0; i < br; ++i) {
-        const T inv = l[i] > 0 ? T(1) / l[i] : T(0);
+        const T inv = l[i] == 0 ? T(0) : T(1) / l[i];
         for (int64_t c = 0; c < g.dv; ++c) o[i * g.dv + c] *= inv;
       }
     }
@@ -312,7 +318,7 @@ void attentionBackward(const T* q, const T* k, const T* v, const M* mask, const 
             continue;
           }
           const T sum = expShifted(row, live, bc, rmax[i]);
-          const T inv = sum > 0 ? T(1) / sum : T(0);
+          const T inv = sum == 0 ? T(0) : T(1) / sum;
           for (int64_t j = 0; j < live; ++j) row[j] *= inv;
         }
         blockProduct(bc, g.dv, br, p, 1, bc, dO, g.dv, dvb + j0 * g.dv, g.dv, true,

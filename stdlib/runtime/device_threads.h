@@ -47,17 +47,18 @@ class Cores {
 
 class DeviceThreads {
  public:
+  // Throws std::system_error when the system will not start that many threads (a mesh of tens
+  // of thousands of devices), having stopped the ones it started: a joinable thread destroyed
+  // with the vector would end the process.
   explicit DeviceThreads(int64_t devices) : devices_(devices) {
-    for (int64_t d = 1; d < devices; ++d) threads_.emplace_back([this, d] { serve(d); });
-  }
-  ~DeviceThreads() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
+    try {
+      for (int64_t d = 1; d < devices; ++d) threads_.emplace_back([this, d] { serve(d); });
+    } catch (...) {
+      stopAll();
+      throw;
     }
-    start_.notify_all();
-    for (std::thread& t : threads_) t.join();
   }
+  ~DeviceThreads() { stopAll(); }
   DeviceThreads(const DeviceThreads&) = delete;
   DeviceThreads& operator=(const DeviceThreads&) = delete;
 
@@ -84,6 +85,15 @@ class DeviceThreads {
   }
 
  private:
+  void stopAll() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    start_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
   void serve(int64_t d) {
     uint64_t seen = 0;
     for (;;) {

@@ -28,11 +28,13 @@ void splitKernel(const T* in, int64_t outer, int64_t total, int64_t offset, int6
     std::memcpy(out + o * chunk, in + o * total + offset, size_t(chunk) * sizeof(T));
 }
 
-// The first of nidx indices outside [-n, n) (a gather's bounds), as an error text, or "".
+// The first of nidx indices outside [-n, n) (a gather's bounds), or outside [0, n) for `ids`
+// (an embedding's, where -1 is no row), as an error text, or "".
 template <class Idx>
-std::string gatherIndexError(const Idx* idx, int64_t nidx, int64_t n, int axis) {
+std::string gatherIndexError(const Idx* idx, int64_t nidx, int64_t n, int axis, bool ids = false) {
+  const int64_t low = ids ? 0 : -n;
   for (int64_t j = 0; j < nidx; ++j)
-    if (int64_t(idx[j]) < -n || int64_t(idx[j]) >= n)
+    if (int64_t(idx[j]) < low || int64_t(idx[j]) >= n)
       return "index " + std::to_string(int64_t(idx[j])) + " is out of range for axis " + std::to_string(axis);
   return "";
 }

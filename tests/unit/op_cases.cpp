@@ -137,6 +137,7 @@ std::multimap<OpId, OpCase> opCases() {
   bad(OpId::SetItem, {t(Shape{4, 5}), t(Shape{3})}, {{"subs", ops::encodeSubscripts({index, range})}});
   bad(OpId::SetItem, {t(Shape{4, 5}), t(Shape{2}, DType::F64)}, {{"subs", ops::encodeSubscripts({index, range})}});
   ok(OpId::Take, {t(Shape{4, 5}), t(Shape{2, 2}, DType::I64)}, {{"axis", int64_t(1)}});
+  ok(OpId::Take, {t(Shape{4, 5}), t(Shape{2, 2}, DType::I64)}, {{"axis", int64_t(0)}, {"ids", true}});
   bad(OpId::Take, {t(Shape{4, 5}), t(Shape{2})}, {{"axis", int64_t(1)}});
   const Tensor two = Tensor::scalar<int64_t>(2), three = Tensor::scalar<int32_t>(3);
   ok(OpId::BroadcastRows, {t(Shape{2, 3}), three});

@@ -97,4 +97,7 @@ TEST_CASE("take gathers along an axis (embedding lookup)") {
   CHECK(values<float>(c) == std::vector<float>{2, 0, 5, 3, 8, 6, 11, 9});
   CHECK(errorOf([&] { ops::take(table, i32({2}, {1, 4}), 0); }) == "index 4 is out of range for axis 0 of shape [4, 3]");
   CHECK(errorOf([&] { ops::take(table, i32({1}, {-5}), 0); }) == "index -5 is out of range for axis 0 of shape [4, 3]");
+  // Ids (Embedding's lookup): the same rows for ids in range, and a negative one is an error.
+  CHECK(values<float>(ops::takeIds(table, i32({2}, {3, 0}))) == std::vector<float>{9, 10, 11, 0, 1, 2});
+  CHECK(errorOf([&] { ops::takeIds(table, i32({2}, {1, -1})); }) == "index -1 is out of range for axis 0 of shape [4, 3]");
 }

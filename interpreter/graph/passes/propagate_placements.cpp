@@ -316,16 +316,26 @@ struct Propagator {
 
   // Whether a row's placements divide the node's values on mesh dimension k, after the rows
   // already chosen for the dimensions before it (`want` for the inputs, `outs` for the results),
-  // and need no replicated input made a partial sum.
+  // need no replicated input made a partial sum, and split no input anew along a size the
+  // signature leaves open: whether that divides is known only at a call (an input's own split
+  // there, from its TensorSpec's layout, is checked by the call, and may stay).
   bool fits(const spmd::ShardRow& row, const Node& n, const std::vector<Placements>& have,
             const std::vector<Placements>& want, const std::vector<Placements>& outs, int k) const {
-    auto ok = [&](int id, const Placements& chosen, const Placement& p) {
+    auto local = [&](int id, const Placements& chosen) {
       Shape s = g.values[size_t(id)].shape;
       for (int j = 0; j < k; ++j) s = spmd::localShape(s, chosen[size_t(j)], g.mesh.sizes[size_t(j)]);
-      return !spmd::misfit(s, p, g.mesh.sizes[size_t(k)]);
+      return s;
+    };
+    auto ok = [&](int id, const Placements& chosen, const Placement& p) {
+      return !spmd::misfit(local(id, chosen), p, g.mesh.sizes[size_t(k)]);
+    };
+    auto splitsOpen = [&](int id, const Placements& chosen, const Placement& p) {
+      return p.sharded() && p.dim < local(id, chosen).rank() && local(id, chosen)[p.dim] == rt::kUnknownDim;
     };
     for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (!ok(n.inputs[i], want[i], row.in[i]) || (row.in[i].partial() && !have[i][size_t(k)].partial())) return false;
+      if (!ok(n.inputs[i], want[i], row.in[i]) || (row.in[i].partial() && !have[i][size_t(k)].partial()) ||
+          (row.in[i] != have[i][size_t(k)] && splitsOpen(n.inputs[i], want[i], row.in[i])))
+        return false;
     for (size_t r = 0; r < n.outputs.size(); ++r)
       if (!ok(n.outputs[r], outs[r], row.out[r])) return false;
     return true;
