@@ -36,10 +36,11 @@ const char* kUsage =
     "                                  --comm-report: the collectives its sharded graphs ran;\n"
     "                                  --no-implicit-comm: a re-layout between ops is an error;\n"
     "                                  --no-comm-buckets: each small collective is a call of its own\n"
-    "  weft check [--plan] [--comm-plan] [--no-comm-buckets] FILE.model\n"
+    "  weft check [--plan] [--comm-plan] [--no-implicit-comm] [--no-comm-buckets] FILE.model\n"
     "                                  parse and check a program without running it; with layouts\n"
     "                                  or --plan, run it on shapes alone and report its layouts;\n"
-    "                                  --comm-plan: the collectives its sharded graph functions need\n"
+    "                                  --comm-plan: the collectives its sharded graph functions need;\n"
+    "                                  --no-implicit-comm: a re-layout between ops is an error\n"
     "  weft graph FILE.model FN [-o OUT]\n"
     "                                  print a function's static graph, or write it to OUT\n"
     "                                  (.txt, .dot, or .svg/.png through Graphviz)\n"
@@ -129,10 +130,11 @@ int runCommand(const std::vector<std::string>& given) {
 
 int checkCommand(const std::vector<std::string>& given) {
   std::vector<std::string> args;
-  bool plan = false, commPlan = false, noBuckets = false;
+  bool plan = false, commPlan = false, noImplicit = false, noBuckets = false;
   for (const auto& a : given) {
     if (a == "--plan") plan = true;
     else if (a == "--comm-plan") commPlan = true;
+    else if (a == "--no-implicit-comm") noImplicit = true;
     else if (a == "--no-comm-buckets") noBuckets = true;
     else args.push_back(a);
   }
@@ -140,7 +142,7 @@ int checkCommand(const std::vector<std::string>& given) {
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (size_t(file) >= args.size()) {
-    std::cerr << "usage: weft check [--plan] [--comm-plan] [--no-comm-buckets] FILE.model\n";
+    std::cerr << "usage: weft check [--plan] [--comm-plan] [--no-implicit-comm] [--no-comm-buckets] FILE.model\n";
     return 2;
   }
   const ast::Program* program = nullptr;
@@ -156,10 +158,12 @@ int checkCommand(const std::vector<std::string>& given) {
   runner.limits().maxSteps = 10'000'000;
   runner.limits().timeoutSeconds = 60;
   context().noCommBuckets = noBuckets;  // the runner's context, made with it
+  context().noImplicitComm = noImplicit;
   applyLimitOptions(args, 1, runner);
   status = mesh::runPlan(runner, args[file], std::cout);
-  // --comm-plan: what each graph function and export on a mesh would communicate (SPEC §7.1).
-  if (status == 0 && commPlan && runner.printCommPlans(std::cout) > 0) status = 1;
+  // --comm-plan: what each graph function and export on a mesh would communicate (SPEC §7.1);
+  // --no-implicit-comm alone makes the same plans and says only their implicit collectives.
+  if (status == 0 && (commPlan || noImplicit) && runner.printCommPlans(commPlan ? std::cout : discard) > 0) status = 1;
   else if (status == 0 && graphs && runner.checkGraphFunctions() > 0) status = 1;
   return status;
 }

@@ -166,21 +166,25 @@ int Interpreter::traceForCheck(
 
 int Interpreter::printCommPlans(std::ostream& out) {
   // The pipeline the executor runs, up to the placements: the plan is what a run does.
-  auto print = [&](const graph::Graph& g, const std::string& name, const std::string& mesh) {
+  // Under --no-implicit-comm an implicit collective is an error at the function (or the call)
+  // whose graph needs it.
+  auto print = [&](const graph::Graph& g, const std::string& name, const std::string& mesh, const SourceRange& at) {
     const graph::Graph placed = graph::runPipelineUntil(g, graph::Target::Executor, "propagate-placements");
     out << commPlanText(placed, graph::commPlanOf(placed), name, mesh);
+    if (context().noImplicitComm)
+      if (std::string why = graph::implicitCommError(placed, name); !why.empty()) throw WeftError(at, why);
   };
   int errors = traceForCheck([&](const std::string& name, const SourceRange& at, GraphTraces::Entry& e) {
     graph::Graph g = e.graph;
     const std::string mesh = placeOnMesh(g, e, name, at);
-    if (!mesh.empty()) print(g, name, mesh);
+    if (!mesh.empty()) print(g, name, mesh, at);
   });
   // Then the graph functions the run called on a mesh without annotations, as traced there.
   const bool was = ops::shapesOnly();
   ops::setShapesOnly(true);  // their constants have no data either
   for (const PlannedCall& c : plannedCalls_)
     if (!reportingErrors([&] { print(c.graph, c.name + " (called at " + shownText(c.site.file->path) + ":" + std::to_string(c.site.begin.line) + ")",
-                                  "mesh(" + spmd::meshText(c.graph.mesh) + ")"); }))
+                                  "mesh(" + spmd::meshText(c.graph.mesh) + ")", c.site); }))
       ++errors;
   ops::setShapesOnly(was);
   return errors;

@@ -61,6 +61,9 @@ struct CommPlan {
 Graph propagatePlacements(const Graph& g);
 // The collectives of a placed graph, in program order (what weft check --comm-plan prints).
 CommPlan commPlanOf(const Graph& g);
+// What --no-implicit-comm says of a placed graph named `name`: its first implicit collective
+// (a re-layout nobody asked for), or "" when it has none. `weft run` and `weft check` both ask.
+std::string implicitCommError(const Graph& placed, const std::string& name);
 // Each device's program (partition.cpp): every value of a placed graph gets its local type,
 // every op the attributes one device runs it with, and the graph loses its mesh; all devices run
 // the same program, on their own blocks. Without a mesh, the graph as it is.

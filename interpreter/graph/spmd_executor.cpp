@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "../../grammar/diagnostics.h"
-#include "../../grammar/shown_text.h"
 #include "../../stdlib/runtime/device_threads.h"
 #include "../spmd/blocks.h"
 #include "../spmd/device_comms.h"
@@ -54,11 +53,7 @@ SpmdExecutor::SpmdExecutor(const Graph& g, std::vector<std::shared_ptr<VariableO
       local_(bucketCollectives(partition(placed_))),
       vars_(std::move(variables)) {
   if (context().noImplicitComm)
-    for (const PlannedCollective& c : commPlanOf(placed_).collectives)
-      if (!c.inherent && !c.requested)
-        throw WeftError(std::string("--no-implicit-comm: ") + ops::opName(c.op) + " over " +
-                        placed_.mesh.names[size_t(c.meshDim)] + " at " + shownText(c.loc.file) + ":" +
-                        std::to_string(c.loc.line) + " re-lays a value (" + c.why + ") in graph " + placed_.name);
+    if (std::string why = implicitCommError(placed_, placed_.name); !why.empty()) throw WeftError(why);
   // This process's devices: all of them, or under mpirun its rank's (spmd/ranks.h).
   first_ = spmd::firstOwnedDevice(placed_.mesh);
   for (int64_t d = first_, n = first_ + spmd::devicesHeld(placed_.mesh); d < n; ++d) {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <tuple>
 
+#include "../../../grammar/shown_text.h"
 #include "../../spmd/blocks.h"
 #include "../../spmd/shard_rule.h"
 #include "../passes.h"
@@ -525,6 +526,15 @@ CommPlan commPlanOf(const Graph& g) {
   for (size_t k = 0; k < buckets.size(); ++k)
     for (int m : buckets[k]) plan.collectives[size_t(m)].bucket = int(k) + 1;
   return plan;
+}
+
+std::string implicitCommError(const Graph& placed, const std::string& name) {
+  for (const PlannedCollective& c : commPlanOf(placed).collectives)
+    if (!c.inherent && !c.requested)
+      return std::string("--no-implicit-comm: ") + ops::opName(c.op) + " over " + placed.mesh.names[size_t(c.meshDim)] +
+             " at " + shownText(c.loc.file) + ":" + std::to_string(c.loc.line) + " re-lays a value (" + c.why +
+             ") in graph " + name;
+  return "";
 }
 
 }  // namespace weft::graph
