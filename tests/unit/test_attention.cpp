@@ -117,7 +117,10 @@ TEST_CASE("attention: the gradient op matches the tape of the explicit formula")
   // Heads of 8 and 6 values, and of 37 and 33: whole packets and single columns in the block products.
   for (int64_t t : {100, 300})
   for (bool causal : {false, true})
-  for (auto [d, dv] : {std::pair<int64_t, int64_t>{8, 6}, {37, 33}}) {
+  for (std::pair<int64_t, int64_t> dims : {std::pair<int64_t, int64_t>{8, 6}, {37, 33}}) {
+    // (Variables, not a structured binding: doctest's INFO captures them in a lambda, and clang 14
+    // cannot capture a binding.)
+    const int64_t d = dims.first, dv = dims.second;
     Tensor q = normal({2, t, d}, 10), k = normal({2, t, d}, 11), v = normal({2, t, dv}, 12);
     Tensor dout = normal({2, t, dv}, 13);
     Tensor mask = ops::binary(BinaryOp::Gt, normal({t, t}, 14), scalar(-1.5, DType::F64));
