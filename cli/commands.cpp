@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -79,6 +80,14 @@ int runProgram(const std::vector<std::string>& given, std::ostream& out, std::os
   if (size_t(file) >= args.size()) {
     err << "usage: weft run [LIMITS] FILE.model [ARGS...]\n" << kLimitOptionsHelp;
     return 2;
+  }
+  if (spmd::acrossRanks()) {
+    std::ifstream in(args[file], std::ios::binary);  // unreadable: runFile says so, on every rank
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (std::string why = spmd::rankStartedOtherwise(given, text); !why.empty()) {
+      if (spmd::rankIndex() == 0) err << "weft run: " << why << "\n";  // every rank knows: said once
+      return 2;
+    }
   }
   interp.setProgramArgs({args.begin() + file + 1, args.end()});
   const int status = interp.runFile(args[file]);

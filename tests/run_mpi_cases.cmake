@@ -1,5 +1,6 @@
 # `weft run` under Open MPI beyond the golden programs (docs/distributed.md), from a scratch copy
 # WORK of tests/mpi (DIR): an error on rank 1 alone ends the whole job with status 1, said once;
+# ranks started with other arguments are refused;
 # a number of ranks that does not divide a mesh is refused at the mesh; save_npy writes from
 # rank 0 the value put together from every rank, and every rank reads it back.
 set(mpi --bind-to none --mca btl self,vader)
@@ -21,12 +22,24 @@ function(once case text what)
   endif()
 endfunction()
 
-# Rank 1 alone fails (its own arguments, mpirun's `:` form) while rank 0 waits at a collective.
-job(${MPIRUN} -np 1 ${mpi} ${WEFT} run rank_error.model : -np 1 ${mpi} ${WEFT} run rank_error.model fail)
+# Rank 1 alone fails while rank 0 waits at a collective: mpirun's `:` form gives each rank a folder
+# of its own, and only rank 0's holds the file the program loads.
+file(MAKE_DIRECTORY ${WORK}/rank0 ${WORK}/rank1)
+file(COPY_FILE ${DIR}/../fixtures/conv_1x1_w.npy ${WORK}/rank0/here.npy)
+job(${MPIRUN} -np 1 ${mpi} -wdir ${WORK}/rank0 ${WEFT} run ${WORK}/rank_error.model
+    : -np 1 ${mpi} -wdir ${WORK}/rank1 ${WEFT} run ${WORK}/rank_error.model)
 if(NOT status STREQUAL "1" OR NOT out STREQUAL "before 28.0\n")
   string(APPEND problems "an error on rank 1: status ${status} (expected 1), stdout:\n${out}\n")
 endif()
-once("an error on rank 1" "${err}" "rank_error.model:9:7: error: cannot reshape [4, 2] (8 elements) to [3, 3]")
+once("an error on rank 1" "${err}" "rank_error.model:8:8: error: cannot load 'here.npy': No such file or directory")
+
+# Ranks started with other arguments (the `:` form again) would take other branches: refused at
+# the start, said once.
+job(${MPIRUN} -np 1 ${mpi} ${WEFT} run rank_error.model 1 : -np 1 ${mpi} ${WEFT} run rank_error.model 2)
+if(NOT status STREQUAL "2" OR NOT out STREQUAL "")
+  string(APPEND problems "other arguments on rank 1: status ${status} (expected 2), stdout:\n${out}\n")
+endif()
+once("other arguments on rank 1" "${err}" "weft run: rank 1 was started with other arguments or another program than rank 0")
 
 # Three ranks for a mesh of two devices.
 job(${MPIRUN} -np 3 --oversubscribe ${mpi} ${WEFT} run rank_error.model)

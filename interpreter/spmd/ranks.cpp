@@ -1,6 +1,7 @@
 #include "ranks.h"
 
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -41,6 +42,25 @@ std::string startRanks() {
   return std::string("mpirun started ") + size + " ranks, but this Weft was built without MPI (install " +
          "libopenmpi-dev and build it again)";
 #endif
+}
+
+std::string rankStartedOtherwise(const std::vector<std::string>& args, const std::string& programText) {
+  if (ranks == 1) return "";
+  // FNV-1a over the texts, each ended by its length so that no two lists of texts run together.
+  uint64_t hash = 14695981039346656037ull;
+  auto mix = [&](const std::string& text) {
+    for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+    for (size_t n = text.size(), i = 0; i < 8; ++i, n >>= 8) hash = (hash ^ (n & 0xff)) * 1099511628211ull;
+  };
+  for (const std::string& a : args) mix(a);
+  mix(programText);
+  std::vector<uint64_t> all(static_cast<size_t>(ranks));
+  allGatherAcrossRanks(&hash, all.data(), sizeof hash);
+  for (int r = 1; r < ranks; ++r)
+    if (all[size_t(r)] != all[0])
+      return "rank " + std::to_string(r) + " was started with other arguments or another program than rank 0 " +
+             "(mpirun's ':' form?): every rank must run the same program with the same arguments";
+  return "";
 }
 
 void finishRanks() {

@@ -7,6 +7,7 @@
 // with -np 1, or in a Weft built without MPI, there is one rank and nothing here does anything.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "../values/tensor.h"
 #include "placement.h"
@@ -20,6 +21,10 @@ namespace weft::spmd {
 // Starts MPI when this process is one of several ranks started by mpirun; else nothing. Returns
 // why it cannot (a Weft built without MPI), or "".
 std::string startRanks();
+// Why the ranks cannot run together, or "": the first rank started with other arguments or another
+// program text than rank 0's (mpirun's `:` form can do that), which would make it branch otherwise
+// and meet other collectives. Every rank calls it at start, and every rank gets the same answer.
+std::string rankStartedOtherwise(const std::vector<std::string>& args, const std::string& programText);
 // Ends MPI (every rank finished the program).
 void finishRanks();
 // Ends every rank with `status` at once (an error on this one): no rank is left waiting.
