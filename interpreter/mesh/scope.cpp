@@ -6,6 +6,7 @@
 #include "../eval/interpreter.h"
 #include "../eval/suggest.h"
 #include "../ops/ops.h"
+#include "../spmd/sharded_tensor.h"
 #include "../values/format.h"
 
 namespace weft::mesh {
@@ -94,8 +95,17 @@ void moduleCreated(Interpreter& in, ModuleObj& m) {
 }
 
 void variableCreated(Interpreter& in, VariableObj& var) {
+  // Variable(distribute(x, layout)) keeps its initial value's layout, as DTensor's DVariable does;
+  // a layout map has no say over it.
+  std::shared_ptr<LayoutObj> given = spmd::shardsOf(var.value) ? tensorLayout(var.value) : nullptr;
   // A plan runs on shapes alone: a variable's initial value keeps only its type.
   if (ops::shapesOnly() && !var.value.isAbstract()) var.value = Tensor::abstract(var.value.dtype(), var.value.shape());
+  if (given) {
+    var.placement = std::make_shared<Placement>();
+    var.placement->resolved = true;
+    place(var, std::move(given));
+    return;
+  }
   State& st = stateOf(in);
   if (st.active.empty()) return;
   var.placement = std::make_shared<Placement>();
