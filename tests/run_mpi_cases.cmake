@@ -1,6 +1,6 @@
 # `weft run` under Open MPI beyond the golden programs (docs/distributed.md), from a scratch copy
 # WORK of tests/mpi (DIR): an error on rank 1 alone ends the whole job with status 1, said once;
-# ranks started with other arguments are refused;
+# ranks started with other arguments are refused; a rank killed mid-collective ends the job;
 # a number of ranks that does not divide a mesh is refused at the mesh; save_npy writes from
 # rank 0 the value put together from every rank, and every rank reads it back.
 set(mpi --bind-to none --mca btl self,vader)
@@ -40,6 +40,14 @@ if(NOT status STREQUAL "2" OR NOT out STREQUAL "")
   string(APPEND problems "other arguments on rank 1: status ${status} (expected 2), stdout:\n${out}\n")
 endif()
 once("other arguments on rank 1" "${err}" "weft run: rank 1 was started with other arguments or another program than rank 0")
+
+# Rank 1 killed mid-loop (its shell runs weft in its place, and kills it two seconds in) while
+# rank 0 waits for it at a collective: the job ends with the dead rank's status.
+job(${MPIRUN} -np 1 ${mpi} ${WEFT} run endless.model
+    : -np 1 ${mpi} sh -c "(sleep 2 && kill -9 $$) & exec ${WEFT} run endless.model")
+if(NOT status STREQUAL "137" OR NOT out STREQUAL "started\n")
+  string(APPEND problems "rank 1 killed: status ${status} (expected 137), stdout:\n${out}\nstderr:\n${err}\n")
+endif()
 
 # Three ranks for a mesh of two devices.
 job(${MPIRUN} -np 3 --oversubscribe ${mpi} ${WEFT} run rank_error.model)
