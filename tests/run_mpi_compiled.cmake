@@ -8,6 +8,7 @@
 # without allocating, and saves the same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it,
 # rank 0 says it once), a load error or wrong arguments on rank 1 alone, and rank 0 alone failing
 # to read an input (MPI_Abort) all end the job at once; a driver's --save to a missing folder fails.
+# Built where CMake finds no MPI, a sharded program runs in one process and refuses several ranks.
 # Arguments: -DMPIRUN=... -DWEFT=... -DSRC=tests/compile -DWORK=a scratch folder
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/gen ${WORK}/got)
@@ -161,7 +162,27 @@ if(seconds GREATER 10)
   string(APPEND problems "a missing input took ${seconds} s to end the job\n")
 endif()
 
+# Where CMake finds no MPI, a sharded program builds all the same (at -O1: only that it builds
+# and runs matters here), runs its devices on threads of one process, and under mpirun says it
+# cannot run on several ranks.
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK}/gen/data_parallel -B ${WORK}/build_no_mpi -G Ninja
+                        -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
+                        -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON ${launcher}
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR NOT out MATCHES "data_parallel: MPI not found, so its devices run as threads of one process only")
+  string(APPEND problems "configuring without MPI: status ${status}:\n${out}\n${err}\n")
+endif()
+run(${CMAKE_COMMAND} --build ${WORK}/build_no_mpi -j2 --target dp_predict_main)
+set(dp ${WORK}/build_no_mpi/dp_predict_main)
+run(${dp} ${xs} ${WORK}/got/no_mpi.npy)
+run(${WEFT} run ${SRC}/compare.model ${WORK}/cases/data_parallel/dp_predict.0.out0.npy ${WORK}/got/no_mpi.npy)
+job(${MPIRUN} -np 2 ${mpi} ${dp} ${xs} ${WORK}/got/no_mpi_ranks.npy)
+if(NOT status STREQUAL "1" OR NOT err MATCHES "mpirun started 2 ranks, but this program was built without MPI")
+  string(APPEND problems "built without MPI, under mpirun -np 2: status ${status} (expected 1):\n${err}\n")
+endif()
+
 if(problems)
   message(FATAL_ERROR "${problems}")
 endif()
-message("${count} outputs and saved variables on 2 and 4 ranks agree with one process's; 6 errors end the job")
+message("${count} outputs and saved variables on 2 and 4 ranks agree with one process's; 6 errors end the job; "
+        "built without MPI, a program runs in one process and refuses mpirun's ranks")
