@@ -49,7 +49,8 @@ SourceRange checkPlace(const ops::Attrs& attrs) {
 WeftError checkFailure(const ops::Attrs& attrs) {
   SourceRange at = checkPlace(attrs);
   if (at.file && at.begin.line <= at.file->lineStarts.size()) return WeftError(at, attrs.s("message"));
-  return WeftError(checkFailureLine(attrs));
+  return WeftError(attrs.s("message") + " (in the graph, at " + attrs.s("file") + ":" + std::to_string(at.begin.line) +
+                   ":" + std::to_string(at.begin.col) + ")");
 }
 
 std::string checkFailureLine(const ops::Attrs& attrs) {

@@ -87,7 +87,8 @@ class Executor final : public GraphRunner {
 // The text a print node writes for these tensors: `format` with each {} replaced.
 std::string formatPrint(const std::string& format, std::span<const Tensor> args);
 // A failing check node's error: its message at its place, with the source line when the file was
-// traced in this process (keptSource), else with the place in the message as text.
+// traced in this process (keptSource), else with the place in the message as other graph errors
+// name it (a graph loaded from a saved model).
 WeftError checkFailure(const ops::Attrs& attrs);
 // Its first line, "FILE:LINE:COL: error: MESSAGE" (compiled code's status says the same).
 std::string checkFailureLine(const ops::Attrs& attrs);
