@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 
 namespace weft {
 
@@ -17,6 +19,25 @@ std::string_view SourceFile::line(uint32_t line) const {
   uint32_t e = line < lineStarts.size() ? lineStarts[line] - 1 : text.size();
   if (e > b && text[e - 1] == '\r') --e;
   return std::string_view(text).substr(b, e - b);
+}
+
+namespace {
+std::mutex keptMutex;
+std::map<std::string, std::shared_ptr<const SourceFile>>& kept() {
+  static std::map<std::string, std::shared_ptr<const SourceFile>> files;
+  return files;
+}
+}  // namespace
+
+void keepSource(std::shared_ptr<const SourceFile> file) {
+  std::lock_guard<std::mutex> lock(keptMutex);
+  kept()[file->path] = std::move(file);
+}
+
+std::shared_ptr<const SourceFile> keptSource(const std::string& path) {
+  std::lock_guard<std::mutex> lock(keptMutex);
+  auto it = kept().find(path);
+  return it == kept().end() ? nullptr : it->second;
 }
 
 std::shared_ptr<SourceFile> readSourceFile(const std::string& path, size_t maxBytes, std::string& error) {

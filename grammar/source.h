@@ -22,6 +22,11 @@ struct SourceFile {
 // ("no such file", "not a regular file", "file too large (...)") otherwise.
 std::shared_ptr<SourceFile> readSourceFile(const std::string& path, size_t maxBytes, std::string& error);
 
+// The files graph functions were traced from, by path (the last one read under a path): a
+// graph's check node names its place by path and line, and its error shows that source line.
+void keepSource(std::shared_ptr<const SourceFile> file);
+std::shared_ptr<const SourceFile> keptSource(const std::string& path);
+
 // 1-based line, 1-based column counted in characters (UTF-8 code points).
 struct SourcePos {
   uint32_t line = 0;

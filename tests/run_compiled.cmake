@@ -116,6 +116,19 @@ execute_process(COMMAND ${WORK}/build/embedding_ids/embed_ids_main ${WORK}/cases
 if(NOT rc EQUAL 1 OR NOT err MATCHES "embed_ids: <stdlib>/nn.model:[0-9]+: index -1 is out of range for axis 0")
   message(FATAL_ERROR "a negative id was not refused (${rc}): ${err}")
 endif()
+# A failing assert or error() on a graph value ends the call with the interpreter's error line,
+# its message's quotes, backslashes, comment ends and newline as written.
+foreach(bad "not_positive|checks.model:6:10: error: assertion failed: x \"must\" be \\\\ positive \\*/ /\\* see\nthe docs\n$"
+            "too_large|checks.model:7:23: error: too large: \"\\*/ \\?\\?= \\\\n\n$")
+  string(REPLACE "|" ";" bad "${bad}")
+  list(GET bad 0 input)
+  list(GET bad 1 want)
+  execute_process(COMMAND ${WORK}/build/checks/checked_main ${WORK}/cases/checks/graph/${input}.npy ${WORK}/got/${input}.npy
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "(^|/)${want}")
+    message(FATAL_ERROR "a failing check did not end the call as expected (${rc}): ${err}")
+  endif()
+endforeach()
 # A sharded driver's --threads bounds the cores its devices compute on (at 1 they take turns,
 # each lending its core while it waits at a collective: the runs at WEFT_NUM_THREADS=1 above); a
 # count outside 1 to 4096 is refused.

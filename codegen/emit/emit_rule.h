@@ -41,7 +41,7 @@ extern const ops::EmitRule kReshapeRule, kExpandDimsRule, kSqueezeRule, kTranspo
     kSplitRule, kShapeOfRule, kRelayoutRule;                                                                 // shape.cpp
 extern const ops::EmitRule kGetItemRule, kSetItemRule, kTakeRule, kOneHotRule;                // indexing.cpp
 extern const ops::EmitRule kCreationRule, kRandomRule;                                        // creation.cpp
-extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule, kPrintRule; // state.cpp
+extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule, kPrintRule, kCheckRule; // state.cpp
 extern const ops::EmitRule kCondRule, kWhileRule;                                             // control.cpp
 extern const ops::EmitRule kAttentionRule;                                                    // attention.cpp
 extern const ops::EmitRule kLayerNormRule;                                                    // layer_norm.cpp

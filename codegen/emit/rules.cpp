@@ -75,6 +75,7 @@ const ops::EmitRule* emitRule(OpId op) {
     case OpId::ReadVariable: return &kReadVariableRule;
     case OpId::AssignVariable: return &kAssignVariableRule;
     case OpId::Print: return &kPrintRule;
+    case OpId::Check: return &kCheckRule;
     case OpId::Cond: return &kCondRule;
     case OpId::While: return &kWhileRule;
   }

@@ -1,7 +1,8 @@
 // Emit rules of the graph's constants, variable reads and assignments (the generated class's
-// state, read in place unless the variable plan asks for a copy), and print.
+// state, read in place unless the variable plan asks for a copy), print and check.
 #include "emit_rule.h"
 #include "emitter.h"
+#include "interpreter/graph/executor.h"
 
 namespace weft::codegen {
 namespace {
@@ -78,11 +79,18 @@ void printCode(Emitter& e, const Node& n, const std::string& p) {
   c << p << "  std::fwrite(line.data(), 1, line.size(), stdout);\n" << p << "}\n";
 }
 
+// check: a false condition ends the call with the interpreter's error line as its status.
+void checkCode(Emitter& e, const Node& n, const std::string& p) {
+  e.code() << p << "if (!" << e.ptr(n.inputs[0]) << "[0]) return weft::rt::Status::error("
+           << cppString(graph::checkFailureLine(n.attrs)) << ");\n";
+}
+
 }  // namespace
 
 const ops::EmitRule kConstantRule{"", knownSizes, constantMemory, noCode};
 const ops::EmitRule kReadVariableRule{"", knownSizes, readMemory, readCode};
 const ops::EmitRule kAssignVariableRule{"", noSizes, noMemory, assignCode};
 const ops::EmitRule kPrintRule{"format.h", noSizes, noMemory, printCode};
+const ops::EmitRule kCheckRule{"", noSizes, noMemory, checkCode};
 
 }  // namespace weft::codegen

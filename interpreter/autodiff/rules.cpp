@@ -71,12 +71,13 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::LayerNorm: return layerNormVjp;
     case OpId::LayerNormGrad: return layerNormGradVjp;
     case OpId::Gelu: return geluVjp;  // elementwise.cpp
-    // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables and print
-    // carry no gradient through an op.
+    // Graph-only: a tape handles control flow itself (tape.cpp); constants, variables, print and
+    // check carry no gradient through an op.
     case OpId::Constant:
     case OpId::ReadVariable:
     case OpId::AssignVariable:
     case OpId::Print:
+    case OpId::Check:
     case OpId::Cond:
     case OpId::While: return nullptr;
   }

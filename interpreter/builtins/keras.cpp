@@ -4,6 +4,7 @@
 #include <set>
 
 #include "../eval/operators.h"
+#include "../graph/tracer.h"
 #include "../mesh/scope.h"
 #include "../values/format.h"
 #include "../eval/args.h"
@@ -312,7 +313,13 @@ void registerKeras(Env& env) {
   registerKerasSaving(env);
   def(env, "error", [](Interpreter&, Args& a) -> Value {
     ArgReader r(a, "error", {"message"});
-    throw WeftError(toStr(r.get(0)));
+    std::string message = toStr(r.get(0));
+    // In a branch or loop body on graph values: a check that fails when the graph runs that block.
+    if (auto* tracer = graph::Tracer::active(); tracer && tracer->depth() > 1) {
+      tracer->check(Tensor::scalar<bool>(false), message, a.site);
+      return Value();
+    }
+    throw WeftError(message);
   });
   def(env, "learning_phase", [](Interpreter& in, Args& a) {
     ArgReader r(a, "learning_phase", {});

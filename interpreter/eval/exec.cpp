@@ -203,13 +203,15 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
     case K::Assert: {
       auto& a = static_cast<const ast::Assert&>(s);
       Value cond = eval(*a.condition, env);
+      auto message = [&] { return "assertion failed" + (a.message ? ": " + toStr(eval(*a.message, env)) : ""); };
+      // On a graph value: a check node, run with the graph (its message is made while tracing).
+      if (isTensorLike(cond) && tensorOf(cond, "condition").isSymbolic() && graph::Tracer::active()) {
+        traceCheck(*a.condition, tensorOf(cond, "condition"), message());
+        return Flow::Normal;
+      }
       // A plan checks shapes, not values: a condition known only with data is not checked.
       if (cond.isTensor() && cond.tensor().isAbstract() && cond.tensor().numel() == 1) return Flow::Normal;
-      if (!located(*a.condition, cond)) {
-        std::string msg = "assertion failed";
-        if (a.message) msg += ": " + toStr(eval(*a.message, env));
-        throw WeftError(a.condition->range, msg);
-      }
+      if (!located(*a.condition, cond)) throw WeftError(a.condition->range, message());
       return Flow::Normal;
     }
     case K::With: return execWith(static_cast<const ast::With&>(s), env, frame);

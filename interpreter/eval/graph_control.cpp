@@ -183,6 +183,10 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
   return Flow::Normal;
 }
 
+void Interpreter::traceCheck(const ast::Node& at, const Tensor& cond, const std::string& message) {
+  graph::Tracer::active()->check(conditionOf(cond, at.range), message, at.range);
+}
+
 namespace {
 
 // The loop values of a while node: the names the body assigns that hold tensors before it.

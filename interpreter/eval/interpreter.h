@@ -220,6 +220,8 @@ class Interpreter {
   Flow traceCond(const ast::Node& at, const Tensor& cond, const std::function<Flow()>& thenPart,
                  const std::function<Flow()>& elsePart, const std::vector<Symbol>& names,
                  const std::shared_ptr<Env>& env, Frame& frame);
+  // A check node that fails the call with `message` at `at` when the bool scalar `cond` is false.
+  void traceCheck(const ast::Node& at, const Tensor& cond, const std::string& message);
   Flow traceWhile(const ast::While& w, const std::shared_ptr<Env>& env, const Frame& frame);
   Flow traceForRange(const ast::For& f, const RangeObj& range, const std::shared_ptr<Env>& env, const Frame& frame);
   void execImport(const ast::Stmt& s, const std::shared_ptr<Env>& env);

@@ -177,8 +177,8 @@ class DotWriter {
         if (!preview.empty()) label += "\n" + preview;
       }
     }
-    if (n.op == OpId::Print) {
-      const ops::AttrValue* v = n.attrs.find("format");
+    if (n.op == OpId::Print || n.op == OpId::Check) {
+      const ops::AttrValue* v = n.attrs.find(n.op == OpId::Print ? "format" : "message");
       if (v && std::holds_alternative<std::string>(*v)) label += "\n\"" + std::get<std::string>(*v) + "\"";
     }
     // A collective stands out: data crosses devices there (SPEC §7.1).

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "../../grammar/diagnostics.h"
+#include "../../grammar/shown_text.h"
 #include "../../stdlib/runtime/strided.h"
 #include "../spmd/blocks.h"
 #include "../values/context.h"
@@ -35,6 +36,27 @@ std::string formatPrint(const std::string& format, std::span<const Tensor> args)
     }
   }
   return s;
+}
+
+namespace {
+SourceRange checkPlace(const ops::Attrs& attrs) {
+  const std::vector<int64_t>& span = attrs.ints("span");
+  auto pos = [&](size_t i) { return SourcePos{uint32_t(span[i]), uint32_t(span[i + 1])}; };
+  return {keptSource(attrs.s("file")), pos(0), pos(2)};
+}
+}  // namespace
+
+WeftError checkFailure(const ops::Attrs& attrs) {
+  SourceRange at = checkPlace(attrs);
+  if (at.file && at.begin.line <= at.file->lineStarts.size()) return WeftError(at, attrs.s("message"));
+  return WeftError(attrs.s("message") + " (in the graph, at " + attrs.s("file") + ":" + std::to_string(at.begin.line) +
+                   ":" + std::to_string(at.begin.col) + ")");
+}
+
+std::string checkFailureLine(const ops::Attrs& attrs) {
+  const SourceRange at = checkPlace(attrs);
+  return shownText(attrs.s("file")) + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.col) +
+         ": error: " + shownText(attrs.s("message"), true);
 }
 
 Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
@@ -227,6 +249,9 @@ void Executor::runNode(const Node& n) {
       out_ << formatPrint(n.attrs.s("format"), in_);
       return;
     }
+    case OpId::Check:
+      if (slots_[size_t(n.inputs[0])].asDouble() == 0) throw checkFailure(n.attrs);
+      return;
     case OpId::Cond: {
       const Block& taken = slots_[size_t(n.inputs[0])].asDouble() != 0 ? n.blocks[0] : n.blocks[1];
       runBlock(taken);

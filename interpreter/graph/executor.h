@@ -1,5 +1,5 @@
 // Runs a graph on the same kernels as eager code (each node's OpDef::run), with the graph-only
-// nodes (constants, variables, print, cond, while) handled here. It runs the graph as the
+// nodes (constants, variables, print, check, cond, while) handled here. It runs the graph as the
 // pipeline's executor passes leave it (pipeline.h) — constants folded, variables read once and
 // assigned once, transposes read in place by the products, bias and activation in the matmul
 // before them, runs of elementwise nodes as fused loops — except while a gradient tape records the call (a loaded model trained further), which
@@ -86,5 +86,11 @@ class Executor final : public GraphRunner {
 
 // The text a print node writes for these tensors: `format` with each {} replaced.
 std::string formatPrint(const std::string& format, std::span<const Tensor> args);
+// A failing check node's error: its message at its place, with the source line when the file was
+// traced in this process (keptSource), else with the place in the message as other graph errors
+// name it (a graph loaded from a saved model).
+WeftError checkFailure(const ops::Attrs& attrs);
+// Its first line, "FILE:LINE:COL: error: MESSAGE" (compiled code's status says the same).
+std::string checkFailureLine(const ops::Attrs& attrs);
 
 }  // namespace weft::graph

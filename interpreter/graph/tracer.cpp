@@ -144,6 +144,13 @@ void Tracer::print(const std::string& format, const std::vector<Tensor>& args) {
   emit(ops::OpId::Print, std::move(ids), {{"format", format}}, {});
 }
 
+void Tracer::check(const Tensor& cond, const std::string& message, const SourceRange& at) {
+  if (at.valid()) keepSource(at.file);
+  const std::string file = at.valid() ? at.file->path : std::string();
+  std::vector<int64_t> span = {at.begin.line, at.begin.col, at.end.line, at.end.col};
+  emit(ops::OpId::Check, {valueOf(cond)}, {{"message", message}, {"file", file}, {"span", std::move(span)}}, {});
+}
+
 std::vector<Tensor> Tracer::beginBlock(const std::vector<TensorType>& params) {
   open_.push_back(std::make_unique<Block>());
   Block* b = open_.back().get();

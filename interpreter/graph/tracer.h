@@ -40,6 +40,9 @@ class Tracer : public ops::TraceHook, public VariableAccess {
   std::vector<Tensor> emit(ops::OpId op, std::vector<int> inputs, ops::Attrs attrs,
                            const std::vector<TensorType>& outputs, std::vector<Block> blocks = {});
   void print(const std::string& format, const std::vector<Tensor>& args);
+  // A check node: when the graph runs and `cond` (a bool scalar) is false, the call fails with
+  // `message` at `at` (executor.h, checkFailure).
+  void check(const Tensor& cond, const std::string& message, const SourceRange& at);
 
   // Nested blocks (cond branches, loop bodies): begin returns the params as symbolic tensors.
   std::vector<Tensor> beginBlock(const std::vector<TensorType>& params);

@@ -148,6 +148,7 @@ class Verifier {
       case OpId::ReadVariable:
       case OpId::AssignVariable: variable(n, bad); break;
       case OpId::Print: print(n, bad); break;
+      case OpId::Check: check(n, bad); break;
       case OpId::Cond: cond(n, me, bad); break;
       case OpId::While: loop(n, me, bad); break;
       default:
@@ -299,6 +300,16 @@ class Verifier {
     if (size_t(count) != n.inputs.size())
       bad("the format has " + std::to_string(count) + " placeholder" + (count == 1 ? "" : "s") + " for " +
           std::to_string(n.inputs.size()) + " input" + (n.inputs.size() == 1 ? "" : "s"));
+  }
+
+  template <class Bad>
+  void check(const Node& n, Bad& bad) const {
+    outputCount(n, 0, bad);
+    if (type(n.inputs[0]) != TensorType{DType::Bool, Shape{}}) bad("checks " + typed(n.inputs[0]) + ", not a bool scalar");
+    const std::vector<int64_t>& span = n.attrs.ints("span");
+    bool lines = span.size() == 4;
+    for (int64_t x : span) lines = lines && x >= 0 && x <= int64_t(UINT32_MAX);
+    if (!lines) bad("span is not [line, column, end line, end column]");
   }
 
   // A block's params must have these types, in this order.

@@ -90,9 +90,10 @@ enum class BinaryRule {
 // the last axis (x, gamma, beta, fused) and its gradient (x, gamma, dy -> dx, dgamma, dbeta), then gelu
 // (elementwise, its form the attribute `approximate`; its gradient is built from primitives). `shape` gives a tensor's shape as
 // an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The five after it are the
-// collectives of sharded programs (SPEC §7.1), which run on one device of a mesh. The last six
-// exist only in graphs: a constant, reading and writing a variable, print, and the control flow
-// nodes whose bodies are blocks of nodes (interpreter/graph/).
+// collectives of sharded programs (SPEC §7.1), which run on one device of a mesh. The last seven
+// exist only in graphs: a constant, reading and writing a variable, print, check (an `assert` on a
+// graph value: the call fails with its message when its bool scalar is false), and the control
+// flow nodes whose bodies are blocks of nodes (interpreter/graph/).
 #define WEFT_FOR_EACH_OTHER_OP(X)                    \
   X(, MatMul, "matmul", 2)                           \
   X(, ArgMax, "argmax", 1)                           \
@@ -145,6 +146,7 @@ enum class BinaryRule {
   X(, ReadVariable, "read_variable", 0)              \
   X(, AssignVariable, "assign_variable", 1)          \
   X(, Print, "print", -1)                            \
+  X(, Check, "check", 1)                             \
   X(, Cond, "cond", -1)                              \
   X(, While, "while", -1)
 
@@ -166,7 +168,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 97, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 98, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

@@ -170,7 +170,8 @@ Family familyOf(OpId id) {
     case OpId::Constant:
     case OpId::ReadVariable:
     case OpId::AssignVariable: return Family::State;
-    case OpId::Print: return Family::Output;
+    case OpId::Print:
+    case OpId::Check: return Family::Output;
     case OpId::Cond:
     case OpId::While: return Family::Control;
   }
@@ -527,6 +528,8 @@ OpDef row(OpId id) {
     case OpId::ReadVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
     case OpId::AssignVariable: d.attrs = {{"var", K::Int}}; d.effect = true; break;
     case OpId::Print: d.attrs = {{"format", K::Str}}; d.effect = true; break;
+    // Where the failing statement is: its file and [line, column, end line, end column].
+    case OpId::Check: d.attrs = {{"message", K::Str}, {"file", K::Str}, {"span", K::Ints}}; d.effect = true; break;
     case OpId::Cond:
     case OpId::While: d.effect = true; break;
   }

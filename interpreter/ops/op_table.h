@@ -84,7 +84,7 @@ enum class Family {
   Norm,       // layer_norm and its gradient (fused, a row at a time)
   Collective, // all_reduce, all_gather, reduce_scatter, all_to_all, local_slice: one device's part
   State,      // constants and variables
-  Output,     // print
+  Output,     // print, check
   Control,    // cond, while: nodes whose bodies are blocks
 };
 
@@ -118,7 +118,7 @@ struct OpDef {
   // Reads or changes state outside its inputs and outputs (variables, the random stream, the
   // output stream): never folded, merged or removed, and run in program order.
   bool effect = false;
-  // Inference and kernel. Null for the graph-only ops (constant, variables, print, cond, while),
+  // Inference and kernel. Null for the graph-only ops (constant, variables, print, check, cond, while),
   // which the tracer, verifier and executor handle themselves.
   InferFn infer = nullptr;
   RunFn run = nullptr;

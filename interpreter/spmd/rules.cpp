@@ -72,11 +72,12 @@ const ops::ShardRule* shardRule(OpId op) {
     case OpId::ReduceScatter:
     case OpId::AllToAll:
     case OpId::LocalSlice: rule = replicatedOnlyRule(); break;
-    // Graph-only: the partitioner places constants, variables, print and control flow itself.
+    // Graph-only: the partitioner places constants, variables, print, check and control flow itself.
     case OpId::Constant:
     case OpId::ReadVariable:
     case OpId::AssignVariable:
     case OpId::Print:
+    case OpId::Check:
     case OpId::Cond:
     case OpId::While: break;
   }

@@ -206,7 +206,7 @@ const std::set<OpId> kNoGradient = {
 // second order yet).
 const std::set<OpId> kNoRuleYet = {OpId::AttentionGrad, OpId::LayerNormGrad};
 const std::set<OpId> kGraphOnly = {OpId::Constant, OpId::ReadVariable, OpId::AssignVariable,
-                                   OpId::Print, OpId::Cond, OpId::While};
+                                   OpId::Print, OpId::Check, OpId::Cond, OpId::While};
 
 // L = sum_j sum(out_j * r_j), with fixed random weights r_j, so every output element counts.
 Tensor lossOf(OpId op, const std::vector<Tensor>& in, const ops::Attrs& attrs) {

@@ -418,6 +418,11 @@ TEST_CASE("graph verifier: each rule, pointing at the node's line") {
       {"  print(%0) {format = \"{x}\"}\n  return\n",
        "g.txt:3:3: error: print: the format has an unpaired brace (write {{ or }} for a brace)"},
       {"  print(%0) {format = \"{{{}}}\"}\n  return\n", ""},
+      {"  check(%2) {message = \"m\", file = \"a.model\", span = [3, 10, 3, 17]}\n  return\n", ""},
+      {"  check(%1) {message = \"m\", file = \"a.model\", span = [3, 10, 3, 17]}\n  return\n",
+       "g.txt:3:3: error: check: checks %1 (i32[]), not a bool scalar"},
+      {"  check(%2) {message = \"m\", file = \"a.model\", span = [3, 10]}\n  return\n",
+       "g.txt:3:3: error: check: span is not [line, column, end line, end column]"},
       {"  %3 = constant() {value = f32[1] [1.0]} : f32[2]\n  return %3\n",
        "g.txt:3:3: error: constant: output %3 is declared f32[2], but the constant is f32[1]"},
       {"  %3 = cond(%1) : i32[] {\n    () {\n      yield %1\n    }\n    () {\n      yield %1\n    }\n  }\n  return "
