@@ -145,7 +145,9 @@ void Tracer::print(const std::string& format, const std::vector<Tensor>& args) {
 }
 
 void Tracer::check(const Tensor& cond, const std::string& message, const SourceRange& at) {
-  if (at.valid()) keepSource(at.file);
+  // Every REPL input is named "<repl>": kept by that name, a later input would lend its lines to
+  // this one's error, which names its place without the line instead.
+  if (at.valid() && at.file->path != "<repl>") keepSource(at.file);
   const std::string file = at.valid() ? at.file->path : std::string();
   std::vector<int64_t> span = {at.begin.line, at.begin.col, at.end.line, at.end.col};
   emit(ops::OpId::Check, {valueOf(cond)}, {{"message", message}, {"file", file}, {"span", std::move(span)}}, {});
