@@ -6,8 +6,9 @@
 # driver, called 10 times (`--time 9 --save DIR`), the same weights after them; the grid's outputs
 # must also agree with the interpreter's. A main of its own calls the grid's train step alone and on 2 and 4 ranks
 # without allocating, and saves the same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it,
-# rank 0 says it once), a load error or wrong arguments on rank 1 alone, and rank 0 alone failing
-# to read an input (MPI_Abort) all end the job at once; a driver's --save to a missing folder fails.
+# rank 0 says it once), a load error, wrong arguments, an unreadable input or inputs of other
+# sizes on rank 1 alone, and an input no rank can read all end the job at once; a driver's --save
+# to a missing folder fails.
 # Built where CMake finds no MPI, a sharded program runs in one process and refuses several ranks.
 # Arguments: -DMPIRUN=... -DWEFT=... -DSRC=tests/compile -DWORK=a scratch folder
 file(REMOVE_RECURSE ${WORK})
@@ -152,7 +153,7 @@ job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} ${
 if(NOT status STREQUAL "2" OR NOT err MATCHES "rank 1: usage: [^\n]*dp_predict_main \\[--weights DIR\\] \\[--time N\\] \\[--save DIR\\] \\[--threads N\\] x.npy out0.npy")
   string(APPEND problems "wrong arguments on rank 1: status ${status} (expected 2):\n${err}\n")
 endif()
-# Rank 0 alone reads the inputs: a missing one ends the job (MPI_Abort) while rank 1 waits.
+# Every rank reads the inputs (call_on_every_rank): one missing everywhere is said once.
 string(TIMESTAMP t0 "%s")
 job(${MPIRUN} -np 2 ${mpi} ${dp} ${WORK}/missing.npy ${WORK}/got/a.npy)
 string(TIMESTAMP t1 "%s")
@@ -161,6 +162,13 @@ math(EXPR seconds "${t1} - ${t0}")
 if(seconds GREATER 10)
   string(APPEND problems "a missing input took ${seconds} s to end the job\n")
 endif()
+# Rank 1 alone cannot read its input, or reads one of other sizes than rank 0's.
+job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} ${WORK}/missing.npy ${WORK}/got/a.npy)
+fails("an input missing on rank 1" "rank 1: cannot open '${WORK}/missing.npy'")
+job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp}
+    ${WORK}/cases/data_parallel/short_batch.npy ${WORK}/got/a.npy)
+fails("inputs of other sizes on rank 1"
+      "dp_predict: the ranks passed inputs of different sizes: each must pass the same to call_on_every_rank")
 
 # Where CMake finds no MPI, a sharded program builds all the same (at -O1: only that it builds
 # and runs matters here), runs its devices on threads of one process, and under mpirun says it

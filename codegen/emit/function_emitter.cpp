@@ -94,16 +94,19 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
 
   // The call's parameters: each input's data and shape; each output's buffer, capacity and shape.
   std::vector<std::string> params, docs;
+  std::string argNames;  // the parameters' names, to pass them on
   for (size_t i = 0; i < g.body.params.size(); ++i) {
     const graph::TensorType& t = inType(i);
     const std::string& n = code.inputNames[i];
     params.push_back(std::string("const ") + cppType(t.dtype) + "* " + n + ", const int64_t* " + n + "_shape");
+    argNames += ", " + n + ", " + n + "_shape";
     docs.push_back("//   " + n + ": " + typeComment(t) + " (" + n + "_shape: " + sizesPhrase(t.shape.rank()) + ")");
   }
   for (size_t i = 0; i < g.body.results.size(); ++i) {
     const graph::TensorType& t = outType(i);
     std::string n = "out" + std::to_string(i);
     params.push_back(std::string(cppType(t.dtype)) + "* " + n + ", int64_t " + n + "_capacity, int64_t* " + n + "_shape");
+    argNames += ", " + n + ", " + n + "_capacity, " + n + "_shape";
     docs.push_back("//   " + n + ": " + typeComment(t) + ", at most " + n + "_capacity elements (" + n +
                    "_shape receives " + sizesPhrase(t.shape.rank()) + ")");
   }
@@ -129,9 +132,16 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
   h << "  // Wrong input sizes, or an output buffer too small, return an error and compute nothing (the\n"
     << "  // output shapes are written first, so a call with capacity 0 asks for them). Runtime errors of\n"
     << "  // the program (integer division by zero, ...) are errors too. Not reentrant: one call at a time.\n"
-    << "  weft::rt::Status call(" << paramList << ");\n\n"
+    << (sharded ? "  // Under mpirun, rank 0 passes the inputs and receives the outputs; the other ranks'\n"
+                  "  // arguments are neither read nor written.\n"
+                  "  weft::rt::Status call(" + paramList + ") {\n    return run(false" + argNames + ");\n  }\n"
+                  "  // The same, where every rank holds the inputs (each passes the same: a rank's sizes that\n"
+                  "  // differ are an error) and receives the outputs: no rank sends another its blocks.\n"
+                  "  weft::rt::Status call_on_every_rank(" + paramList + ") {\n    return run(true" + argNames + ");\n  }\n\n"
+                : "  weft::rt::Status call(" + paramList + ");\n\n")
     << "  const std::shared_ptr<State>& state() const { return state_; }\n\n"
     << " private:\n"
+    << (sharded ? "  weft::rt::Status run(bool everyRank" + std::string(paramList.empty() ? "" : ", ") + paramList + ");\n" : "")
     << (sharded ? shardedMembers(e, deviceParams)
                 : "  std::shared_ptr<State> state_;\n  weft::rt::Buffer arena_;  // the memory plan's one arena\n")
     << "};\n\n}  // namespace " << ns << "\n";
@@ -170,10 +180,11 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     << "#include <new>\n#include <string>\n#include <vector>\n\n#include \"" << e.name << ".h\"\n\n"
     << (sharded ? "#include \"weft_runtime/ranks.h\"\n\n" : "")
     << "int main(int argc, char** argv) {\n";
-  // A sharded driver may be one of mpirun's ranks (weft_runtime/ranks.h): rank 0 reads the inputs,
-  // writes the outputs and says what went wrong; an error only it sees ends every rank.
+  // A sharded driver may be one of mpirun's ranks (weft_runtime/ranks.h): every rank reads the
+  // inputs (as it reads the weights) and computes on its own devices' blocks of them; rank 0 writes
+  // the outputs and says what went wrong; an error only one rank meets ends every rank.
   const std::string say = sharded ? "if (root) std::fprintf" : "std::fprintf";
-  auto rootFailed = [&](const std::string& why, const std::string& indent) {
+  auto stop = [&](const std::string& why, const std::string& indent) {
     return sharded ? "return weft::rt::stopRanks(" + why + ");"
                    : "std::fprintf(stderr, \"%s\\n\", std::string(" + why + ").c_str());\n" + indent + "return 1;";
   };
@@ -217,20 +228,24 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     m << "  if (threads != -1) {\n    if (weft::rt::Status s = state->set_threads(threads); !s) {\n"
       << "      std::fprintf(stderr, \"--threads: %s\\n\", s.message().c_str());\n      return 2;\n    }\n  }\n";
   m << "  " << ns << "::" << cls << " fn(state);\n";
+  // The first input this process cannot read; under mpirun, the first rank's that cannot is said.
+  m << "  std::string unread;\n";
   for (size_t i = 0; i < nin; ++i) {
     const graph::TensorType& t = inType(i);
     const std::string in = "in" + std::to_string(i), file = "files[" + std::to_string(i) + "]";
     m << "  weft::rt::Buffer " << in << ";\n  weft::rt::Shape " << in << "_shape;\n"
-      << (sharded ? "  if (root) {  // the other ranks' inputs are not read\n" : "")
-      << "  if (std::string why = weft::rt::readNpyFile(" << file << ", weft::rt::DType::" << dtypeEnumName(t.dtype)
-      << ", " << in << ", " << in << "_shape); !why.empty()) {\n    " << rootFailed("why", "    ") << "\n  }\n"
-      << "  if (" << in << "_shape.rank() != " << t.shape.rank() << ") {\n    "
-      << rootFailed("std::string(" + file + ") + " +
-                    cppString(": " + code.inputNames[i] + " expects " + typeComment(t) + ", got an array of rank ") +
-                    " + std::to_string(" + in + "_shape.rank())",
-                    "    ")
-      << "\n  }\n" << (sharded ? "  }\n" : "");
+      << "  if (unread.empty()) unread = weft::rt::readNpyFile(" << file << ", weft::rt::DType::" << dtypeEnumName(t.dtype)
+      << ", " << in << ", " << in << "_shape);\n"
+      << "  if (unread.empty() && " << in << "_shape.rank() != " << t.shape.rank() << ")\n"
+      << "    unread = std::string(" << file << ") + "
+      << cppString(": " + code.inputNames[i] + " expects " + typeComment(t) + ", got an array of rank ")
+      << " + std::to_string(" << in << "_shape.rank());\n";
   }
+  if (sharded)
+    m << "  if (weft::rt::Status s = weft::rt::agree(unread.empty() ? weft::rt::Status() : weft::rt::Status::error(unread)); !s) {\n"
+      << "    " << say << "(stderr, \"%s\\n\", s.message().c_str());\n    return 1;\n  }\n";
+  else
+    m << "  if (!unread.empty()) {\n    std::fprintf(stderr, \"%s\\n\", unread.c_str());\n    return 1;\n  }\n";
   for (size_t i = 0; i < nout; ++i) {
     const graph::TensorType& t = outType(i);
     m << "  std::vector<" << (t.dtype == DType::Bool ? "char" : cppType(t.dtype)) << "> out" << i
@@ -247,7 +262,7 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     arg("reinterpret_cast<" + std::string(cppType(t.dtype)) + "*>(" + o + ".data()), int64_t(" + o + ".size()), " + o +
         "_shape");
   }
-  m << "  auto run = [&] { return fn.call(" << args << "); };\n"
+  m << "  auto run = [&] { return fn." << (sharded ? "call_on_every_rank(" : "call(") << args << "); };\n"
     << "  weft::rt::Status s = run();\n"
     << "  if (!s) {  // the first call sizes the outputs\n";
   // Sized overflow-safely, and an allocation that fails is an error, not an abort.
@@ -256,10 +271,10 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     const std::string o = "out" + std::to_string(i);
     m << "    {\n      const int64_t n = weft::rt::checkedNumel(" << o << "_shape, " << t.shape.rank() << ");\n"
       << "      if (n < 0 || uint64_t(n) > SIZE_MAX / sizeof(" << o << "[0])) {\n        "
-      << rootFailed(cppString("output " + std::to_string(i) + " has more elements than memory can hold"), "        ") << "\n      }\n"
+      << stop(cppString("output " + std::to_string(i) + " has more elements than memory can hold"), "        ") << "\n      }\n"
       << "      try {\n        " << o << ".resize(size_t(std::max<int64_t>(n, 1)));\n"
       << "      } catch (const std::bad_alloc&) {\n"
-      << "        " << rootFailed("\"out of memory: output " + std::to_string(i) + " needs \" + std::to_string(n) + \" elements\"", "        ")
+      << "        " << stop("\"out of memory: output " + std::to_string(i) + " needs \" + std::to_string(n) + \" elements\"", "        ")
       << "\n      }\n    }\n";
   }
   m << "    s = run();\n  }\n"
@@ -269,13 +284,13 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     const graph::TensorType& t = outType(i);
     m << "  {\n    const int64_t n = weft::rt::checkedNumel(out" << i << "_shape, " << t.shape.rank() << ");\n"
       << "    if (n < 0 || uint64_t(n) > out" << i << ".size()) {  // never a file its data cannot fill\n"
-      << "      " << rootFailed(cppString("output " + std::to_string(i) + "'s shape holds more elements than were computed"), "      ")
+      << "      " << stop(cppString("output " + std::to_string(i) + "'s shape holds more elements than were computed"), "      ")
       << "\n    }\n"
       << "    weft::rt::Shape shape;\n    for (int d = 0; d < " << t.shape.rank() << "; ++d) shape.push_back(out" << i
       << "_shape[d]);\n"
       << "    if (std::string why = weft::rt::writeNpyFile(files[" << nin + i << "], weft::rt::DType::"
       << dtypeEnumName(t.dtype) << ", shape, out" << i << ".data()); !why.empty()) {\n"
-      << "      " << rootFailed("why", "      ") << "\n    }\n  }\n";
+      << "      " << stop("why", "      ") << "\n    }\n  }\n";
   }
   if (sharded) m << "  }\n";
   m << "  if (times > 0) {\n    std::vector<double> us;\n"

@@ -52,7 +52,8 @@ std::string shardedMembers(const ExportGraph& e, const std::string& deviceParams
     << "  weft::rt::Buffer arenas_[State::kDevices];  // each device's memory plan\n"
     << "  weft::rt::Buffer inputs_[" << nin << "][State::kDevices], outputs_[" << nout
     << "][State::kDevices];  // the devices' blocks\n"
-    << "  weft::rt::Buffer stage_;  // under MPI, rank 0's blocks of every device, scattered or gathered\n"
+    << "  const char* inputAt_[" << nin << "][State::kDevices] = {};  // each input block: in inputs_ or the caller's\n"
+    << "  weft::rt::Buffer stage_;  // under MPI, the blocks of every device a rank scatters or gathers\n"
     << "  int64_t shapes_[State::kDevices][" << nout << "][8] = {};  // the output blocks' sizes\n"
     << "  weft::rt::Status status_[State::kDevices];  // each device's, of the last call\n"
     << "  weft::rt::Rendezvous rendezvous_{std::vector<int64_t>(State::kMeshSizes, State::kMeshSizes + State::kMeshRank),\n"
@@ -65,15 +66,15 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
                         const std::string& params) {
   std::ostringstream s;
   const size_t nin = e.inputTypes.size(), nout = e.outputTypes.size();
-  s << "weft::rt::Status " << cls << "::call(" << params << ") {\n"
+  s << "weft::rt::Status " << cls << "::run(bool everyRank" << (params.empty() ? "" : ", ") << params << ") {\n"
     << "  auto fail = [](const std::string& why) { return weft::rt::Status::error(" << cppString(e.name + ": ")
     << " + why); };\n"
     << "  // This process's devices: every device, or under MPI its rank's share (weft_runtime/ranks.h).\n"
-    << "  // Only rank 0 reads the inputs and writes the outputs; the others' are not touched.\n"
+    << "  // Only rank 0 reads the inputs and writes the outputs, unless every rank holds them.\n"
     << "  const int64_t devices = State::kDevices, first = state_->first_device(), local = state_->local_devices();\n"
-    << "  const bool root = weft::rt::ranks().index == 0;\n"
+    << "  const bool root = weft::rt::ranks().index == 0, holds = root || everyRank;\n"
     << "  weft::rt::RankComms* const comms = state_->comms();  // under MPI\n"
-    << "  int64_t stage = 1;  // under MPI, the bytes of the blocks of the largest value rank 0 sends\n";
+    << "  int64_t stage = 1;  // under MPI, the bytes of the blocks of the largest value a rank moves\n";
   // Each value's placement and shapes (global, and a device's block).
   for (size_t i = 0; i < nin; ++i) {
     const std::string in = "in" + std::to_string(i);
@@ -93,8 +94,8 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
   auto args = [&](const std::string& d, bool sizesOnly) {
     std::string a;
     for (size_t i = 0; i < nin; ++i)
-      a += ", reinterpret_cast<const " + std::string(cppType(e.inputTypes[i].dtype)) + "*>(inputs_[" + std::to_string(i) +
-           "][" + d + "].data()), in" + std::to_string(i) + "_local.begin()";
+      a += ", reinterpret_cast<const " + std::string(cppType(e.inputTypes[i].dtype)) + "*>(inputAt_[" + std::to_string(i) +
+           "][" + d + "]), in" + std::to_string(i) + "_local.begin()";
     for (size_t j = 0; j < nout; ++j) {
       const std::string o = "out" + std::to_string(j);
       a += sizesOnly ? ", nullptr, 0, shapes_[" + d + "][" + std::to_string(j) + "]"
@@ -104,9 +105,10 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
     }
     return a;
   };
-  // Rank 0 checks the inputs' global sizes, asks its device for the outputs' block sizes (every
-  // device's are the same), which give the global sizes, and checks the caller's buffers: all
-  // before any device computes, and every rank returns its verdict.
+  // Rank 0 (every rank, when each holds the values) checks the inputs' global sizes, asks its
+  // device for the outputs' block sizes (every device's are the same), which give the global
+  // sizes, and checks the caller's buffers: all before any device computes, and every rank
+  // returns the same verdict.
   s << "  auto check = [&]() -> weft::rt::Status {\n";
   for (size_t i = 0; i < nin; ++i) {
     const graph::TensorType& t = e.inputTypes[i];
@@ -141,9 +143,17 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
       << o << "_numel) + \" elements, its buffer holds \" + std::to_string(" << o << "_capacity));\n";
   }
   s << "    return {};\n  };\n"
-    << "  if (weft::rt::Status s = weft::rt::fromRoot(root ? check() : weft::rt::Status()); !s) return s;\n";
+    << "  if (weft::rt::Status s = everyRank ? weft::rt::agree(check()) : weft::rt::fromRoot(root ? check() : weft::rt::Status()); !s)\n"
+    << "    return s;\n";
+  // Ranks that each hold the inputs must hold the same sizes, or their blocks would not meet.
+  s << "  if (everyRank) {\n    uint64_t sizes = 14695981039346656037u;  // FNV-1a over the inputs' sizes\n";
+  for (size_t i = 0; i < nin; ++i)
+    s << "    for (int64_t n : in" << i << "_global) sizes = (sizes ^ uint64_t(n)) * 1099511628211u;\n";
+  s << "    if (!weft::rt::sameOnEveryRank(sizes))\n"
+    << "      return fail(\"the ranks passed inputs of different sizes: each must pass the same to call_on_every_rank\");\n"
+    << "  }\n";
   // Under MPI, the other ranks learn the sizes from rank 0.
-  s << "  if (comms) {\n";
+  s << "  if (comms && !everyRank) {\n";
   for (size_t i = 0; i < nin; ++i) {
     const std::string in = "in" + std::to_string(i);
     s << "    weft::rt::broadcast(&" << in << "_global, sizeof " << in << "_global);\n"
@@ -164,7 +174,7 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
     s << "    for (int64_t d = first; d < first + local; ++d)\n"
       << "      if (!" << buffers << "[d].reserve(std::max<size_t>(1, size_t(" << shape << ".numel()) * sizeof(" << T
       << "))))\n        return fail(\"out of memory for the blocks of " << what << "\");\n"
-      << "    stage = std::max<int64_t>(stage, (root ? devices : local) * " << shape << ".numel() * int64_t(sizeof(" << T << ")));\n";
+      << "    stage = std::max<int64_t>(stage, (holds ? devices : local) * " << shape << ".numel() * int64_t(sizeof(" << T << ")));\n";
   };
   for (size_t i = 0; i < nin; ++i)
     reserveBlocks("inputs_[" + std::to_string(i) + "]", "in" + std::to_string(i) + "_local",
@@ -179,7 +189,7 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
     const std::string n = code.inputNames[i], in = "in" + std::to_string(i), T = cppType(e.inputTypes[i].dtype);
     s << "  weft::rt::spreadBlocks(" << in << "_place, " << n << ", " << in << "_global, sizeof(" << T
       << "), first, local, [&](int64_t d) { return inputs_[" << i << "][d].data(); }, " << in
-      << "_local.numel() * int64_t(sizeof(" << T << ")), stage_.data());\n";
+      << "_local.numel() * int64_t(sizeof(" << T << ")), stage_.data(), everyRank, inputAt_[" << i << "]);\n";
   }
   // Every device on its own thread (device first on the caller's, the one that calls MPI); the
   // first to fail stops the others' collectives. Under MPI its error ends every rank: the other
@@ -209,7 +219,7 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
     const std::string o = "out" + std::to_string(j), T = cppType(t.dtype);
     s << "  weft::rt::collectBlocks(" << o << "_place, " << o << ", " << o << "_global, weft::rt::DType::"
       << dtypeEnumName(t.dtype) << ", first, local, [&](int64_t d) { return outputs_[" << j << "][d].data(); }, " << o
-      << "_local.numel() * int64_t(sizeof(" << T << ")), stage_.data());\n";
+      << "_local.numel() * int64_t(sizeof(" << T << ")), stage_.data(), everyRank);\n";
   }
   s << "  return {};\n}\n\n";
   return s.str();
@@ -338,7 +348,7 @@ std::string shardedStateSource(const CompileUnit& u) {
     s << "  weft::rt::collectBlocks({kMeshSizes, kMeshRank, kPlaces" << i << "}, whole.data(), "
       << shapeLiteral(v.value.shape()) << ", weft::rt::DType::" << dtypeEnumName(v.value.dtype())
       << ", first_device_, local_devices_, [&](int64_t d) { return devices[d]." << v.ident << "; }, "
-      << localShape(u, v).numel() << " * int64_t(sizeof(" << T << ")), stage.data());\n"
+      << localShape(u, v).numel() << " * int64_t(sizeof(" << T << ")), stage.data(), false);\n"
       << "  if (root && why.empty())\n"
       << "    why = weft::rt::writeNpyFile((dir + \"/" << v.ident << ".npy\").c_str(), weft::rt::DType::"
       << dtypeEnumName(v.value.dtype()) << ", " << shapeLiteral(v.value.shape()) << ", whole.data());\n";

@@ -5,8 +5,8 @@
 // (comm_mpi.h for one device per rank, comm_rank_devices.h for several); otherwise the one
 // process runs every device, each on a thread of its own (comm_threads.h), and everything here
 // but ranks() and localDevices() does nothing. Rank 0 is the caller's view: it holds the global
-// inputs and receives the global outputs; the helpers below move blocks and errors between it
-// and the other ranks. Errors agree: every rank returns the same status, so every rank takes the
+// inputs and receives the global outputs (unless every rank holds them); the helpers below move
+// blocks and errors between it and the other ranks. Errors agree: every rank returns the same status, so every rank takes the
 // same path after a call. Only the caller's thread, which runs a rank's first device, calls MPI.
 #ifndef WEFT_RT_RANKS_H
 #define WEFT_RT_RANKS_H
@@ -216,51 +216,80 @@ inline void allGatherRanks(const void* in, void* out, int64_t bytes) {
   std::memcpy(out, in, size_t(bytes));
 }
 
-// Each local device's block of a global tensor that rank 0 holds (`global`, of `shape`), at
-// block(d) for d = first .. first + count - 1. Under MPI rank 0 cuts every device's block into
+// Each local device's block of a global tensor (`global`, of `shape`), for d = first .. first +
+// count - 1: at[d] points to it. When every rank holds the tensor (`everyRank`, or a single
+// process), each points into `global` where its block is one run of memory, else at block(d),
+// where it is cut. Otherwise rank 0 alone holds it: rank 0 cuts every device's block into
 // `stage` and scatters each rank its devices' (`stage` holds every device's blocks of
 // `blockBytes` on rank 0, and this rank's on the others when they are several).
 template <class Block>
 void spreadBlocks(const MeshPlace& m, const void* global, const Shape& shape, size_t elem, int64_t first, int64_t count,
-                  Block&& block, int64_t blockBytes, char* stage) {
+                  Block&& block, int64_t blockBytes, char* stage, bool everyRank, const char** at) {
 #ifdef WEFT_RT_MPI
-  if (ranks().mpi) {
+  if (ranks().mpi && !everyRank) {
     const bool root = ranks().index == 0;
     if (root)
       for (int64_t d = 0; d < ranks().count * count; ++d) cutBlock(m, global, shape, elem, d, stage + d * blockBytes);
     const int n = detail::byteCount(count * blockBytes);
     if (count == 1) {
       MPI_Scatter(stage, n, MPI_BYTE, block(first), n, MPI_BYTE, 0, MPI_COMM_WORLD);
-      return;
+    } else {
+      MPI_Scatter(stage, n, MPI_BYTE, root ? MPI_IN_PLACE : stage, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+      for (int64_t i = 0; i < count; ++i) std::memcpy(block(first + i), stage + i * blockBytes, size_t(blockBytes));
     }
-    MPI_Scatter(stage, n, MPI_BYTE, root ? MPI_IN_PLACE : stage, n, MPI_BYTE, 0, MPI_COMM_WORLD);
-    for (int64_t i = 0; i < count; ++i) std::memcpy(block(first + i), stage + i * blockBytes, size_t(blockBytes));
+    for (int64_t d = first; d < first + count; ++d) at[d] = block(d);
     return;
   }
 #endif
   (void)blockBytes;
   (void)stage;
-  for (int64_t d = first; d < first + count; ++d) cutBlock(m, global, shape, elem, d, block(d));
+  (void)everyRank;
+  for (int64_t d = first; d < first + count; ++d) {
+    at[d] = blockInPlace(m, global, shape, elem, d);
+    if (!at[d]) {
+      cutBlock(m, global, shape, elem, d, block(d));
+      at[d] = block(d);
+    }
+  }
 }
 
-// The global tensor (`global`, of `shape`, on rank 0) put together from every device's block:
-// the local ones at block(d), the others gathered into `stage` (as for spreadBlocks). Split
-// dimensions are joined, partial sums added in device order, replicas taken from device 0.
+// Whether `value` is the same on every rank (every rank gets the same answer).
+inline bool sameOnEveryRank(uint64_t value) {
+#ifdef WEFT_RT_MPI
+  if (ranks().mpi) {  // the least value and the least complement: equal iff min == max
+    uint64_t v[2] = {value, ~value};
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    return v[0] == ~v[1];
+  }
+#endif
+  (void)value;
+  return true;
+}
+
+// The global tensor (`global`, of `shape`) put together from every device's block: the local
+// ones at block(d), the others gathered into `stage` (as for spreadBlocks), on rank 0 alone or,
+// with `everyRank`, on every rank. Split dimensions are joined, partial sums added in device
+// order, replicas taken from device 0.
 template <class Block>
 void collectBlocks(const MeshPlace& m, void* global, const Shape& shape, DType dtype, int64_t first, int64_t count,
-                   Block&& block, int64_t blockBytes, char* stage) {
-  const bool root = ranks().index == 0;
-  if (root && isPartial(m)) std::memset(global, 0, size_t(shape.numel()) * dtypeSize(dtype));
+                   Block&& block, int64_t blockBytes, char* stage, bool everyRank) {
+  const bool holds = everyRank || ranks().index == 0;
+  if (holds && isPartial(m)) std::memset(global, 0, size_t(shape.numel()) * dtypeSize(dtype));
 #ifdef WEFT_RT_MPI
   if (ranks().mpi) {
+    const bool root = ranks().index == 0;
     const int n = detail::byteCount(count * blockBytes);
-    if (count == 1) {
+    if (everyRank) {
+      char* mine = stage + first * blockBytes;
+      for (int64_t i = 0; i < count; ++i) std::memcpy(mine + i * blockBytes, block(first + i), size_t(blockBytes));
+      MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, stage, n, MPI_BYTE, MPI_COMM_WORLD);
+    } else if (count == 1) {
       MPI_Gather(block(first), n, MPI_BYTE, stage, n, MPI_BYTE, 0, MPI_COMM_WORLD);
     } else {
       for (int64_t i = 0; i < count; ++i) std::memcpy(stage + i * blockBytes, block(first + i), size_t(blockBytes));
       MPI_Gather(root ? MPI_IN_PLACE : stage, n, MPI_BYTE, stage, n, MPI_BYTE, 0, MPI_COMM_WORLD);
     }
-    if (root)
+    if (holds)
       for (int64_t d = 0; d < ranks().count * count; ++d) placeBlock(m, global, shape, dtype, d, stage + d * blockBytes);
     return;
   }

@@ -94,6 +94,20 @@ inline void cutBlock(const MeshPlace& m, const void* global, const Shape& shape,
   });
 }
 
+// Device `device`'s block inside `global` (of `shape`) when it is one run of memory (a split of
+// the first dimension longer than 1, or none), else null: then cutBlock copies it.
+inline const char* blockInPlace(const MeshPlace& m, const void* global, const Shape& shape, size_t elem, int64_t device) {
+  Shape size, start;
+  blockOf(m, shape, device, size, start);
+  int a = 0;
+  while (a < shape.rank() && size[a] == 1) ++a;  // leading sizes of 1 do not break a run
+  for (int b = a + 1; b < shape.rank(); ++b)
+    if (size[b] != shape[b]) return nullptr;
+  int64_t offset = 0;
+  for (int b = 0; b < shape.rank(); ++b) offset = offset * shape[b] + start[b];
+  return static_cast<const char*>(global) + offset * int64_t(elem);
+}
+
 // Puts device `device`'s block `local` into `global` (of `shape`), when it counts: a replica only
 // from the device with coordinate 0 along the replicated mesh dimensions, and a partial sum added
 // onto what is there (then global must start at zero: isPartial).

@@ -1,11 +1,13 @@
 // A main of its own calling compiled SPMD code (tests/mpi/grid.model's train step on a 2x2 mesh),
-// alone or under mpirun (a device or two per rank), as a user's would: every rank takes the same calls (only rank 0's inputs are
-// read: the others pass none), steady-state calls allocate nothing on any rank, and the state
-// saved after them (rank 0 writes it whole) is the same either way; tests/run_mpi_compiled.cmake
-// compares the two. What Open MPI allocates inside its own calls is its own (4.1's MPI_Allreduce
+// alone or under mpirun (a device or two per rank), as a user's would: every rank takes the same
+// calls, in turn call() (only rank 0's inputs are read: the others pass none) and
+// call_on_every_rank() (every rank passes them and gets the loss, the same on each),
+// steady-state calls allocate nothing on any rank, and the state saved after them (rank 0 writes
+// it whole) is the same either way; tests/run_mpi_compiled.cmake compares the two. What Open MPI allocates inside its own calls is its own (4.1's MPI_Allreduce
 // allocates a scratch buffer at each call): the MPI calls Weft makes are wrapped (MPI's
 // profiling interface) so that they count nothing. Usage: compiled_ranks OUT_DIR (it must exist).
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "grid_step.h"
@@ -68,14 +70,22 @@ int main(int argc, char** argv) {
   const int64_t shape[2] = {8, 4};
   float loss = 0;
   int64_t none[1];
-  auto call = [&] {
+  auto call = [&](bool everyRank) {
+    if (everyRank) return step.call_on_every_rank(x.data(), shape, y.data(), shape, &loss, 1, none);
     return step.call(root ? x.data() : nullptr, root ? shape : nullptr, root ? y.data() : nullptr,
                      root ? shape : nullptr, &loss, 1, none);
   };
-  s = call();  // sizes the blocks and arenas
+  s = call(false);  // sizes the blocks and arenas, for both forms
+  if (s) s = call(true);
   counting = true;
-  for (int i = 0; i < 4 && s; ++i) s = call();
+  for (int i = 0; i < 4 && s; ++i) s = call(i % 2 == 1);
   counting = false;
+  uint32_t bits = 0;
+  std::memcpy(&bits, &loss, sizeof bits);
+  if (s && !weft::rt::sameOnEveryRank(bits)) {
+    std::fprintf(stderr, "rank %d: call_on_every_rank gave another loss than rank 0's\n", weft::rt::ranks().index);
+    return 1;
+  }
   if (s) s = state->save(argv[1]);
   if (!s) {
     if (root) std::fprintf(stderr, "%s\n", s.message().c_str());
