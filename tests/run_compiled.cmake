@@ -118,12 +118,14 @@ if(NOT rc EQUAL 1 OR NOT err MATCHES "embed_ids: <stdlib>/nn.model:[0-9]+: index
 endif()
 # A failing assert or error() on a graph value ends the call with the interpreter's error line,
 # its message's quotes, backslashes, comment ends and newline as written.
-foreach(bad "not_positive|checks.model:6:10: error: assertion failed: x \"must\" be \\\\ positive \\*/ /\\* see\nthe docs\n$"
-            "too_large|checks.model:7:23: error: too large: \"\\*/ \\?\\?= \\\\n\n$")
+foreach(bad "checked|not_positive|checks.model:6:10: error: assertion failed: x \"must\" be \\\\ positive \\*/ /\\* see\nthe docs\n$"
+            "checked|too_large|checks.model:7:23: error: too large: \"\\*/ \\?\\?= \\\\n\n$"
+            "rooted|negative|checks.model:14:43: error: rooted: negative values\n$")
   string(REPLACE "|" ";" bad "${bad}")
-  list(GET bad 0 input)
-  list(GET bad 1 want)
-  execute_process(COMMAND ${WORK}/build/checks/checked_main ${WORK}/cases/checks/graph/${input}.npy ${WORK}/got/${input}.npy
+  list(GET bad 0 export)
+  list(GET bad 1 input)
+  list(GET bad 2 want)
+  execute_process(COMMAND ${WORK}/build/checks/${export}_main ${WORK}/cases/checks/graph/${input}.npy ${WORK}/got/${input}.npy
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 1 OR NOT err MATCHES "(^|/)${want}")
     message(FATAL_ERROR "a failing check did not end the call as expected (${rc}): ${err}")

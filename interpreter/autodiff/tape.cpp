@@ -210,6 +210,11 @@ void Tape::cond(const Tensor& pred, std::shared_ptr<Region> branches[2], const s
   push(std::move(e));
 }
 
+void Tape::inlineRegion(Region& r) {
+  std::vector<Entry>& to = regions_.back()->entries;
+  to.insert(to.end(), std::make_move_iterator(r.entries.begin()), std::make_move_iterator(r.entries.end()));
+}
+
 void Tape::loopParams(std::vector<Tensor>& params) {
   for (auto& t : params) tag(t, rt::isFloat(t.dtype()));
 }

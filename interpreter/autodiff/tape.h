@@ -53,6 +53,9 @@ class Tape : public ops::TapeHook, public VariableReadHook {
   std::shared_ptr<Region> endRegion();
   void cond(const Tensor& pred, std::shared_ptr<Region> branches[2], const std::vector<Tensor> results[2],
             std::vector<Tensor>& outs);
+  // A branch's region that runs unconditionally after all (its sibling always fails): its
+  // entries join the enclosing region's.
+  void inlineRegion(Region& r);
   // Tags a loop block's params; the float ones may carry a gradient.
   void loopParams(std::vector<Tensor>& params);
   void whileLoop(const std::vector<Tensor>& init, std::shared_ptr<Region> regions[2],

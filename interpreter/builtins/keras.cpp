@@ -316,7 +316,7 @@ void registerKeras(Env& env) {
     std::string message = toStr(r.get(0));
     // In a branch or loop body on graph values: a check that fails when the graph runs that block.
     if (auto* tracer = graph::Tracer::active(); tracer && tracer->depth() > 1) {
-      tracer->check(Tensor::scalar<bool>(false), message, a.site);
+      tracer->fail(message, a.site);
       return Value();
     }
     throw WeftError(message);

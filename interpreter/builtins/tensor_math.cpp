@@ -224,6 +224,12 @@ void registerTensorMath(Env& env) {
     ArgReader r(a, "_embedding_lookup", {"table", "ids"});
     return Value(ops::takeIds(r.tensor(0), r.tensor(1)));
   });
+  // _known(x): whether a tensor's values are known now: false for a graph value being traced and
+  // for a shape-only plan's tensor, whose values exist only when the graph runs.
+  def(env, "_known", [](Interpreter&, Args& a) {
+    ArgReader r(a, "_known", {"x"});
+    return Value(Tensor::scalar<bool>(!r.tensor(0).isAbstract()));
+  });
 }
 
 }  // namespace weft

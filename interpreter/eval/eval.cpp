@@ -73,6 +73,8 @@ Value Interpreter::eval(const ast::Expr& e, const std::shared_ptr<Env>& env) {
     case K::Logical: {
       auto& l = static_cast<const ast::Logical&>(e);
       Value x = eval(*l.lhs, env);
+      // A graph value's truth is known only when the graph runs: both sides are evaluated.
+      if (x.isTensor() && x.tensor().isSymbolic()) return Value(traceLogical(l, x.tensor(), eval(*l.rhs, env)));
       // A plan (shapes alone): an unknown truth value gives an unknown bool, which `assert` skips.
       if (x.isTensor() && x.tensor().isAbstract() && x.tensor().numel() == 1) {
         eval(*l.rhs, env);

@@ -111,6 +111,7 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
     std::vector<std::optional<Value>> after;
     Flow flow;
     Value returned;
+    bool fails = false;  // error() at its top level: the call fails whenever it is taken
   };
   auto trace = [&](const std::function<Flow()>& part) {
     Path p;
@@ -124,6 +125,7 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
       Value* v = env->findLocal(s);
       p.after.push_back(v ? std::optional(*v) : std::nullopt);
     }
+    p.fails = tracer.failing();
     p.block = tracer.endBlock({});
     restore();
     if (p.flow == Flow::Break || p.flow == Flow::Continue)
@@ -134,6 +136,28 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
   const graph::Loc loc = tracer.loc;  // the if statement's: its branches' statements move it
   Path a = trace(thenPart), b = trace(elsePart);
   tracer.loc = loc;
+  if (a.fails || b.fails) {
+    // A branch that calls error() never falls through (as eagerly): the cond runs it, and fails,
+    // when it is taken, and the other branch's nodes follow the cond in this block, so that what
+    // that branch binds or returns is bound after the if.
+    std::vector<graph::Block> blocks(2);
+    if (a.fails) blocks[0] = std::move(a.block);
+    if (b.fails) blocks[1] = std::move(b.block);
+    tracer.emit(ops::OpId::Cond, {tracer.valueOf(cond)}, {}, {}, std::move(blocks));
+    if (a.fails && b.fails) {
+      tracer.markFailing();
+      return Flow::Normal;
+    }
+    Path& taken = a.fails ? b : a;
+    tracer.inlineBlock(std::move(taken.block));
+    if (tape) tape->inlineRegion(*taken.region);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (taken.after[i]) env->set(names[i], *taken.after[i]);
+      else env->erase(names[i]);
+    }
+    frame.returnValue = taken.returned;
+    return taken.flow;
+  }
   if ((a.flow == Flow::Return) != (b.flow == Flow::Return))
     throw WeftError(at.range, "only one branch of this if on graph values returns: in a graph function, both "
                               "branches return, or neither does");
@@ -181,6 +205,17 @@ Interpreter::Flow Interpreter::traceCond(const ast::Node& at, const Tensor& cond
     return Flow::Return;
   }
   return Flow::Normal;
+}
+
+// As TensorFlow's autograph makes them: the right side is evaluated whatever the left one holds
+// (no short circuit), and the result is a bool graph value, not one of the operands.
+Tensor Interpreter::traceLogical(const ast::Logical& l, const Tensor& x, const Value& y) {
+  const char* op = l.isAnd ? "and" : "or";
+  if (!isTensorLike(y))
+    throw WeftError(l.rhs->range, std::string("'") + op + "' on a graph value takes a tensor or a number on its right, got " +
+                                      typeNameOf(y));
+  Tensor a = conditionOf(x, l.lhs->range), b = conditionOf(tensorOf(y, "operand"), l.rhs->range);
+  return ops::binary(l.isAnd ? ops::BinaryOp::And : ops::BinaryOp::Or, a, b);
 }
 
 void Interpreter::traceCheck(const ast::Node& at, const Tensor& cond, const std::string& message) {

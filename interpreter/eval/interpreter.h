@@ -220,6 +220,8 @@ class Interpreter {
   Flow traceCond(const ast::Node& at, const Tensor& cond, const std::function<Flow()>& thenPart,
                  const std::function<Flow()>& elsePart, const std::vector<Symbol>& names,
                  const std::shared_ptr<Env>& env, Frame& frame);
+  // `x and y`, `x or y` on a graph value x: logical_and / logical_or of both truth values.
+  Tensor traceLogical(const ast::Logical& l, const Tensor& x, const Value& y);
   // A check node that fails the call with `message` at `at` when the bool scalar `cond` is false.
   void traceCheck(const ast::Node& at, const Tensor& cond, const std::string& message);
   Flow traceWhile(const ast::While& w, const std::shared_ptr<Env>& env, const Frame& frame);

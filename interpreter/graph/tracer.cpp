@@ -153,6 +153,11 @@ void Tracer::check(const Tensor& cond, const std::string& message, const SourceR
   emit(ops::OpId::Check, {valueOf(cond)}, {{"message", message}, {"file", file}, {"span", std::move(span)}}, {});
 }
 
+void Tracer::fail(const std::string& message, const SourceRange& at) {
+  check(Tensor::scalar<bool>(false), message, at);
+  markFailing();
+}
+
 std::vector<Tensor> Tracer::beginBlock(const std::vector<TensorType>& params) {
   open_.push_back(std::make_unique<Block>());
   Block* b = open_.back().get();
@@ -163,6 +168,7 @@ std::vector<Tensor> Tracer::beginBlock(const std::vector<TensorType>& params) {
     out.push_back(Tensor::symbolic(t.dtype, t.shape, id, epoch_));
   }
   blocks_.push_back(b);
+  failing_.push_back(0);
   return out;
 }
 
@@ -171,7 +177,13 @@ Block Tracer::endBlock(const std::vector<Tensor>& results) {
   Block b = std::move(*open_.back());
   open_.pop_back();
   blocks_.pop_back();
+  failing_.pop_back();
   return b;
+}
+
+void Tracer::inlineBlock(Block&& b) {
+  std::vector<Node>& to = blocks_.back()->nodes;
+  to.insert(to.end(), std::make_move_iterator(b.nodes.begin()), std::make_move_iterator(b.nodes.end()));
 }
 
 Graph Tracer::finish(const std::vector<Tensor>& results) {

@@ -43,10 +43,18 @@ class Tracer : public ops::TraceHook, public VariableAccess {
   // A check node: when the graph runs and `cond` (a bool scalar) is false, the call fails with
   // `message` at `at` (executor.h, checkFailure).
   void check(const Tensor& cond, const std::string& message, const SourceRange& at);
+  // error() in a nested block: a check that always fails, which marks the block failing.
+  void fail(const std::string& message, const SourceRange& at);
+  // Whether the current block always fails when it runs (error() at its top level), and marks it so.
+  bool failing() const { return failing_.back(); }
+  void markFailing() { failing_.back() = 1; }
 
   // Nested blocks (cond branches, loop bodies): begin returns the params as symbolic tensors.
   std::vector<Tensor> beginBlock(const std::vector<TensorType>& params);
   Block endBlock(const std::vector<Tensor>& results);
+  // Appends a traced block's nodes to the current block: a branch that runs whenever the call goes
+  // on (its sibling always fails). The block has no params.
+  void inlineBlock(Block&& b);
   int depth() const { return int(blocks_.size()); }
 
   // ops::TraceHook
@@ -66,6 +74,7 @@ class Tracer : public ops::TraceHook, public VariableAccess {
   int slotOf(VariableObj& v);
   Graph graph_;
   std::vector<Block*> blocks_;  // blocks_[0] is graph_.body
+  std::vector<char> failing_{0};  // per block of blocks_: whether it always fails
   std::vector<std::unique_ptr<Block>> open_;
   std::map<const void*, int> constants_;
   std::vector<Tensor> keep_;  // the constants' tensors, kept alive while their storage is a key
