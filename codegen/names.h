@@ -7,7 +7,11 @@
 
 namespace weft::codegen {
 
-// A C++ identifier from any text: other characters become '_', a leading digit gets one too.
+// The longest identifier made from a name: it also names files.
+inline constexpr size_t kMaxIdentifier = 200;
+// A C++ identifier from any text: other characters become '_', a leading digit gets one too;
+// leading underscores go where they would start a name the compiler reserves ("__LINE__" ->
+// "LINE__", "_Pragma" -> "Pragma"); past kMaxIdentifier characters it is cut.
 std::string identifier(const std::string& text);
 // Whether generated code cannot take the identifier as a name of its own: a C++ keyword, a name
 // its headers declare at global scope or define as a macro ("log", "NULL", "linux"), a header its
