@@ -80,10 +80,15 @@ std::string literalText(const std::string& text) {
   return out;
 }
 
+std::string foldedName(std::string name) {
+  for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
 std::string uniqueIdent(const std::string& text, std::set<std::string>& taken) {
   const std::string base = cppName(text);
   std::string id = base;
-  for (int k = 1; !taken.insert(id).second; ++k) id = base + "_" + std::to_string(k);
+  for (int k = 1; !taken.insert(foldedName(id)).second; ++k) id = base + "_" + std::to_string(k);
   return id;
 }
 

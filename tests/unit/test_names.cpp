@@ -69,6 +69,15 @@ TEST_CASE("names too long for a file name are cut, and stay unique") {
   CHECK(uniqueIdent(longName + "m", taken) == std::string(kMaxIdentifier, 'n') + "_1");
 }
 
+TEST_CASE("identifiers differing only in case are made unique: they name files") {
+  std::set<std::string> taken;
+  CHECK(uniqueIdent("w", taken) == "w");
+  CHECK(uniqueIdent("W", taken) == "W_1");
+  CHECK(uniqueIdent("Dense/Kernel", taken) == "Dense_Kernel");
+  CHECK(uniqueIdent("dense/kernel", taken) == "dense_kernel_1");
+  CHECK(uniqueIdent("w_1", taken) == "w_1_1");
+}
+
 TEST_CASE("a program's namespace is readable for any file or folder name") {
   CHECK(namespaceName("mlp") == "mlp");
   CHECK(namespaceName("1") == "model_1");
