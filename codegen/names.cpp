@@ -1,5 +1,6 @@
 #include "names.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 #include <unordered_set>
@@ -37,7 +38,14 @@ const std::unordered_set<std::string>& reserved() {
 std::string identifier(const std::string& text) {
   std::string s;
   for (char c : text) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  // A name that starts with "__" or "_" and a capital is the compiler's (__LINE__, _Pragma,
+  // __x86_64__, __attribute__): its leading underscores go.
+  const size_t lead = s.find_first_not_of('_');
+  if (lead > 1 || (lead == 1 && std::isupper(static_cast<unsigned char>(s[1])))) s.erase(0, std::min(lead, s.size()));
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "_" + s;
+  // Identifiers name files too (NAME_main.cpp, weights/IDENT.npy): they stay well inside a file
+  // name's 255 bytes, with room for the suffixes and for uniqueIdent's.
+  if (s.size() > kMaxIdentifier) s.resize(kMaxIdentifier);
   return s;
 }
 
@@ -72,10 +80,15 @@ std::string literalText(const std::string& text) {
   return out;
 }
 
+std::string foldedName(std::string name) {
+  for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
 std::string uniqueIdent(const std::string& text, std::set<std::string>& taken) {
   const std::string base = cppName(text);
   std::string id = base;
-  for (int k = 1; !taken.insert(id).second; ++k) id = base + "_" + std::to_string(k);
+  for (int k = 1; !taken.insert(foldedName(id)).second; ++k) id = base + "_" + std::to_string(k);
   return id;
 }
 

@@ -7,7 +7,11 @@
 
 namespace weft::codegen {
 
-// A C++ identifier from any text: other characters become '_', a leading digit gets one too.
+// The longest identifier made from a name: it also names files.
+inline constexpr size_t kMaxIdentifier = 200;
+// A C++ identifier from any text: other characters become '_', a leading digit gets one too;
+// leading underscores go where they would start a name the compiler reserves ("__LINE__" ->
+// "LINE__", "_Pragma" -> "Pragma"); past kMaxIdentifier characters it is cut.
 std::string identifier(const std::string& text);
 // Whether generated code cannot take the identifier as a name of its own: a C++ keyword, a name
 // its headers declare at global scope or define as a macro ("log", "NULL", "linux"), a header its
@@ -16,7 +20,10 @@ std::string identifier(const std::string& text);
 bool reservedName(const std::string& id);
 // identifier(text), with '_' appended when it is reserved: "log" -> "log_", "NULL" -> "NULL_".
 std::string cppName(const std::string& text);
-// cppName(text), made unique among `taken` (which it joins): "dense_kernel", "dense_kernel_1".
+// A name as a file system that ignores case compares it (macOS's, Windows'): in lower case.
+std::string foldedName(std::string name);
+// cppName(text), made unique among `taken` (which it joins), folded names: "dense_kernel",
+// "dense_kernel_1"; "W" after "w" is "W_1", since each also names a file (weights/IDENT.npy).
 std::string uniqueIdent(const std::string& text, std::set<std::string>& taken);
 // The namespace of a program's code: cppName of its file stem or folder, with "model" before a
 // leading digit or '_' ("1" -> "model_1").

@@ -43,7 +43,7 @@ void recordPlacements(CompileUnit& unit, ExportGraph& e, std::vector<bool>& plac
 
 void lowerUnit(CompileUnit& unit, const std::string& dumpAfter, std::ostream& dump) {
   std::set<std::string> idents;
-  for (const auto& v : unit.variables) idents.insert(v.ident);
+  for (const auto& v : unit.variables) idents.insert(foldedName(v.ident));
   std::vector<bool> placed(unit.variables.size(), false);
   for (auto& e : unit.exports) {
     if (!unit.mesh.empty()) recordPlacements(unit, e, placed);

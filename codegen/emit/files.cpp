@@ -185,9 +185,10 @@ std::string cmakeLists(const CompileUnit& u, const EmitOptions& o) {
 }  // namespace
 
 void writeUnit(const CompileUnit& unit, const std::string& dirName, const EmitOptions& options) {
-  std::set<std::string> names{unit.program + "_state"}, classes;
+  // File names compared as a file system that ignores case would: exports "aB" and "ab" clash.
+  std::set<std::string> names{foldedName(unit.program + "_state")}, classes;
   for (const auto& e : unit.exports)
-    if (!names.insert(e.name).second || (options.main && !names.insert(e.name + "_main").second) ||
+    if (!names.insert(foldedName(e.name)).second || (options.main && !names.insert(foldedName(e.name + "_main")).second) ||
         !classes.insert(className(e.name)).second)
       throw WeftError(e.site, "export '" + e.name +
                                   "' clashes with another generated file's or class's name; rename it with name=");

@@ -161,6 +161,19 @@ Value variableAttr(Interpreter& in, const Value& self, VariableObj& var, const s
 }
 
 Value moduleAttr(Interpreter& in, const Value& self, ModuleObj& m, Symbol name) {
+  static const Symbol build = intern("build");
+  if (name == build && m.attrs->findLocal(build))
+    // As Keras 3 wraps build: the layer is built after it, so that its first call does not build
+    // it again over weights the program may have set since.
+    return makeBuiltin("build", [](Interpreter& in, Args& a) {
+      ArgReader r(a, "build", {"input_shape"});
+      auto* mod = a.self.as<ModuleObj>();
+      if (mod->built)
+        throw WeftError(a.site, "layer '" + mod->name + "' (" + mod->typeName +
+                                    ") is built already; building it again would make new weights");
+      in.buildModule(*mod, r.get(0), a.site);
+      return Value();
+    }, self);
   if (Value* v = m.attrs->findLocal(name)) return *v;
   const std::string& n = symbolName(name);
   if (n == "name") return makeStr(m.name);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "../../grammar/parser.h"
+#include "../../grammar/shown_text.h"
 #include "../graph/spmd_eager.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
@@ -137,7 +138,7 @@ namespace {
 std::shared_ptr<const SourceFile> readSource(const std::string& path, std::ostream& err) {
   std::string why;
   auto file = readSourceFile(path, parseLimits().maxSourceBytes, why);
-  if (!file) err << "error: cannot read '" << path << "': " << why << "\n";
+  if (!file) err << "error: cannot read '" << shownText(path) << "': " << why << "\n";  // a name from the terminal
   return file;
 }
 

@@ -176,6 +176,9 @@ class Interpreter {
   // The layers a module holds directly (Keras' `model.layers` of a subclassed model).
   std::vector<Value> childModules(ModuleObj* m);
   void setTrainable(ModuleObj* root, bool trainable);
+  // Runs the module's build (on an input, or an input shape given as a list) and marks it built:
+  // at its first call, or when the program calls `layer.build(shape)` as Keras 3 lets it.
+  void buildModule(ModuleObj& m, const Value& input, const SourceRange& site);
   // tf.config.run_functions_eagerly: @function bodies run as plain functions (for debugging, and
   // for the tests that compare graph and eager results).
   void setRunFunctionsEagerly(bool on) { functionsEagerly_ = on; }
@@ -295,7 +298,6 @@ class Interpreter {
   Value callModule(ModuleObj& m, Args& args);
   // A module called on Keras symbolic tensors: runs on shapes alone and records the call.
   Value callModuleSymbolic(ModuleObj& m, Args& args);
-  void buildModule(ModuleObj& m, const Value& input, const SourceRange& site);
 
   // Imports and the prelude (imports.cpp)
   Value importModule(const std::string& spec, bool isPath, const SourceRange& at);

@@ -157,7 +157,8 @@ Value layoutBuiltin() {
     auto mesh = meshArg(r, 0);
     int rank = rankArg(r, 2);
     int64_t axis = r.integer(3, 0);
-    if (axis < 0 || axis >= rank) r.fail(3, "must be a dimension of the rank-" + std::to_string(rank) + " layout");
+    if (axis < -rank || axis >= rank) r.fail(3, "must be a dimension of the rank-" + std::to_string(rank) + " layout");
+    if (axis < 0) axis += rank;  // from the end, as DTensor's list indexing takes it
     std::vector<std::optional<std::string>> dims(static_cast<size_t>(rank));
     dims[size_t(axis)] = r.str(1);
     try {

@@ -1,6 +1,7 @@
 // snapshot(): a module as a SavedModel. Its submodules and variables are numbered in the order
 // `m.submodules` and `m.variables` list them; each signature and graph method is traced from its
 // annotations (a Keras model from its input shape) on a fresh tracer, as weft check does.
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -24,9 +25,16 @@ std::string fileStem(const std::string& s) {
   return out;
 }
 
+// The file's name, unique among `used` as a file system that ignores case (macOS's, Windows')
+// compares names, so that a folder copied there keeps every file: variables w and W are w.npy
+// and W_1.npy.
 std::string uniqueFile(const std::string& folder, const std::string& stem, const char* ext, std::set<std::string>& used) {
+  auto folded = [](std::string n) {
+    for (char& c : n) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return n;
+  };
   std::string name = folder + "/" + fileStem(stem) + ext;
-  for (int i = 1; !used.insert(name).second; ++i) name = folder + "/" + fileStem(stem) + "_" + std::to_string(i) + ext;
+  for (int i = 1; !used.insert(folded(name)).second; ++i) name = folder + "/" + fileStem(stem) + "_" + std::to_string(i) + ext;
   return name;
 }
 

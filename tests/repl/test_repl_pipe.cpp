@@ -123,6 +123,14 @@ TEST_CASE("pipe: :load, also a file with an error") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("pipe: a file name that cannot be read is shown with its control characters escaped") {
+  Run r = runPiped(":load no\x1b[2Jsuch.model\n");
+  CHECK(r.err == "error: cannot read 'no\\x1b[2Jsuch.model': no such file\n");
+  r = runPiped("", "run 'no\x1b[2Jsuch.model'");
+  CHECK(r.err == "error: cannot read 'no\\x1b[2Jsuch.model': no such file\n");
+  CHECK(r.status == 1);
+}
+
 TEST_CASE("pipe: `weft` with no arguments reads the script too") {
   Run r = runPiped("3 * 3\n", "");
   CHECK(r.out == "i32[] 9\n");

@@ -43,6 +43,41 @@ TEST_CASE("names clashing with C, C++, CMake or the generated code get an unders
   CHECK(className("__") == "Export");
 }
 
+TEST_CASE("names the compiler reserves lose their leading underscores") {
+  // Its macros and keywords start with "__" or "_" and a capital: as a member or a parameter,
+  // __LINE__ would be a number and _Pragma an operator.
+  CHECK(cppName("__LINE__") == "LINE__");
+  CHECK(cppName("__cplusplus") == "cplusplus");
+  CHECK(cppName("_Pragma") == "Pragma");
+  CHECK(cppName("__attribute__") == "attribute__");
+  CHECK(cppName("_GNU_SOURCE") == "GNU_SOURCE");
+  CHECK(cppName("__") == "_");
+  CHECK(cppName("_x") == "_x");
+  CHECK(cppName("_1") == "_1");
+  CHECK(cppName("a__b") == "a__b");
+  CHECK(namespaceName("__FILE__") == "FILE__");
+  CHECK(namespaceName("__linux__") == "linux__");
+  CHECK(cppName("__linux") == "linux_");  // then the macro linux
+}
+
+TEST_CASE("names too long for a file name are cut, and stay unique") {
+  const std::string longName(300, 'n');
+  CHECK(cppName(longName) == std::string(kMaxIdentifier, 'n'));
+  CHECK(namespaceName(longName + ".x").size() == kMaxIdentifier);
+  std::set<std::string> taken;
+  CHECK(uniqueIdent(longName, taken) == std::string(kMaxIdentifier, 'n'));
+  CHECK(uniqueIdent(longName + "m", taken) == std::string(kMaxIdentifier, 'n') + "_1");
+}
+
+TEST_CASE("identifiers differing only in case are made unique: they name files") {
+  std::set<std::string> taken;
+  CHECK(uniqueIdent("w", taken) == "w");
+  CHECK(uniqueIdent("W", taken) == "W_1");
+  CHECK(uniqueIdent("Dense/Kernel", taken) == "Dense_Kernel");
+  CHECK(uniqueIdent("dense/kernel", taken) == "dense_kernel_1");
+  CHECK(uniqueIdent("w_1", taken) == "w_1_1");
+}
+
 TEST_CASE("a program's namespace is readable for any file or folder name") {
   CHECK(namespaceName("mlp") == "mlp");
   CHECK(namespaceName("1") == "model_1");

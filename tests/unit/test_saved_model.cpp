@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "scratch_dir.h"
@@ -109,6 +110,21 @@ TEST_CASE("saved model: round trip of DemoModule, variable updates persisting") 
   REQUIRE(m.signature("serving_default"));
   CHECK(m.signature("serving_default")->name == "addprint");
   CHECK(m.variables[0].asDouble() == 6.0);
+}
+
+TEST_CASE("saved model: variables and methods whose names differ only in case get files that differ otherwise") {
+  // On a file system that ignores case, w.npy and W.npy would be one file: one value for both.
+  fs::path p = scratch("case");
+  Run r = run("module M() {\n  w = Variable(1.0)\n  W = Variable(2.0)\n  @function\n  fn f(a: f32[]) -> f32[] { return a * w + W }\n"
+              "  @function\n  fn F(a: f32[]) -> f32[] { return a + W }\n}\nm = M()\nsave(m, \"" + p.string() + "\")\n"
+              "l = load(\"" + p.string() + "\")\nprint(l.f(1.0), l.F(1.0))\n");
+  CHECK(r.err == "");
+  CHECK(r.out == "3.0 3.0\n");
+  saved::SavedModel m = saved::readSavedModel(p.string());
+  std::set<std::string> files;
+  for (const auto& v : m.manifest.variables) files.insert(v.file);
+  for (const auto& f : m.manifest.functions) files.insert(f.file);
+  CHECK(files == std::set<std::string>{"variables/w.npy", "variables/W_1.npy", "graphs/f.txt", "graphs/F_1.txt"});
 }
 
 TEST_CASE("saved model: a loaded function checks its arguments") {
