@@ -139,6 +139,20 @@ execute_process(COMMAND ${WORK}/build/data_parallel/dp_predict_main --threads 0 
 if(NOT rc EQUAL 2 OR NOT err MATCHES "--threads: a thread count must be 1 to 4096, not 0")
   message(FATAL_ERROR "--threads 0 was not refused by a sharded driver (${rc}): ${err}")
 endif()
+# A count that is not a whole number is a usage error, in either kind of driver (not read as its
+# leading digits, or as 0).
+foreach(bad "data_parallel/dp_predict_main|--threads|4abc" "data_parallel/dp_predict_main|--time|abc"
+            "checks/checked_main|--threads|-1x" "checks/checked_main|--time|1e3")
+  string(REPLACE "|" ";" bad "${bad}")
+  list(GET bad 0 driver)
+  list(GET bad 1 option)
+  list(GET bad 2 count)
+  execute_process(COMMAND ${WORK}/build/${driver} ${option} ${count} ${WORK}/cases/checks/graph/not_positive.npy
+                          ${WORK}/got/bad_count.npy RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 2 OR NOT err MATCHES "usage: ")
+    message(FATAL_ERROR "${driver} ${option} ${count} was not refused (${rc}): ${err}")
+  endif()
+endforeach()
 run(${WORK}/build/alloc_test)
 message("${last_output}")
 run(${WORK}/build/classifier_app)

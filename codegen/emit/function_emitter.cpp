@@ -193,15 +193,16 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
       << "  const bool root = ranks.index == 0;\n"
       << "  if (!ranks.error.empty()) {\n    " << say << "(stderr, \"%s\\n\", ranks.error.c_str());\n    return 1;\n  }\n";
   m << "  std::string weights = " << ns << "::kDefaultWeightsDir" << (sharded ? ", usage" : "")
-    << ";\n  std::string save;\n  long times = 0, threads = -1;\n"
+    << ";\n  std::string save;\n  long times = 0, threads = 0;\n  bool threadsGiven = false, badCount = false;\n"
     << "  std::vector<const char*> files;\n"
     << "  for (int i = 1; i < argc; ++i) {\n"
-    << "    if (!std::strcmp(argv[i], \"--time\") && i + 1 < argc) times = std::atol(argv[++i]);\n"
-    << "    else if (!std::strcmp(argv[i], \"--threads\") && i + 1 < argc) threads = std::atol(argv[++i]);\n"
+    << "    if (!std::strcmp(argv[i], \"--time\") && i + 1 < argc) badCount |= !weft::rt::parseCount(argv[++i], times);\n"
+    << "    else if (!std::strcmp(argv[i], \"--threads\") && i + 1 < argc) {\n"
+    << "      threadsGiven = true;\n      badCount |= !weft::rt::parseCount(argv[++i], threads);\n    }\n"
     << "    else if (!std::strcmp(argv[i], \"--weights\") && i + 1 < argc) weights = argv[++i];\n"
     << "    else if (!std::strcmp(argv[i], \"--save\") && i + 1 < argc) save = argv[++i];\n"
     << "    else files.push_back(argv[i]);\n  }\n"
-    << "  if (files.size() != " << nin + nout << " || times < 0) {\n";
+    << "  if (files.size() != " << nin + nout << " || times < 0 || badCount) {\n";
   std::string usage = " [--weights DIR] [--time N] [--save DIR] [--threads N]";
   for (size_t i = 0; i < nin; ++i) usage += " " + code.inputNames[i] + ".npy";
   for (size_t i = 0; i < nout; ++i) usage += " out" + std::to_string(i) + ".npy";
@@ -221,11 +222,11 @@ EmittedExport emitExport(const CompileUnit& unit, const ExportGraph& e) {
     << "    " << say << "(stderr, \"%s\\n\", s.message().c_str());\n    return 1;\n  }\n";
   // Each rank's own count (a rank's cores); a bad one on any rank stops every rank.
   if (sharded)
-    m << "  weft::rt::Status counted = threads == -1 ? weft::rt::Status() : state->set_threads(threads);\n"
+    m << "  weft::rt::Status counted = !threadsGiven ? weft::rt::Status() : state->set_threads(threads);\n"
       << "  if (!(counted = weft::rt::agree(counted))) {\n"
       << "    " << say << "(stderr, \"--threads: %s\\n\", counted.message().c_str());\n    return 2;\n  }\n";
   else
-    m << "  if (threads != -1) {\n    if (weft::rt::Status s = state->set_threads(threads); !s) {\n"
+    m << "  if (threadsGiven) {\n    if (weft::rt::Status s = state->set_threads(threads); !s) {\n"
       << "      std::fprintf(stderr, \"--threads: %s\\n\", s.message().c_str());\n      return 2;\n    }\n  }\n";
   m << "  " << ns << "::" << cls << " fn(state);\n";
   // The first input this process cannot read; under mpirun, the first rank's that cannot is said.

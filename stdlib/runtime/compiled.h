@@ -123,6 +123,16 @@ inline std::string readNpyFile(const char* path, DType dtype, Buffer& buffer, Sh
   return "";
 }
 
+// A driver's count (--time N, --threads N): true when the whole text is a decimal integer.
+inline bool parseCount(const char* text, long& out) {
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE) return false;
+  out = value;
+  return true;
+}
+
 inline std::string writeNpyFile(const char* path, DType dtype, const Shape& shape, const void* data) {
   std::FILE* f = std::fopen(path, "wb");
   if (!f) return std::string("cannot write '") + path + "': " + std::strerror(errno);
