@@ -4,7 +4,9 @@ step of the MLP 784-512-512-10 compiled twice, as it is and with its inputs laid
 `Layout.batch_sharded(dp, "batch", ...)` on `mesh dp(batch=2)`, then, alternating round by round:
 
   - the unsharded driver at WEFT_NUM_THREADS=1 (one process, one thread);
-  - the sharded driver under `mpirun -np 2`, one device and one thread per rank;
+  - the sharded driver under `mpirun -np 2`, one device and one thread per rank, every rank
+    reading the batch as a training loop's ranks read their data (`--every-rank-reads`: no rank
+    waits for rank 0 to cut and send it its half);
   - for reference, the sharded driver in one process, its 2 devices on 2 threads
     (WEFT_NUM_THREADS=2), and the unsharded driver on 2 intra-op threads.
 
@@ -74,7 +76,7 @@ def main():
            "one process, 2 device threads": [], "one process unsharded, 2 threads": []}
     for _ in range(args.rounds):  # alternating, so that the machine's load falls on all alike
         got["one process, 1 thread"].append(timed([drivers["plain"], *call]))
-        got["mpirun -np 2, 1 thread per rank"].append(timed([*MPIRUN, drivers["dp"], *call]))
+        got["mpirun -np 2, 1 thread per rank"].append(timed([*MPIRUN, drivers["dp"], "--every-rank-reads", *call]))
         # Two cores for the process: its two devices' threads, or the unsharded step's kernels.
         got["one process, 2 device threads"].append(timed([drivers["dp"], *call], 2))
         got["one process unsharded, 2 threads"].append(timed([drivers["plain"], *call], 2))

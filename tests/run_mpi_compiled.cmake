@@ -6,9 +6,9 @@
 # driver, called 10 times (`--time 9 --save DIR`), the same weights after them; the grid's outputs
 # must also agree with the interpreter's. A main of its own calls the grid's train step alone and on 2 and 4 ranks
 # without allocating, and saves the same state. Errors: a rank count that is not the mesh's, a call error (every rank returns it,
-# rank 0 says it once), a load error, wrong arguments, an unreadable input or inputs of other
-# sizes on rank 1 alone, and an input no rank can read all end the job at once; a driver's --save
-# to a missing folder fails.
+# rank 0 says it once), a load error or wrong arguments on rank 1 alone, an input rank 0 cannot
+# read, and with --every-rank-reads an unreadable input or one of other sizes on rank 1 alone all
+# end the job at once; a driver's --save to a missing folder fails.
 # Built where CMake finds no MPI, a sharded program runs in one process and refuses several ranks.
 # Arguments: -DMPIRUN=... -DWEFT=... -DSRC=tests/compile -DWORK=a scratch folder
 file(REMOVE_RECURSE ${WORK})
@@ -150,10 +150,10 @@ job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} --
 fails("no weights on rank 1" "rank 1: cannot open '${WORK}/no_weights/")
 # Rank 1 alone has wrong arguments.
 job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} ${xs})
-if(NOT status STREQUAL "2" OR NOT err MATCHES "rank 1: usage: [^\n]*dp_predict_main \\[--weights DIR\\] \\[--time N\\] \\[--save DIR\\] \\[--threads N\\] x.npy out0.npy")
+if(NOT status STREQUAL "2" OR NOT err MATCHES "rank 1: usage: [^\n]*dp_predict_main \\[--weights DIR\\] \\[--time N\\] \\[--save DIR\\] \\[--threads N\\] \\[--every-rank-reads\\] x.npy out0.npy")
   string(APPEND problems "wrong arguments on rank 1: status ${status} (expected 2):\n${err}\n")
 endif()
-# Every rank reads the inputs (call_on_every_rank): one missing everywhere is said once.
+# Rank 0 alone reads the inputs: a missing one is said once and ends the job at once.
 string(TIMESTAMP t0 "%s")
 job(${MPIRUN} -np 2 ${mpi} ${dp} ${WORK}/missing.npy ${WORK}/got/a.npy)
 string(TIMESTAMP t1 "%s")
@@ -162,10 +162,21 @@ math(EXPR seconds "${t1} - ${t0}")
 if(seconds GREATER 10)
   string(APPEND problems "a missing input took ${seconds} s to end the job\n")
 endif()
-# Rank 1 alone cannot read its input, or reads one of other sizes than rank 0's.
-job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} ${WORK}/missing.npy ${WORK}/got/a.npy)
+# With --every-rank-reads (rank 0's rules), every rank reads the inputs (call_on_every_rank): the
+# outputs are the same bits as when rank 0 scatters them; rank 1 alone unable to read its input,
+# or reading one of other sizes than rank 0's, stops the job, said once.
+job(${MPIRUN} -np 2 ${mpi} ${dp} ${xs} ${WORK}/got/scattered.npy)
+job(${MPIRUN} -np 1 ${mpi} ${dp} --every-rank-reads ${xs} ${WORK}/got/everywhere.npy : -np 1 ${mpi} ${dp} ${xs}
+    ${WORK}/got/everywhere.npy)
+file(SHA256 ${WORK}/got/scattered.npy scattered)
+file(SHA256 ${WORK}/got/everywhere.npy everywhere)
+if(NOT status STREQUAL "0" OR NOT scattered STREQUAL everywhere)
+  string(APPEND problems "--every-rank-reads: status ${status}, outputs ${everywhere} against ${scattered}\n${err}\n")
+endif()
+job(${MPIRUN} -np 1 ${mpi} ${dp} --every-rank-reads ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp} ${WORK}/missing.npy
+    ${WORK}/got/a.npy)
 fails("an input missing on rank 1" "rank 1: cannot open '${WORK}/missing.npy'")
-job(${MPIRUN} -np 1 ${mpi} ${dp} ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp}
+job(${MPIRUN} -np 1 ${mpi} ${dp} --every-rank-reads ${xs} ${WORK}/got/a.npy : -np 1 ${mpi} ${dp}
     ${WORK}/cases/data_parallel/short_batch.npy ${WORK}/got/a.npy)
 fails("inputs of other sizes on rank 1"
       "dp_predict: the ranks passed inputs of different sizes: each must pass the same to call_on_every_rank")
