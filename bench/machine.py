@@ -20,6 +20,22 @@ def run(cmd, env, threads=1, gemm=None):
     return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=env).stdout
 
 
+def at_once(cmd, env, copies):
+    """The stdout of `copies` one-thread runs of cmd started together. Their slowest time against
+    one run alone is the most `copies` cores give that work at that moment, with nothing split
+    and nothing shared: the ceiling of a speed-up on that many threads (on a virtual machine whose
+    other vCPUs are busy elsewhere, well under the count)."""
+    env = {**env, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "WEFT_BENCH_THREADS": "1",
+           "WEFT_NUM_THREADS": "1"}
+    runs = [subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, text=True, env=env)
+            for _ in range(copies)]
+    outs = [r.communicate()[0] for r in runs]
+    for r in runs:
+        if r.returncode:
+            raise subprocess.CalledProcessError(r.returncode, cmd)
+    return outs
+
+
 def cpu_model():
     for line in Path("/proc/cpuinfo").read_text().splitlines():
         if line.startswith("model name"):

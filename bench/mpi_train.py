@@ -10,9 +10,7 @@ step of the MLP 784-512-512-10 compiled twice, as it is and with its inputs laid
   - for reference, the sharded driver in one process, its 2 devices on 2 threads
     (WEFT_NUM_THREADS=2), and the unsharded driver on 2 intra-op threads;
   - the machine's ceiling: two one-thread unsharded drivers at once, each timing the whole step
-    on its own data. Two steps in the time of their slower one is the most two cores give this
-    step at that moment, with nothing split and nothing communicated (on a virtual machine whose
-    other vCPU is busy elsewhere, well under 2x).
+    on its own data (machine.at_once): two steps in the time of the slower one.
 
 Each driver times its calls with `--time ITERS` (the median call); the script prints each form's
 median over the rounds and the speed-up of the two ranks over the one process (target: >= 1.7x at
@@ -25,7 +23,6 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -79,14 +76,6 @@ def main():
     def timed(cmd, threads=1):
         return ms(machine.run(cmd, ENV, threads))
 
-    def both_at_once(cmd):
-        """The slower of two one-thread runs of cmd started together."""
-        env = {**ENV, "WEFT_NUM_THREADS": "1"}
-        runs = [subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, text=True, env=env) for _ in range(2)]
-        outs = [r.communicate()[0] for r in runs]
-        if any(r.returncode for r in runs):
-            raise SystemExit(f"{cmd[0]} failed")
-        return max(ms(o) for o in outs)
 
     call = ["--time", args.iters, work / "x.npy", work / "y.npy", work / "loss.npy"]
     got = {"one process, 1 thread": [], "mpirun -np 2, 1 thread per rank": [],
@@ -98,7 +87,7 @@ def main():
         # Two cores for the process: its two devices' threads, or the unsharded step's kernels.
         got["one process, 2 device threads"].append(timed([drivers["dp"], *call], 2))
         got["one process unsharded, 2 threads"].append(timed([drivers["plain"], *call], 2))
-        got["two 1-thread processes at once"].append(both_at_once([drivers["plain"], *call]))
+        got["two 1-thread processes at once"].append(max(ms(o) for o in machine.at_once([drivers["plain"], *call], ENV, 2)))
     print(f"\nAdam train step, MLP 784-512-512-10, batch {args.batch}: ms per step "
           f"(driver --time {args.iters}, median of {args.rounds} alternating rounds)")
     medians = {k: train.median(v) for k, v in got.items()}

@@ -6,7 +6,8 @@
     step as a graph function in the interpreter, PyTorch eager (Debian's python3-torch with
     OpenBLAS), and the step's GEMMs alone in hand-written Eigen (bench_train_gemms), the floor; all
     on one thread, then all again at the machine's core count (--threads; Weft's intra-op threads
-    through WEFT_NUM_THREADS), and the speed-up of Weft's two forms from one thread to that count;
+    through WEFT_NUM_THREADS), and the speed-up of Weft's two forms from one thread to that count,
+    beside the machine's ceiling (that many one-thread compiled steps at once: machine.at_once);
   - 5 epochs of Fashion-MNIST (batches of 64): examples/train_compiled built and run, the
     interpreter's Keras fit (examples/fashion_mnist.model), and PyTorch; and what an epoch costs
     beyond its train steps: the compiled example's time outside its train_step calls, and one
@@ -166,16 +167,21 @@ def main():
         print(f"  graph / compiled   {verdict('graph/compiled', g / c)}")
     if args.threads > 1:  # one thread and N alternating in the same rounds: the load falls on both
         at = {(form, t): [] for form in ("compiled", "graph") for t in (1, args.threads)}
+        ceiling = []  # args.threads one-thread compiled steps at once
         for _ in range(ROUNDS):
             for t in (1, args.threads):
                 at[("compiled", t)].append(floats(run([driver, *step_args], t))[-1] / 1000)
                 at[("graph", t)].append(median(floats(run([weft, "run", work / "step.model", "time", 3, ITERS],
                                                           t))) / 1000)
+            ceiling.append(max(floats(o)[-1] for o in machine.at_once([driver, *step_args], ENV, args.threads)) / 1000)
         c1, cn, g1, gn = (median(at[k]) for k in (("compiled", 1), ("compiled", args.threads), ("graph", 1),
                                                   ("graph", args.threads)))
+        most = args.threads * c1 / median(ceiling)
         print(f"\nthe step, 1 -> {args.threads} threads (alternating runs, medians): compiled {c1:.3f} -> {cn:.3f} ms "
               f"{c1 / cn:.2f}x, graph function {g1:.3f} -> {gn:.3f} ms {g1 / gn:.2f}x "
               f"(target at batch 256: >= 1.8x on 2 threads)")
+        print(f"the machine's ceiling, {args.threads} one-thread compiled steps at once: {most:.2f}x; "
+              f"compiled reaches {c1 / cn / most:.0%} of it, the graph function {g1 / gn / most:.0%}")
 
     if not args.no_epochs:
         example = work / "example"
