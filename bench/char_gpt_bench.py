@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import machine
+
 
 
 def _threads():
@@ -185,13 +187,6 @@ def compiled_figures(work, steps):
     return float(step.group(2 if cpu else 1)), float(tokens.group(2 if cpu else 1))
 
 
-def cpu_model():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-dir", type=Path, default=ROOT / "build")
@@ -200,7 +195,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="threads for Weft and PyTorch alike")
     args = ap.parse_args()
     weft = args.build_dir.resolve() / "cli" / "weft"
-    print(f"CPU: {cpu_model()}; {THREADS} thread(s); torch {torch.__version__}")
+    print(f"CPU: {machine.cpu_model()}; {THREADS} thread(s); torch {torch.__version__}")
     work = Path(tempfile.mkdtemp(prefix="weft-char-gpt-"))
     try:
         for f in ("gpt.model", "gpt_exports.model", "main.cpp", "CMakeLists.txt"):

@@ -3,9 +3,10 @@
 #ifndef WEFT_BENCH_FIGURES_H
 #define WEFT_BENCH_FIGURES_H
 #include <algorithm>
-#include <fstream>
 #include <string>
 #include <vector>
+
+#include "stdlib/runtime/cpu_name.h"
 
 namespace weft::bench {
 
@@ -14,12 +15,7 @@ inline double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-inline std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
+inline std::string cpuModel() { return rt::cpuName(); }
 
 }  // namespace weft::bench
 

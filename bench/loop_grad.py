@@ -18,11 +18,12 @@ Usage: /usr/bin/python3 bench/loop_grad.py [--build-dir build] [--steps 100,1000
 """
 import argparse
 import os
-import platform
 import resource
 import subprocess
 import tempfile
 from pathlib import Path
+
+import machine
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_PY = "/usr/bin/python3"  # Debian's python3-torch
@@ -86,13 +87,6 @@ def run(cmd):
     return subprocess.run([str(c) for c in cmd], check=True, capture_output=True, text=True, env=ENV).stdout
 
 
-def cpu_model():
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--build-dir", default=str(ROOT / "build"))
@@ -106,7 +100,7 @@ def main():
     run(["cmake", "-S", work / "gen", "-B", work / "gen/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"])
     run(["cmake", "--build", work / "gen/build", "-j2"])
     driver = work / "gen/build/loop_grad_main"
-    print(f"{cpu_model()}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; one thread everywhere")
+    print(f"{machine.cpu_model()}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; one thread everywhere")
     print("gradient of h = tanh(h @ W + x), h [1, 32], over n steps of a graph while: CPU µs per step "
           f"(median of {ROUNDS} rounds)")
     print(f"{'n':>7} {'graph':>9} {'compiled':>9} {'PyTorch':>9}")

@@ -37,10 +37,18 @@ def at_once(cmd, env, copies):
 
 
 def cpu_model():
+    """As `weft info` names it (stdlib/runtime/cpu_name.h): the model name, then family, model and
+    stepping, which tell apart CPUs a virtual machine names alike ("AMD EPYC")."""
+    fields = {}
     for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
+        if not line.strip():
+            break  # the first processor's block
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    name = fields.get("model name", "unknown CPU")
+    if "cpu family" in fields:
+        name += f" (family {fields['cpu family']}, model {fields.get('model', '')}, stepping {fields.get('stepping', '')})"
+    return name
 
 
 def torch_blas():

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "runtime/cpu_name.h"
 #include "runtime/matmul.h"
 
 namespace weft::gemm {
@@ -171,17 +172,8 @@ struct Fd {
 
 }  // namespace
 
-std::string cpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
-      return trim(line.substr(line.find(':') + 1));
-  return "unknown CPU";
-}
-
 std::string machineKey() {
-  std::string key = cpuModel() + " | " + rt::gemmLibrary(GemmLib::Eigen).version + " " + Eigen::SimdInstructionSetsInUse();
+  std::string key = rt::cpuName() + " | " + rt::gemmLibrary(GemmLib::Eigen).version + " " + Eigen::SimdInstructionSetsInUse();
   for (int l = 1; l < kGemmLibs; ++l)
     if (rt::gemmLibrary(GemmLib(l)).loaded()) key += std::string(" | ") + rt::gemmLibrary(GemmLib(l)).version;
   for (char& ch : key)
@@ -257,7 +249,7 @@ void installPlanner() {
 
 std::string describe() {
   std::ostringstream o;
-  o << "CPU: " << cpuModel() << "\nGEMM libraries:\n";
+  o << "CPU: " << rt::cpuName() << "\nGEMM libraries:\n";
   for (int l = 0; l < kGemmLibs; ++l) {
     const rt::GemmLibrary& lib = rt::gemmLibrary(GemmLib(l));
     o << "  " << rt::kGemmLibNames[l] << ": " << (lib.loaded() ? lib.version : "missing: " + std::string(lib.missing))

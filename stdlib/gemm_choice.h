@@ -15,8 +15,6 @@ struct Choice {
   std::string measured[rt::kGemmClasses];  // each class's GFLOP/s per library, as measured
 };
 
-// The CPU's model name from /proc/cpuinfo ("unknown CPU" when it cannot be read).
-std::string cpuModel();
 
 // What a cached choice holds for: the CPU model, Eigen's version and instruction sets, and the
 // versions of the libraries that loaded.

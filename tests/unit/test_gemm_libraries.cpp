@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "scratch_dir.h"
@@ -152,6 +153,19 @@ TEST_CASE("the GEMM choice is read back from its cache as written, for this mach
     CHECK(c.plan.use[rt::kGemmMedium] == GemmLib::Eigen);
     CHECK(c.plan.use[rt::kGemmLarge] == other);
     CHECK(c.measured[rt::kGemmThin] == "1 GFLOP/s");
+  }
+}
+
+TEST_CASE("a GEMM choice is keyed by the CPU's family, model and stepping, not by its name alone") {
+  // Virtual machines name Zen 3, 4 and 5 alike ("AMD EPYC"); their best libraries differ.
+  std::ifstream info("/proc/cpuinfo");
+  bool hasFamily = false;
+  for (std::string line; std::getline(info, line) && !line.empty();) hasFamily |= line.rfind("cpu family", 0) == 0;
+  const std::string key = gemm::machineKey();
+  CHECK(key.find('\n') == std::string::npos);
+  if (hasFamily) {
+    CHECK(key.find("(family ") != std::string::npos);
+    CHECK(key.find(", stepping ") != std::string::npos);
   }
 }
 
