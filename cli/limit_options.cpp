@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "grammar/shown_text.h"
+#include "stdlib/runtime/thread_pool.h"
 #include "interpreter/eval/interpreter.h"
 #include "interpreter/values/context.h"
 #include "interpreter/values/tensor.h"
@@ -60,7 +60,7 @@ namespace {
 
 constexpr int64_t kMostThreads = 4096;
 
-// A thread count: 1 to kMostThreads; more than the machine's cores is allowed and said once.
+// A thread count: 1 to kMostThreads; more than the cores this process may use is allowed and said once.
 bool setThreads(const std::string& value, const char* from) {
   std::optional<int64_t> n = parseSize(value);
   if (!n || *n < 1 || *n > kMostThreads || value.find_first_not_of("0123456789") != std::string::npos) {
@@ -69,10 +69,10 @@ bool setThreads(const std::string& value, const char* from) {
     return false;
   }
   static bool said = false;  // once per process (weft check applies the options twice)
-  const int64_t cores = int64_t(std::thread::hardware_concurrency());
-  if (cores > 0 && *n > cores && !std::exchange(said, true))
+  const int64_t cores = rt::usableCores();
+  if (*n > cores && !std::exchange(said, true))
     std::cerr << "weft: note: " << from << " " << *n << " is more than the " << cores
-              << " cores of this machine; threads will share them\n";
+              << " cores this process may use; threads will share them\n";
   context().threads = *n;
   return true;
 }

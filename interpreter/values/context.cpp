@@ -55,10 +55,9 @@ ExecutionContext::~ExecutionContext() {
 ExecutionContext& context() { return tCurrent ? *tCurrent : *current(); }
 
 int64_t threadsToUse() {
-  // Asked once: glibc reads /sys/devices/system/cpu/online on every call, and a sharded graph
-  // function asks on every call. Ranks that mpirun started on one machine share its cores.
+  // Ranks that mpirun started on one machine share its cores (unless it bound each to its own).
   static const int64_t cores = [] {
-    int64_t all = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency())), ranks = 1;
+    int64_t all = rt::usableCores(), ranks = 1;
     if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) ranks = std::max(1L, std::atol(local));
     return std::max<int64_t>(1, all / ranks);
   }();

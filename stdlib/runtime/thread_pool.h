@@ -16,7 +16,9 @@
 #include <cerrno>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -26,6 +28,10 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #include "compiled.h"
 
@@ -178,12 +184,51 @@ void parallelFor(int64_t chunks, F&& fn, size_t scratchBytes = 0) {
 // The most threads a pool may have (more than the cores is allowed: they share them).
 inline constexpr int64_t kMostThreads = 4096;
 
-// The threads a pool asked for `threads` makes: no more than twice the machine's cores (at least
+// The cores this process may run on: the CPUs of its affinity mask (taskset, a container's
+// cpuset, mpirun's binding), fewer when its cgroup's CPU quota (cpu.max: `docker --cpus=2`) allows
+// fewer. std::thread::hardware_concurrency() counts the machine's CPUs whatever the process may
+// use: two threads per allowed core would spin beside each other. Asked once (the files are read
+// once per process).
+inline int64_t usableCores() {
+  static const int64_t cores = [] {
+    int64_t n = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) n = std::min<int64_t>(n, CPU_COUNT(&set));
+#endif
+    // cgroup v2: the process's group ("0::/PATH" in /proc/self/cgroup) and each above it may cap
+    // it, in cpu.max: "QUOTA PERIOD" in microseconds, or "max PERIOD" for no cap.
+    std::string group;
+    if (std::FILE* f = std::fopen("/proc/self/cgroup", "r")) {
+      char line[4096];
+      while (std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, "0::", 3) == 0) group.assign(line + 3, std::strcspn(line + 3, "\n"));
+      std::fclose(f);
+    }
+    for (;;) {
+      if (std::FILE* f = std::fopen(("/sys/fs/cgroup" + group + "/cpu.max").c_str(), "r")) {
+        char quota[32] = {};
+        long long period = 0;
+        if (std::fscanf(f, "%31s %lld", quota, &period) == 2 && period > 0 && std::strcmp(quota, "max") != 0) {
+          const long long q = std::atoll(quota);
+          if (q > 0) n = std::min<int64_t>(n, std::max<int64_t>(1, (q + period - 1) / period));
+        }
+        std::fclose(f);
+      }
+      const size_t up = group.find_last_of('/');
+      if (group.empty() || up == std::string::npos) break;
+      group.resize(up);  // "/a/b" -> "/a" -> "" (the root, which has no cpu.max)
+    }
+    return n;
+  }();
+  return cores;
+}
+
+// The threads a pool asked for `threads` makes: no more than twice the usable cores (at least
 // 8). Chunks do not depend on it, and many more threads than cores would only spin beside each
 // other (--threads 4096 on two cores asks for them).
 inline int64_t poolThreads(int64_t threads) {
-  const int64_t cores = std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
-  return std::max<int64_t>(1, std::min(threads, std::max<int64_t>(8, 2 * cores)));
+  return std::max<int64_t>(1, std::min(threads, std::max<int64_t>(8, 2 * usableCores())));
 }
 
 // WEFT_NUM_THREADS's count in `n` (0 when it is not set), or what is wrong with it.
@@ -206,14 +251,14 @@ inline std::string threadsMisfit(int64_t threads) {
   return "a thread count must be 1 to " + std::to_string(kMostThreads) + ", not " + std::to_string(threads);
 }
 
-// `threads` when set (not 0), else WEFT_NUM_THREADS's count, else one per core.
+// `threads` when set (not 0), else WEFT_NUM_THREADS's count, else one per usable core.
 inline int64_t threadsOrDefault(int64_t threads) {
   if (threads == 0 && !threadsVariable(threads).empty()) threads = 0;  // State::load reported it
-  return threads ? threads : std::max<int64_t>(1, int64_t(std::thread::hardware_concurrency()));
+  return threads ? threads : usableCores();
 }
 
 // The pool a generated program's State owns: made at the first call that asks for it, with the
-// count set() gave, else WEFT_NUM_THREADS's, else one per core; made again only when set() changes it.
+// count set() gave, else WEFT_NUM_THREADS's, else one per usable core; made again only when set() changes it.
 class OwnedPool {
  public:
   Status set(int64_t threads) {
