@@ -40,7 +40,8 @@ namespace weft::rt {
 class ThreadPool {
  public:
   // `threads` counts the caller: threads - 1 workers are made now and parked.
-  explicit ThreadPool(int64_t threads) : scratch_(size_t(threads < 1 ? 1 : threads)) {
+  explicit ThreadPool(int64_t threads)
+      : scratch_(size_t(threads < 1 ? 1 : threads)), cursors_(std::make_unique<Cursor[]>(scratch_.size())) {
     for (int64_t w = 1; w < threads; ++w) workers_.emplace_back([this, w] { serve(int(w)); });
   }
   ~ThreadPool() {
@@ -77,7 +78,11 @@ class ThreadPool {
     job_.call = [](void* f, int64_t chunk, int worker) { (*static_cast<F*>(f))(chunk, worker); };
     job_.fn = &fn;
     job_.chunks = chunks;
-    job_.next.store(0, std::memory_order_relaxed);
+    const int64_t threads = size();
+    for (int64_t w = 0; w < threads; ++w) {
+      cursors_[w].next.store(w * chunks / threads, std::memory_order_relaxed);
+      cursors_[w].end = (w + 1) * chunks / threads;
+    }
     job_.failed.store(false, std::memory_order_relaxed);
     job_.error = nullptr;
     pending_.store(int64_t(workers_.size()), std::memory_order_relaxed);
@@ -98,21 +103,36 @@ class ThreadPool {
     void (*call)(void*, int64_t, int) = nullptr;
     void* fn = nullptr;
     int64_t chunks = 0;
-    std::atomic<int64_t> next{0};
     std::atomic<bool> failed{false};
     std::mutex errorLock;
     std::exception_ptr error;
   };
 
+  // Worker w's share of a job's chunks, [next, end): one contiguous run, the same run at every
+  // call of a kernel, so that a thread computes on what it wrote the call before (Adam's moments
+  // of its part of a weight) and on the rows it wrote the kernel before, in its own core's cache.
+  // Handing chunks out in turn interleaved them: on a machine whose two cores have L3 caches of
+  // their own, the train step's elementwise loops then took 2-3x their one-thread time.
+  struct alignas(64) Cursor {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+
+  // Runs worker's own share, then helps with the others' (a thread that starts late, or is
+  // preempted, leaves its chunks to whoever is free).
   void work(int worker) {
-    for (;;) {
-      const int64_t c = job_.next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= job_.chunks || job_.failed.load(std::memory_order_relaxed)) return;
-      try {
-        job_.call(job_.fn, c, worker);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(job_.errorLock);
-        if (!job_.failed.exchange(true)) job_.error = std::current_exception();
+    const int64_t threads = size();
+    for (int64_t k = 0; k < threads; ++k) {
+      Cursor& share = cursors_[(worker + k) % threads];
+      for (;;) {
+        const int64_t c = share.next.fetch_add(1, std::memory_order_relaxed);
+        if (c >= share.end || job_.failed.load(std::memory_order_relaxed)) break;
+        try {
+          job_.call(job_.fn, c, worker);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(job_.errorLock);
+          if (!job_.failed.exchange(true)) job_.error = std::current_exception();
+        }
       }
     }
   }
@@ -139,6 +159,7 @@ class ThreadPool {
   }
 
   std::vector<Buffer> scratch_;
+  std::unique_ptr<Cursor[]> cursors_;  // one per thread, the caller's first
   std::vector<std::thread> workers_;
   Job job_;
   std::atomic<bool> busy_{false};
