@@ -236,6 +236,24 @@ void StatementRecovery::recover(antlr4::Parser* parser, std::exception_ptr) {
   }
 }
 
+namespace {
+
+// In the REPL a line that starts with ':' inside an open bracket is code (`xs[1` then `:3]`), not
+// a command, as Python's REPL reads every continuation line as code; where it is wrong as code it
+// was most likely meant as a command (`:quit`), which the message then says.
+std::string replCommandNote(antlr4::Parser& parser, const Token* bad) {
+  if (bad->getType() != WeftParser::COLON || bad->getInputStream()->getSourceName() != "<repl>") return "";
+  antlr4::TokenStream* in = parser.getTokenStream();
+  for (size_t i = bad->getTokenIndex(); i-- > 0;) {
+    const Token* prev = in->get(i);
+    if (prev->getLine() != bad->getLine()) break;
+    if (prev->getChannel() == Token::DEFAULT_CHANNEL) return "";  // the ':' does not start its line
+  }
+  return " (inside an open bracket a line starting with ':' is code; REPL commands are read at the '>>> ' prompt)";
+}
+
+}  // namespace
+
 void ErrorListener::syntaxError(antlr4::Recognizer* recognizer, Token* offending, size_t, size_t,
                                 const std::string& msg, std::exception_ptr) {
   auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
@@ -244,7 +262,8 @@ void ErrorListener::syntaxError(antlr4::Recognizer* recognizer, Token* offending
   errorTokens_.push_back(offending->getTokenIndex());
   if (statement != SIZE_MAX) errorTokens_.push_back(statement);
   if (errors_.full()) throw TooManyErrors{};
-  errors_.addParserError(offending, parserMessage(*parser, offending, msg), statement);
+  errors_.addParserError(offending, parserMessage(*parser, offending, msg) + replCommandNote(*parser, offending),
+                         statement);
 }
 
 }  // namespace weft::syntax

@@ -34,7 +34,7 @@ void registerEmitRules();
 
 // The rules of each family, defined in the file of that name.
 extern const ops::EmitRule kUnaryRule, kBinaryRule, kTernaryRule, kCastRule, kGeluRule;        // elementwise.cpp
-extern const ops::EmitRule kReduceRule, kArgReduceRule;                                       // reduce.cpp
+extern const ops::EmitRule kReduceRule, kArgReduceRule, kKthLargestRule;                      // reduce.cpp
 extern const ops::EmitRule kMatMulRule;                                                       // matmul.cpp
 extern const ops::EmitRule kConvRule, kPoolRule, kConvGradRule, kPoolGradRule;                // conv.cpp
 extern const ops::EmitRule kReshapeRule, kExpandDimsRule, kSqueezeRule, kTransposeRule, kBroadcastToRule, kConcatRule, kStackRule,

@@ -1,5 +1,5 @@
-// Emit rules of the reductions (sum, mean, max, ..., over axes) and argmax/argmin: calls of
-// stdlib/runtime's reduce.h and arg_reduce.h.
+// Emit rules of the reductions (sum, mean, max, ..., over axes), argmax/argmin and kth_largest:
+// calls of stdlib/runtime's reduce.h, arg_reduce.h and kth_largest.h.
 #include "emit_rule.h"
 #include "emitter.h"
 
@@ -93,9 +93,20 @@ void argReduceCode(Emitter& e, const Node& n, const std::string& p) {
            << ", " << O << ", " << R << ", " << I << ");\n";
 }
 
+// k was checked against a known last axis when the graph was traced; an open one is checked here.
+void kthLargestCode(Emitter& e, const Node& n, const std::string& p) {
+  const Dims& d = e.dims(n.inputs[0]);
+  const std::string N = d.back(), k = std::to_string(n.attrs.i("k"));
+  e.code() << p << "if (" << k << " > " << N << ") "
+           << e.fail(n, cppString("kth_largest: k " + k + " is larger than the last axis")) << "\n"
+           << p << "if (" << e.numel(n.outputs[0]) << " > 0) weft::rt::kthLargestKernel(" << e.ptr(n.inputs[0]) << ", "
+           << e.ptr(n.outputs[0]) << ", " << e.numel(n.outputs[0]) << ", " << N << ", int64_t(" << k << "));\n";
+}
+
 }  // namespace
 
 const ops::EmitRule kReduceRule{"reduce.h", nullptr, reduceMemory, reduceCode};
 const ops::EmitRule kArgReduceRule{"arg_reduce.h", nullptr, nullptr, argReduceCode};
+const ops::EmitRule kKthLargestRule{"kth_largest.h", nullptr, nullptr, kthLargestCode};
 
 }  // namespace weft::codegen

@@ -27,6 +27,7 @@ const ops::EmitRule* emitRule(OpId op) {
     case OpId::MatMul: return &kMatMulRule;
     case OpId::ArgMax:
     case OpId::ArgMin: return &kArgReduceRule;
+    case OpId::KthLargest: return &kKthLargestRule;
     case OpId::Cast: return &kCastRule;
     case OpId::Gelu: return &kGeluRule;
     case OpId::Reshape: return &kReshapeRule;

@@ -42,6 +42,7 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::UpdateRow: return updateRowVjp;
     case OpId::ArgMax:
     case OpId::ArgMin:
+    case OpId::KthLargest:
     case OpId::OneHot:
     case OpId::Full:
     case OpId::Eye:

@@ -20,18 +20,32 @@ Tensor readBytes(const std::string& path) {
   return t;
 }
 
+// The position of flat element i of `shape`: "[1, 3]".
+static std::string positionOf(int64_t i, const Shape& shape) {
+  std::string s;
+  for (int d = shape.rank() - 1; d >= 0; --d) {
+    s = std::to_string(i % shape[d]) + (s.empty() ? "" : ", ") + s;
+    i /= shape[d];
+  }
+  return "[" + s + "]";
+}
+
 std::string decodeBytes(const Tensor& t) {
   if (t.dtype() != DType::I32 && t.dtype() != DType::I64)
     throw WeftError("decode_bytes: expects an i32 or i64 tensor of byte values, got " + std::string(rt::dtypeName(t.dtype())));
-  // Printable ASCII, newlines and tabs as they are; any other value as \xNN (or \u{N} past a
-  // byte), so that no control sequence reaches a terminal.
+  // Printable ASCII, newlines and tabs as they are; any other byte as \xNN, so that no control
+  // sequence reaches a terminal. A value that is no byte (a token id of -1, or one of a vocabulary
+  // past bytes) stands for no text: an error.
   std::string s;
   for (int64_t i = 0; i < t.numel(); ++i) {
-    const int64_t c = t.dtype() == DType::I32 ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
+    const int64_t c = t.asInt(i);
+    if (c < 0 || c > 255)
+      throw WeftError("decode_bytes: the value " + std::to_string(c) + " at " + positionOf(i, t.shape()) +
+                      " is not a byte (0..255)");
     if ((c >= 32 && c < 127) || c == '\n' || c == '\t') s += char(c);
     else {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, c >= 0 && c < 256 ? "\\x%02llx" : "\\u{%llx}", static_cast<long long>(c));
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", unsigned(c));
       s += buf;
     }
   }

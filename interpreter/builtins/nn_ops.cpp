@@ -49,18 +49,12 @@ void registerNnOps(Env& env) {
     std::optional<double> scale;
     if (r.has(5)) scale = r.number(5);
     return Value(ops::scaledDotProductAttention(r.tensor(0), r.tensor(1), r.tensor(2), r.has(3) ? &mask : nullptr,
-                                                r.flag(4), scale));
+                                                r.boolean(4), scale));
   });
   def(env, "gelu", [](Interpreter&, Args& a) {
     ArgReader r(a, "gelu", {"x", "approximate?"});
-    // A bool known when the call is made (PyTorch's approximate="tanh" is a string: refused).
-    if (r.has(1)) {
-      const Value& v = r.get(1);
-      if (!v.is(Kind::Tensor) || v.tensor().dtype() != DType::Bool || v.tensor().rank() != 0 ||
-          v.tensor().isAbstract() || v.tensor().isSymbolic())
-        r.fail(1, "must be true (the tanh form) or false, not " + typeNameOf(v));
-    }
-    return Value(ops::gelu(r.tensor(0), r.flag(1)));
+    // PyTorch's approximate="tanh" is a string: refused.
+    return Value(ops::gelu(r.tensor(0), r.boolean(1, false, "the tanh form")));
   });
   def(env, "layer_norm", [](Interpreter&, Args& a) {
     ArgReader r(a, "layer_norm", {"x", "gamma", "beta", "epsilon?"});

@@ -196,6 +196,11 @@ void registerTensorMath(Env& env) {
       return Value(r.flag(2, false) ? ops::reshape(i, std::vector<int64_t>(size_t(x.rank()), 1)) : i);
     });
   }
+  // sample_logits's top-k threshold: the k-th largest along the last axis, as [..., 1].
+  def(env, "_kth_largest", [](Interpreter&, Args& a) {
+    ArgReader r(a, "_kth_largest", {"x", "k"});
+    return Value(ops::kthLargest(r.tensor(0), r.integer(1)));
+  });
   def(env, "where", [](Interpreter&, Args& a) {
     ArgReader r(a, "where", {"condition", "x", "y"});
     auto [x, y] = unified(r, 1, 2);

@@ -85,6 +85,18 @@ bool ArgReader::flag(int i, bool dflt) const {
   return truthy(get(i));
 }
 
+bool ArgReader::boolean(int i, bool dflt, const std::string& trueIs) const {
+  if (!has(i)) return dflt;
+  const Value& v = get(i);
+  const Tensor* t = v.isTensor() ? &v.tensor() : nullptr;
+  if (!t || t->dtype() != DType::Bool || t->rank() != 0 || t->isAbstract() || t->isSymbolic()) {
+    std::string actual = typeNameOf(v);
+    if (t && t->rank() == 0 && !t->isAbstract()) actual = toRepr(v) + " (" + actual + ")";
+    fail(i, "must be true" + (trueIs.empty() ? "" : " (" + trueIs + ")") + " or false, not " + actual);
+  }
+  return t->asDouble() != 0;
+}
+
 std::string ArgReader::str(int i) const {
   const Value& v = get(i);
   if (!v.is(Kind::Str)) fail(i, "must be a string, not " + typeNameOf(v));

@@ -21,7 +21,10 @@ class ArgReader {
   Value tensorValue(int i) const;  // keeps the literal flag
   int64_t integer(int i, int64_t dflt = 0) const;
   double number(int i, double dflt = 0) const;
-  bool flag(int i, bool dflt = false) const;
+  bool flag(int i, bool dflt = false) const;  // any value, by its truth (keepdims=1 as in NumPy)
+  // A bool scalar known now, else an error naming the value ("must be true (`trueIs`) or false,
+  // not 2 (i32[])"): for flags where a truthy misspelling (causal=2) is a mistake, not a choice.
+  bool boolean(int i, bool dflt = false, const std::string& trueIs = "") const;
   std::string str(int i) const;
   DType dtype(int i, DType dflt) const;
   Shape shape(int i) const;

@@ -66,7 +66,7 @@ std::shared_ptr<Env> Interpreter::bindParams(const std::string& fnName, const st
     if (p.type)
       if (auto actual = typeMismatch(*p.type, bound[i]))
         throw WeftError(args.site, fnName + "() argument '" + symbolName(p.name) + "' expects " +
-                                       typeText(*p.type) + ", got " + *actual);
+                                       typeText(*p.type) + ", got " + *actual + conversionHint(*p.type, bound[i]));
     local->set(p.name, std::move(bound[i]));
   }
   return local;
@@ -138,7 +138,7 @@ Value Interpreter::callFunction(FunctionObj& fn, Args& args) {
     if (fn.returnType)
       if (auto actual = typeMismatch(*fn.returnType, result))
         throw WeftError(fn.range, fn.name + "() returned " + *actual + ", but its declared return type is " +
-                                      typeText(*fn.returnType));
+                                      typeText(*fn.returnType) + conversionHint(*fn.returnType, result));
     return result;
   } catch (WeftError& e) {
     e.traceback.push_back({fn.name, e.unwindAt.valid() ? e.unwindAt : e.at});

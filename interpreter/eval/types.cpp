@@ -17,12 +17,21 @@ std::string typeText(const ast::TypeExpr& t) {
   return s + ']';
 }
 
+namespace {
+
+// The dtype a tensor annotation names, and whether it is a scalar alias (`int` is i32[]).
+std::optional<DType> annotatedDType(const ast::TypeExpr& t, bool& scalarAlias) {
+  scalarAlias = t.base == "int" || t.base == "float" || (t.base == "bool" && !t.hasDims);
+  if (t.base == "int") return DType::I32;
+  if (t.base == "float") return DType::F32;
+  return rt::dtypeFromName(t.base);
+}
+
+}  // namespace
+
 std::optional<std::string> typeMismatch(const ast::TypeExpr& t, const Value& v) {
-  std::optional<DType> dtype = rt::dtypeFromName(t.base);
-  bool scalarAlias = false;
-  if (t.base == "int") dtype = DType::I32, scalarAlias = true;
-  if (t.base == "float") dtype = DType::F32, scalarAlias = true;
-  if (t.base == "bool" && !t.hasDims) scalarAlias = true;
+  bool scalarAlias;
+  std::optional<DType> dtype = annotatedDType(t, scalarAlias);
   if (t.base == "str") {
     if (v.is(Kind::Str)) return std::nullopt;
     return typeNameOf(v);
@@ -44,6 +53,18 @@ std::optional<std::string> typeMismatch(const ast::TypeExpr& t, const Value& v) 
   for (int i = 0; i < x.rank(); ++i)
     if (t.dims[size_t(i)] && *t.dims[size_t(i)] != x.shape()[i]) return actual;
   return std::nullopt;
+}
+
+std::string conversionHint(const ast::TypeExpr& t, const Value& v) {
+  bool scalarAlias;
+  std::optional<DType> dtype = annotatedDType(t, scalarAlias);
+  // A flag takes true or false, not a cast; a literal is better written at the dtype (3.0).
+  if (!dtype || *dtype == DType::Bool || !isTensorLike(v) || v.literal()) return "";
+  const Tensor& x = tensorOf(v, "argument");
+  if (x.dtype() == *dtype || typeMismatch(t, Value(Tensor::abstract(*dtype, x.shape())))) return "";
+  const std::string name = rt::dtypeName(*dtype);
+  if (scalarAlias) return "; " + t.base + " means " + name + "[]: convert with " + t.base + "(x)";
+  return "; convert with cast(x, " + name + ")";
 }
 
 }  // namespace weft

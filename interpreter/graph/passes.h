@@ -59,7 +59,11 @@ struct CommPlan {
 // (propagate_placements.cpp): still a program over global values, where a collective changes
 // only its value's placements. Without a mesh, the graph as it is.
 Graph propagatePlacements(const Graph& g);
-// The collectives of a placed graph, in program order (what weft check --comm-plan prints).
+// Whether collective `n` of a placed graph moves data: not over a mesh dimension of one device
+// (a mesh of one, or a 1 in `mesh m(data=1, model=2)`), where every block is the whole value.
+bool movesData(const Node& n);
+// The collectives of a placed graph that move data, in program order (what weft check
+// --comm-plan prints, and what --no-implicit-comm refuses).
 CommPlan commPlanOf(const Graph& g);
 // What --no-implicit-comm says of a placed graph named `name`: its first implicit collective
 // (a re-layout nobody asked for), or "" when it has none. `weft run` and `weft check` both ask.

@@ -49,6 +49,8 @@ TensorType reduceType(ReduceOp op, const TensorType& x, const std::vector<int>& 
 Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims, int64_t shards = 1);
 TensorType argReduceType(bool isMax, const TensorType& x, int axis, bool keepdims);
 Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims);
+TensorType kthLargestType(const TensorType& x, int64_t k);
+Tensor kthLargest(const Tensor& x, int64_t k);
 
 TensorType reshapeType(const TensorType& x, const std::vector<int64_t>& shape);
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);

@@ -78,7 +78,8 @@ enum class BinaryRule {
   X(Reduce, Any, "any", 1, AnyR)        \
   X(Reduce, All, "all", 1, AllR)
 
-// The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id. After take come
+// The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id. kth_largest is
+// the k-th largest value along the last axis, kept as size 1 (a top-k filter's threshold). After take come
 // the two ops of a stack of rows written at a run-time index (XLA's DynamicUpdateSlice on axis 0,
 // TensorFlow's TensorList): broadcast_rows(x, n) is n copies of x, n a scalar known when it runs,
 // and update_row(x, row, i) is x with row i replaced; a graph while loop's gradient keeps each
@@ -98,6 +99,7 @@ enum class BinaryRule {
   X(, MatMul, "matmul", 2)                           \
   X(, ArgMax, "argmax", 1)                           \
   X(, ArgMin, "argmin", 1)                           \
+  X(, KthLargest, "kth_largest", 1)                  \
   X(, Cast, "cast", 1)                               \
   X(, Reshape, "reshape", 1)                         \
   X(, Transpose, "transpose", 1)                     \
@@ -168,7 +170,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 98, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 99, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

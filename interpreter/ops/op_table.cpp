@@ -123,7 +123,8 @@ Family familyOf(OpId id) {
     case OpId::Gelu: return Family::Unary;
     case OpId::MatMul: return Family::MatMul;
     case OpId::ArgMax:
-    case OpId::ArgMin: return Family::ArgReduce;
+    case OpId::ArgMin:
+    case OpId::KthLargest: return Family::ArgReduce;
     case OpId::Cast:
     case OpId::Reshape:
     case OpId::Transpose:
@@ -238,6 +239,11 @@ OpDef row(OpId id) {
     case OpId::ArgMin:
       d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}};
       d.infer = inferArg<false>, d.run = runArg<false>;
+      break;
+    case OpId::KthLargest:
+      d.attrs = {{"k", K::Int}};
+      d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::kthLargestType(in[0], a.i("k"))}; };
+      d.run = [](In in, const Attrs& a) -> Out { return {impl::kthLargest(in[0], a.i("k"))}; };
       break;
     case OpId::Cast:
       d.attrs = {{"dtype", K::DType}};

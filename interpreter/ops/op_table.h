@@ -73,7 +73,7 @@ enum class Family {
   Binary,     // elementwise, two broadcast inputs
   Ternary,    // elementwise, three broadcast inputs (where, clip)
   Reduce,     // over axes (sum, mean, ...)
-  ArgReduce,  // the index of the largest or smallest along an axis
+  ArgReduce,  // along one axis: the index of the largest or smallest; the last axis's k-th largest
   MatMul,
   Shape,      // moves elements without computing (reshape, transpose, concat, cast ...)
   Indexing,   // getitem, setitem, take, one_hot

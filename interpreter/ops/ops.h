@@ -60,6 +60,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transposeA = false, bool tr
 Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool keepdims);
 // Index of the first max/min along axis, as i32.
 Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims);
+// The k-th largest of each row along the last axis (a NaN ranks first), as [..., 1].
+Tensor kthLargest(const Tensor& x, int64_t k);
 
 // Layout. reshape/squeeze/expandDims share storage with x.
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);

@@ -1,6 +1,7 @@
-// Reductions (sum, mean, max, min, prod, any, all) and argmax/argmin.
+// Reductions (sum, mean, max, min, prod, any, all), argmax/argmin and kth_largest.
 #include "../../stdlib/runtime/arg_reduce.h"
 #include "../../stdlib/runtime/binary.h"
+#include "../../stdlib/runtime/kth_largest.h"
 #include "../../stdlib/runtime/reduce.h"
 #include "check.h"
 #include "impl.h"
@@ -158,6 +159,29 @@ Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims) {
     using T = decltype(tag);
     if (isMax) rt::argReduceKernel<true>(x.data<T>(), out.data<int32_t>(), a.outer, R, a.inner);
     else rt::argReduceKernel<false>(x.data<T>(), out.data<int32_t>(), a.outer, R, a.inner);
+  });
+  return out;
+}
+
+TensorType kthLargestType(const TensorType& x, int64_t k) {
+  if (!rt::isFloat(x.dtype)) fail("kth_largest: expects a float tensor, got " + dtypeStr(x.dtype));
+  if (x.shape.rank() == 0) fail("kth_largest: expects a tensor of rank 1 or more, got a scalar");
+  const int64_t n = x.shape[x.shape.rank() - 1];  // negative: not known yet (checked when it runs)
+  if (k < 1 || (n >= 0 && k > n))
+    fail("kth_largest: k " + std::to_string(k) + " is not in 1.." + std::to_string(n) + " for shape " + x.shape.str());
+  Shape out = x.shape;
+  out[out.rank() - 1] = 1;
+  return {x.dtype, out};
+}
+
+Tensor kthLargest(const Tensor& x, int64_t k) {
+  const TensorType t = kthLargestType({x.dtype(), x.shape()}, k);
+  Tensor out = Tensor::empty(t.dtype, t.shape);
+  if (out.numel() == 0) return out;
+  rt::dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>)
+      rt::kthLargestKernel(x.data<T>(), out.data<T>(), out.numel(), x.shape()[x.rank() - 1], k);
   });
   return out;
 }

@@ -35,6 +35,7 @@ Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int>& axes, bool k
 Tensor argReduce(bool isMax, const Tensor& x, int axis, bool keepdims) {
   return one(isMax ? OpId::ArgMax : OpId::ArgMin, {x}, {{"axis", int64_t(axis)}, {"keepdims", keepdims}});
 }
+Tensor kthLargest(const Tensor& x, int64_t k) { return one(OpId::KthLargest, {x}, {{"k", k}}); }
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape) { return one(OpId::Reshape, {x}, {{"shape", shape}}); }
 Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
   return one(OpId::Transpose, {x}, {{"perm", wide(perm)}});

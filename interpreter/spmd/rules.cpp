@@ -63,6 +63,8 @@ const ops::ShardRule* shardRule(OpId op) {
     case OpId::RandomNormal:
     case OpId::RandomUniform:
     case OpId::RandomTruncatedNormal: rule = replicatedOnlyRule(); break;
+    // A top-k threshold sorts whole rows (sample_logits's, on a vocabulary).
+    case OpId::KthLargest: rule = replicatedOnlyRule(); break;
     // A stack of rows lives on every device whole (its rows are a loop's iterations).
     case OpId::BroadcastRows:
     case OpId::UpdateRow: rule = replicatedOnlyRule(); break;

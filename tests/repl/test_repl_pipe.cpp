@@ -93,6 +93,14 @@ TEST_CASE("pipe: commands") {
   CHECK(r.status == 0);
 }
 
+TEST_CASE("pipe: a line starting with ':' inside an open bracket is code, not a command") {
+  Run r = runPiped("xs = [1, 2, 3]\nxs[1\n:3]\nys = [1,\n:quit\n2]\n4\n");
+  CHECK(r.out == "[2, 3]\ni32[] 4\n");
+  CHECK(r.err.find("<repl>:2:1: error: expected an expression (inside an open bracket a line starting with ':' is code; "
+                   "REPL commands are read at the '>>> ' prompt)") != std::string::npos);
+  CHECK(r.status == 0);
+}
+
 TEST_CASE("pipe: :time reports a median and a run count") {
   Run r = runPiped("x = ones([4, 4])\n:time x @ x\n");
   CHECK(r.out.find(" per run (median of ") != std::string::npos);

@@ -91,6 +91,12 @@ std::multimap<OpId, OpCase> opCases() {
     bad(op, {t(Shape{2, 3})}, {{"axis", int64_t(2)}, {"keepdims", false}});
     bad(op, {t(Shape{2, 0})}, {{"axis", int64_t(1)}, {"keepdims", false}});
   }
+  ok(OpId::KthLargest, {t(Shape{2, 3, 4})}, {{"k", int64_t(3)}});
+  ok(OpId::KthLargest, {t(Shape{0, 4}, DType::F64)}, {{"k", int64_t(4)}});
+  bad(OpId::KthLargest, {t(s23)}, {{"k", int64_t(4)}});
+  bad(OpId::KthLargest, {t(s23)}, {{"k", int64_t(0)}});
+  bad(OpId::KthLargest, {t(s23, DType::I32)}, {{"k", int64_t(1)}});
+  bad(OpId::KthLargest, {t(Shape{})}, {{"k", int64_t(1)}});
   ok(OpId::Cast, {t(s23)}, {{"dtype", DType::I64}});
   ok(OpId::Cast, {t(s23)}, {{"dtype", DType::F32}});
   ok(OpId::Reshape, {t(Shape{2, 6})}, {{"shape", std::vector<int64_t>{3, -1}}});

@@ -107,6 +107,25 @@ TEST_CASE("argmax and argmin return the first extreme as i32") {
   CHECK(errorOf([] { ops::argReduce(true, Tensor::scalar(1.0f), 0, false); }) == "argmax: axis 0 is out of range for shape []");
 }
 
+TEST_CASE("kth_largest counts equal values and ranks a NaN first, whatever k is") {
+  // Rows 7 7 3 2 (the 2nd and 3rd largest are 7 and 3), ties alone, -inf, and a NaN (argmax's order).
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = f32({4, 4}, {2, 7, 7, 3, 1, 1, 1, 1, 0, -inf, 4, -inf, 5, nan, 1, 2});
+  const std::vector<float> first = values<float>(ops::kthLargest(x, 1));
+  CHECK(std::vector<float>(first.begin(), first.begin() + 3) == std::vector<float>{7, 1, 4});
+  CHECK(std::isnan(first[3]));
+  CHECK(values<float>(ops::kthLargest(x, 2)) == std::vector<float>{7, 1, 0, 5});
+  CHECK(values<float>(ops::kthLargest(x, 3)) == std::vector<float>{3, 1, -inf, 2});
+  CHECK(ops::kthLargest(x, 3).shape() == Shape{4, 1});
+  // A long row: the k-th of a shuffled 0..n-1 is n - k, for k near n too.
+  const int64_t n = 100000;
+  std::vector<float> row(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) row[size_t(i)] = float((i * 7919) % n);
+  Tensor big = f32({1, n}, row);
+  for (int64_t k : {int64_t(1), int64_t(20), n - 1, n}) CHECK(values<float>(ops::kthLargest(big, k))[0] == float(n - k));
+  CHECK(errorOf([&] { ops::kthLargest(x, 5); }) == "kth_largest: k 5 is not in 1..4 for shape [4, 4]");
+}
+
 TEST_CASE("a mean with shards divides by its elements times them") {
   // A device's share of a mean over an axis split in 3 blocks (spmd/rules_reduce.cpp).
   const ops::OpDef& d = ops::opDef(ops::OpId::ReduceMean);

@@ -3,7 +3,9 @@
 // value takes its local type, the block its placements leave a device; an op whose attributes
 // name global sizes (reshape's shape) takes the attributes its row gives one device; the
 // collectives the propagation wrote now move data between the devices' blocks. Nothing else
-// changes: the ops already compute on blocks, by their rows.
+// changes: the ops already compute on blocks, by their rows. A collective over a mesh dimension of
+// one device moves nothing and is dropped.
+#include <map>
 #include <stdexcept>
 
 #include "../../spmd/shard_rule.h"
@@ -51,12 +53,22 @@ struct Partitioner {
     return attrs;
   }
 
+  // A collective over a mesh dimension of one device leaves its block as it is (movesData): it
+  // goes, and its users read its input.
   void block(Block& b) {
+    std::vector<Node> kept;
     for (Node& n : b.nodes) {
       for (Block& inner : n.blocks) block(inner);
       if (ops::opDef(n.op).family != ops::Family::Collective) n.attrs = localAttrs(n);
+      else if (!movesData(n)) {
+        identity[n.outputs[0]] = n.inputs[0];
+        continue;
+      }
+      kept.push_back(std::move(n));
     }
+    b.nodes = std::move(kept);
   }
+  std::map<int, int> identity;
 };
 
 }  // namespace
@@ -71,6 +83,7 @@ Graph partition(const Graph& g) {
   for (VariableSlot& v : local.variables)
     if (!v.placements.empty()) v.type.shape = p.localShape(v.type.shape, v.placements);
   p.block(local.body);
+  renameUses(local.body, p.identity);
   local.mesh = {};
   local.placements.clear();
   for (VariableSlot& v : local.variables) v.placements.clear();

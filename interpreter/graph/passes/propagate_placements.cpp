@@ -502,12 +502,14 @@ Graph propagatePlacements(const Graph& input) {
   return g;
 }
 
+bool movesData(const Node& n) { return n.attrs.i("group") > 1; }
+
 CommPlan commPlanOf(const Graph& g) {
   CommPlan plan;
   std::function<void(const Block&)> walk = [&](const Block& b) {
     for (const Node& n : b.nodes) {
       for (const Block& inner : n.blocks) walk(inner);
-      if (ops::opDef(n.op).family != ops::Family::Collective) continue;
+      if (ops::opDef(n.op).family != ops::Family::Collective || !movesData(n)) continue;
       const int in = n.inputs[0], k = int(n.attrs.i("mesh_dim"));
       const Placements ps = g.placementsOf(in);
       Shape s = g.values[size_t(in)].shape;
