@@ -100,13 +100,20 @@ void kthLargestCode(Emitter& e, const Node& n, const std::string& p) {
   e.code() << p << "if (" << k << " > " << N << ") "
            << e.fail(n, cppString("kth_largest: k " + k + " is larger than the last axis")) << "\n"
            << p << "if (" << e.numel(n.outputs[0]) << " > 0) weft::rt::kthLargestKernel(" << e.ptr(n.inputs[0]) << ", "
-           << e.ptr(n.outputs[0]) << ", " << e.numel(n.outputs[0]) << ", " << N << ", int64_t(" << k << "));\n";
+           << e.ptr(n.outputs[0]) << ", " << e.numel(n.outputs[0]) << ", " << N << ", int64_t(" << k << "), static_cast<"
+           << e.T(n.outputs[0]) << "*>(ws));\n";
+}
+
+// The selection's copy of a row, in the workspace.
+void kthLargestMemory(Emitter& e, const Node& n) {
+  e.ownResults(n);
+  e.workspace("size_t(" + e.dims(n.inputs[0]).back() + ") * " + std::to_string(rt::dtypeSize(e.type(n.outputs[0]).dtype)));
 }
 
 }  // namespace
 
 const ops::EmitRule kReduceRule{"reduce.h", nullptr, reduceMemory, reduceCode};
 const ops::EmitRule kArgReduceRule{"arg_reduce.h", nullptr, nullptr, argReduceCode};
-const ops::EmitRule kKthLargestRule{"kth_largest.h", nullptr, nullptr, kthLargestCode};
+const ops::EmitRule kKthLargestRule{"kth_largest.h", nullptr, kthLargestMemory, kthLargestCode};
 
 }  // namespace weft::codegen

@@ -1,4 +1,6 @@
 // Reductions (sum, mean, max, min, prod, any, all), argmax/argmin and kth_largest.
+#include <vector>
+
 #include "../../stdlib/runtime/arg_reduce.h"
 #include "../../stdlib/runtime/binary.h"
 #include "../../stdlib/runtime/kth_largest.h"
@@ -180,8 +182,11 @@ Tensor kthLargest(const Tensor& x, int64_t k) {
   if (out.numel() == 0) return out;
   rt::dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>)
-      rt::kthLargestKernel(x.data<T>(), out.data<T>(), out.numel(), x.shape()[x.rank() - 1], k);
+    if constexpr (std::is_floating_point_v<T>) {
+      const int64_t n = x.shape()[x.rank() - 1];
+      std::vector<T> row(static_cast<size_t>(n));
+      rt::kthLargestKernel(x.data<T>(), out.data<T>(), out.numel(), n, k, row.data());
+    }
   });
   return out;
 }

@@ -5,19 +5,18 @@
 #define WEFT_RT_KTH_LARGEST_H
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 
 namespace weft::rt {
 
-// out[r] = the k-th largest of in[r, 0..n); the caller ensures 1 <= k <= n.
+// out[r] = the k-th largest of in[r, 0..n); the caller ensures 1 <= k <= n. `row` holds n values
+// (the selection reorders a copy; generated code passes its workspace, so a call allocates nothing).
 template <class T>
-void kthLargestKernel(const T* in, T* out, int64_t rows, int64_t n, int64_t k) {
-  std::unique_ptr<T[]> row(new T[size_t(n)]);
+void kthLargestKernel(const T* in, T* out, int64_t rows, int64_t n, int64_t k, T* row) {
   const auto before = [](T a, T b) { return a != a ? b == b : a > b; };  // a NaN first, then larger
   for (int64_t r = 0; r < rows; ++r) {
-    std::copy(in + r * n, in + (r + 1) * n, row.get());
-    std::nth_element(row.get(), row.get() + (k - 1), row.get() + n, before);
-    out[r] = row[size_t(k - 1)];
+    std::copy(in + r * n, in + (r + 1) * n, row);
+    std::nth_element(row, row + (k - 1), row + n, before);
+    out[r] = row[k - 1];
   }
 }
 

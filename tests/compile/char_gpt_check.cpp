@@ -13,6 +13,7 @@
 #include "counting_malloc.h"
 #include "generate.h"
 #include "restart.h"
+#include "sample.h"
 #include "train_step.h"
 
 #define CHECK(cond)                                                  \
@@ -73,6 +74,20 @@ int main(int argc, char** argv) {
               (long long)context, worst);
   CHECK(worst <= 1e-5);
   std::printf("allocations in %lld steady-state generate calls: %ld\n", (long long)context, allocations);
+  CHECK(allocations == 0);
+  // Sampling with top_k (its selection copies a row into the workspace): a token of the
+  // vocabulary, and no allocation after the first call.
+  gpt_exports::Sample sample(state);
+  const int64_t row[2] = {1, vocab};
+  int64_t tokenShape[1];
+  for (int i = 0; i < 20; ++i) {
+    int32_t token = -1;
+    counting = i > 0;
+    CHECK(sample.call(out.data(), row, &token, 1, tokenShape).ok());
+    counting = false;
+    CHECK(token >= 0 && token < vocab);
+  }
+  std::printf("allocations in 19 steady-state sample calls: %ld\n", allocations);
   CHECK(allocations == 0);
   // One byte more than the context: an error, and no logits.
   weft::rt::Status past = generate.call(ids.as<int32_t>(), one, out.data(), vocab, outShape);
