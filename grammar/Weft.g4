@@ -1,7 +1,9 @@
 // The Weft grammar (SPEC §1, §3-§5, §7).
 //
-// The parser never sees raw newlines: token_source.cpp drops them inside ( ) and [ ] and after a
-// trailing operator or comma, collapses runs into one NEWLINE, turns ';' into NEWLINE, and keeps
+// The parser never sees raw newlines: token_source.cpp drops them inside ( ) and [ ], after a
+// trailing operator or comma, and inside a dict or set literal's braces where an entry goes on
+// (after its ':', before a line starting with ':', ',', `for`, `if` or `else`), collapses runs
+// into one NEWLINE, turns ';' into NEWLINE, and keeps
 // one before every '}' and at the end of the file where a statement ends there. So a simple
 // statement always ends with exactly one NEWLINE, and a block or dict literal is
 // `{ item NEWLINE item NEWLINE }`.

@@ -285,10 +285,23 @@ size_t nextSignificant(const TokenList& tokens, size_t i) {
   return i;
 }
 
+// A `{` that opens a dict or set literal rather than a block: blocks follow the end of an
+// expression (`if x {`, `fn f() {`, `module M {`) or `else`.
+constexpr size_t kLiteralBrace = ~size_t(0);
+
+// Tokens that cannot start an entry of a dict or set literal, so a line of one starting with
+// them continues the entry above, as inside Python's braces: `{"a"` then `: 1}`, a leading
+// comma, a comprehension's `for` or `if` on a line of its own. (A line ending with `:` goes on
+// too: `{"a":` then `1}`.)
+bool continuesEntry(size_t type) {
+  return type == WeftLexer::COLON || type == WeftLexer::COMMA || type == WeftLexer::FOR || type == WeftLexer::IF ||
+         type == WeftLexer::ELSE;
+}
+
 }  // namespace
 
 void filterNewlines(TokenList& tokens) {
-  std::vector<size_t> open;  // types of the open brackets
+  std::vector<size_t> open;  // types of the open brackets (kLiteralBrace for a dict or set's)
   size_t prev = Token::INVALID_TYPE;  // the last kept token's type
   size_t kept = 0;
   for (size_t i = 0; i < tokens.size(); ++i) {
@@ -297,7 +310,7 @@ void filterNewlines(TokenList& tokens) {
     switch (type) {
       case WeftLexer::NEWLINE:
       case WeftLexer::SEMI: {
-        bool inParens = !open.empty() && open.back() != WeftLexer::LBRACE;
+        bool inParens = !open.empty() && open.back() != WeftLexer::LBRACE && open.back() != kLiteralBrace;
         if (t.length() == 0) {  // the placeholder before '}' or EOF: a statement may end here
           if (prev == Token::INVALID_TYPE || prev == WeftLexer::NEWLINE || prev == WeftLexer::LBRACE) continue;
           break;
@@ -306,6 +319,11 @@ void filterNewlines(TokenList& tokens) {
         if (inParens) break;  // a ';' inside ( ): the parser reports it
         if (prev == Token::INVALID_TYPE || prev == WeftLexer::NEWLINE || prev == WeftLexer::LBRACE) continue;
         if (type == WeftLexer::NEWLINE && isContinuation(prev)) continue;
+        if (type == WeftLexer::NEWLINE && !open.empty() && open.back() == kLiteralBrace) {
+          if (prev == WeftLexer::COLON) continue;
+          const size_t next = nextSignificant(tokens, i);
+          if (next < tokens.size() && continuesEntry(tokens[next].getType())) continue;
+        }
         if (prev == WeftLexer::RBRACE) {  // `}` NEWLINE `else`: the else belongs to the if above
           size_t next = nextSignificant(tokens, i);
           size_t nextType = next < tokens.size() ? tokens[next].getType() : Token::EOF;
@@ -317,8 +335,11 @@ void filterNewlines(TokenList& tokens) {
         t.setType(WeftLexer::NEWLINE);
         break;
       }
-      case WeftLexer::LPAREN: case WeftLexer::LBRACK: case WeftLexer::LBRACE:
+      case WeftLexer::LPAREN: case WeftLexer::LBRACK:
         open.push_back(type);
+        break;
+      case WeftLexer::LBRACE:
+        open.push_back(isOperandEnd(prev) || prev == WeftLexer::ELSE ? type : kLiteralBrace);
         break;
       case WeftLexer::RPAREN: case WeftLexer::RBRACK: case WeftLexer::RBRACE:
         if (!open.empty()) open.pop_back();

@@ -293,6 +293,13 @@ TEST_CASE("parser: tuples, parentheses, lists, dicts") {
   CHECK(shape("x = {\n  \"a\": 1\n  \"b\": 2\n}") == "(= x (dict 'a':1 'b':2))");
   CHECK(shape("x = {a, 1,}") == "(= x (set a 1))");
   CHECK(shape("x = {\n  a\n  b\n}") == "(= x (set a b))");
+  // Inside a literal's braces a line may start or end mid-entry, as in Python.
+  CHECK(shape("x = {\"a\":\n  1, \"b\"\n  : 2}") == "(= x (dict 'a':1 'b':2))");
+  CHECK(shape("x = {\"a\": 1\n  , \"b\": 2\n}") == "(= x (dict 'a':1 'b':2))");
+  CHECK(shape("x = {k: 1\n  for k in ks\n  if k}") == shape("x = {k: 1 for k in ks if k}"));
+  CHECK(shape("x = {a\n  if c\n  else b}") == "(= x (set (if c a b)))");
+  // In a block, a line is still a statement.
+  CHECK_FALSE(errorsOf("if a {\n  x = 1\n  , 2\n}").empty());
   CHECK(shape("a | b & c - d < e") == "(cmp (| a (& b (- c d))) < e)");
   CHECK(shape("s |= t") == "(|= s t)");
 }
