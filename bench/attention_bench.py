@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TORCH_CHILD = r"""
 import resource, sys, time, torch, torch.nn.functional as F
 t, reps, iters, threads = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+sys.path.insert(0, sys.argv[5])
+import warm_malloc
+warm_malloc.keep_freed_memory()
 torch.set_num_threads(threads)
 sdpa = getattr(F, "scaled_dot_product_attention", None) or F._scaled_dot_product_attention
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -70,8 +73,8 @@ def weft_peak_kb(exe, spawn, t):
 
 
 def torch_run(t, reps, iters, threads=1):
-    out = subprocess.run([sys.executable, "-c", TORCH_CHILD, str(t), str(reps), str(iters), str(threads)],
-                         capture_output=True, text=True, check=True).stdout.splitlines()
+    out = subprocess.run([sys.executable, "-c", TORCH_CHILD, str(t), str(reps), str(iters), str(threads),
+                          str(Path(__file__).resolve().parent)], capture_output=True, text=True, check=True).stdout.splitlines()
     return [float(l) for l in out if not l.startswith("peak")], int(out[-1].split()[1])
 
 

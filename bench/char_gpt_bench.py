@@ -54,6 +54,9 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+import warm_malloc  # noqa: E402
+
+warm_malloc.keep_freed_memory()
 torch.set_num_threads(THREADS)
 ROOT = Path(__file__).resolve().parent.parent
 BATCH, CONTEXT, LAYERS, D, HEADS, VOCAB = 32, 128, 4, 128, 4, 256

@@ -27,6 +27,9 @@ for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "WEFT_N
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+import warm_malloc  # noqa: E402
+
+warm_malloc.keep_freed_memory()
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 1.0

@@ -12,13 +12,15 @@ machine's core count). Run by run.py with /usr/bin/python3 (Debian's torch).
 
 Prints one figure per repetition (microseconds per op / per forward / per step).
 """
+import os
 import sys
 import time
 
 import torch
 
-import os
+import warm_malloc
 
+warm_malloc.keep_freed_memory()
 torch.set_num_threads(int(os.environ.get("WEFT_BENCH_THREADS", "1")))
 torch.set_num_interop_threads(1)
 
