@@ -45,6 +45,7 @@ extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule
 extern const ops::EmitRule kCondRule, kWhileRule;                                             // control.cpp
 extern const ops::EmitRule kAttentionRule;                                                    // attention.cpp
 extern const ops::EmitRule kLayerNormRule;                                                    // layer_norm.cpp
+extern const ops::EmitRule kAdamUpdateRule;                                                   // adam.cpp
 extern const ops::EmitRule kBroadcastRowsRule, kUpdateRowRule;                                // rows.cpp
 extern const ops::EmitRule kCollectiveRule;                                                   // collective.cpp
 

@@ -293,14 +293,17 @@ std::string Emitter::variable(const Node& n) const {
 }
 
 void Emitter::ownResults(const Node& n) {
-  for (int o : n.outputs) own(o);
-  if (n.outputs.size() != 1) return;
-  const int out = n.outputs[0];
-  if (auto into = vars_.computedInto.find(out); into != vars_.computedInto.end()) {
-    in_.owned[size_t(out)] = false;  // computed straight into the variable it is assigned to
-    ptr_[size_t(out)] = "st." + unit_.variables[size_t(e_.variables[size_t(into->second)])].ident;
-    return;
+  bool anyInto = false;
+  for (int o : n.outputs) {
+    own(o);
+    if (auto into = vars_.computedInto.find(o); into != vars_.computedInto.end()) {
+      in_.owned[size_t(o)] = false;  // computed straight into the variable it is assigned to
+      ptr_[size_t(o)] = "st." + unit_.variables[size_t(e_.variables[size_t(into->second)])].ident;
+      anyInto = true;
+    }
   }
+  if (n.outputs.size() != 1 || anyInto) return;
+  const int out = n.outputs[0];
   if (!ops::opDef(n.op).inPlace) return;
   for (int i : n.inputs)
     if (dims_[size_t(i)] == dims_[size_t(out)] && !constPtr_[size_t(i)] && in_.aliasOf[size_t(i)] < 0 &&

@@ -65,6 +65,7 @@ const ops::EmitRule* emitRule(OpId op) {
     case OpId::AttentionGrad: return &kAttentionRule;
     case OpId::LayerNorm:
     case OpId::LayerNormGrad: return &kLayerNormRule;
+    case OpId::AdamUpdate: return &kAdamUpdateRule;
     case OpId::ShapeOf: return &kShapeOfRule;
     case OpId::Relayout: return &kRelayoutRule;
     case OpId::AllReduce:

@@ -43,6 +43,7 @@ ops::VjpFn vjpRule(OpId op) {
     case OpId::ArgMax:
     case OpId::ArgMin:
     case OpId::KthLargest:
+    case OpId::AdamUpdate:
     case OpId::OneHot:
     case OpId::Full:
     case OpId::Eye:

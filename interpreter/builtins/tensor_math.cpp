@@ -201,6 +201,13 @@ void registerTensorMath(Env& env) {
     ArgReader r(a, "_kth_largest", {"x", "k"});
     return Value(ops::kthLargest(r.tensor(0), r.integer(1)));
   });
+  // Adam's and AdamW's update of a variable and its moments in one pass (stdlib/optimizers.model).
+  def(env, "_adam_update", [](Interpreter&, Args& a) {
+    ArgReader r(a, "_adam_update", {"w", "g", "m", "s", "alpha", "b1c", "b2c", "eps"});
+    std::vector<Tensor> out = ops::adamUpdate(r.tensor(0), r.tensor(1), r.tensor(2), r.tensor(3), r.tensor(4),
+                                              r.tensor(5), r.tensor(6), r.tensor(7));
+    return makeTuple({Value(out[0]), Value(out[1]), Value(out[2])});
+  });
   def(env, "where", [](Interpreter&, Args& a) {
     ArgReader r(a, "where", {"condition", "x", "y"});
     auto [x, y] = unified(r, 1, 2);

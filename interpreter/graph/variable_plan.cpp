@@ -66,8 +66,10 @@ VariablePlan planVariables(const Graph& g) {
     bool into = d >= 0 && d < a;
     if (into) {
       const Node& producer = top.nodes[size_t(d)];
-      into = producer.outputs.size() == 1 && producer.blocks.empty() && !isView(producer.op) &&
-             producer.op != OpId::ReadVariable && producer.op != OpId::Constant;
+      // An op of several results only when each is elementwise (adam_update: the variable and
+      // its slots, each computed into its own).
+      into = (producer.outputs.size() == 1 || ops::opDef(producer.op).inPlace) && producer.blocks.empty() &&
+             !isView(producer.op) && producer.op != OpId::ReadVariable && producer.op != OpId::Constant;
       for (int r : reads[var]) {
         if (r > a || !into) continue;
         const int last = lastUse[size_t(top.nodes[size_t(r)].outputs[0])];

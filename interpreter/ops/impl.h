@@ -153,6 +153,10 @@ std::vector<TensorType> layerNormGradTypes(std::span<const TensorType> in, const
 std::vector<Tensor> layerNormGrad(std::span<const Tensor> in, const Attrs& a);
 int64_t layerNormGradWorkspace(std::span<const TensorType> in);  // bytes, for static shapes
 
+// adam_update (adam.cpp): (w, g, m, s, alpha, 1 - beta_1, 1 - beta_2, epsilon) -> (w, m, s).
+std::vector<TensorType> adamUpdateTypes(std::span<const TensorType> in, const Attrs& a);
+std::vector<Tensor> adamUpdate(std::span<const Tensor> in, const Attrs& a);
+
 // all_reduce, all_gather, reduce_scatter, all_to_all and local_slice (collective.cpp): one
 // device's local result, through the context's communicator; into `reuse`'s buffer when it is
 // given, of the result's type and held by nothing else (a graph executor's slot, call after call).

@@ -89,7 +89,9 @@ enum class BinaryRule {
 // gradient (MaxPoolGradGrad), which theirs need in turn. Then attention (PyTorch's
 // F.scaled_dot_product_attention, fused) and its gradient (dq, dk, dv), then layer normalisation over
 // the last axis (x, gamma, beta, fused) and its gradient (x, gamma, dy -> dx, dgamma, dbeta), then gelu
-// (elementwise, its form the attribute `approximate`; its gradient is built from primitives). `shape` gives a tensor's shape as
+// (elementwise, its form the attribute `approximate`; its gradient is built from primitives), then
+// Adam's update of a variable and its two moments in one pass (w, g, m, s, alpha, 1 - beta_1,
+// 1 - beta_2, epsilon -> w, m, s; no gradient). `shape` gives a tensor's shape as
 // an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The five after it are the
 // collectives of sharded programs (SPEC §7.1), which run on one device of a mesh. The last seven
 // exist only in graphs: a constant, reading and writing a variable, print, check (an `assert` on a
@@ -137,6 +139,7 @@ enum class BinaryRule {
   X(, LayerNorm, "layer_norm", 3)                    \
   X(, LayerNormGrad, "layer_norm_grad", 3)           \
   X(, Gelu, "gelu", 1)                               \
+  X(, AdamUpdate, "adam_update", 8)                  \
   X(, ShapeOf, "shape", 1)                           \
   X(, AllReduce, "all_reduce", 1)                    \
   X(, AllGather, "all_gather", 1)                    \
@@ -170,7 +173,7 @@ inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
 // Adding a primitive? Update this count, then every switch over OpId and each consumer's
 // columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 99, "a primitive op was added or removed: update every op table");
+static_assert(kOpCount == 100, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

@@ -163,6 +163,7 @@ Family familyOf(OpId id) {
     case OpId::AttentionGrad: return Family::Attention;
     case OpId::LayerNorm:
     case OpId::LayerNormGrad: return Family::Norm;
+    case OpId::AdamUpdate: return Family::Update;
     case OpId::AllReduce:
     case OpId::AllGather:
     case OpId::ReduceScatter:
@@ -188,7 +189,7 @@ void setProperties(OpDef& d) {
   d.sizedByValue = id == OpId::BroadcastRows;
   const bool elementwise = d.family == Family::Unary || d.family == Family::Binary;
   d.fusible = elementwise || id == OpId::Cast;
-  d.inPlace = elementwise && id != OpId::UnaryExp && id != OpId::UnarySigmoid;
+  d.inPlace = (elementwise && id != OpId::UnaryExp && id != OpId::UnarySigmoid) || id == OpId::AdamUpdate;
   d.epilogue = id == OpId::UnaryRelu || id == OpId::UnaryTanh || id == OpId::UnaryErf || id == OpId::UnaryNeg ||
                id == OpId::UnaryAbs || id == OpId::UnarySquare;
 }
@@ -502,6 +503,10 @@ OpDef row(OpId id) {
       d.infer = id == OpId::LayerNorm ? impl::layerNormTypes : impl::layerNormGradTypes;
       d.run = id == OpId::LayerNorm ? impl::layerNorm : impl::layerNormGrad;
       if (id == OpId::LayerNormGrad) d.workspace = [](Ty in, const Attrs&) { return impl::layerNormGradWorkspace(in); };
+      break;
+    case OpId::AdamUpdate:
+      d.infer = impl::adamUpdateTypes;
+      d.run = impl::adamUpdate;
       break;
     case OpId::Gelu:
       d.attrs = {{"approximate", K::Bool}};

@@ -82,6 +82,7 @@ enum class Family {
   Conv,       // conv2d, the pools and their gradients (NHWC windows)
   Attention,  // scaled_dot_product_attention and its gradient (fused, blocked)
   Norm,       // layer_norm and its gradient (fused, a row at a time)
+  Update,     // an optimizer's update of a variable and its slots, elementwise (adam_update)
   Collective, // all_reduce, all_gather, reduce_scatter, all_to_all, local_slice: one device's part
   State,      // constants and variables
   Output,     // print, check
@@ -101,7 +102,8 @@ struct OpDef {
   // Elementwise, and its result at i reads only its inputs at i while it is computed: the result
   // may be written over a same-sized input that dies there. (exp and sigmoid are left out from
   // when their kernels repaired edge results from an input already overwritten; unaryChunk now
-  // keeps a chunk's arguments first, so they could join, with new memory-plan goldens.)
+  // keeps a chunk's arguments first, so they could join, with new memory-plan goldens.) Of the
+  // ops with several results, adam_update: each result at i reads its inputs at i only.
   bool inPlace = false;
   // A step of a fused elementwise loop (fuse-elementwise): one output, unary or binary, or a
   // cast between bool and a float (the mask of a maximum's or a max's gradient).

@@ -166,5 +166,10 @@ std::vector<Tensor> scaledDotProductAttentionGrad(const Tensor& q, const Tensor&
 // [..., n]; fused. The gradient op gives (dx, dgamma, dbeta) from x, gamma and dy.
 Tensor layerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon);
 std::vector<Tensor> layerNormGrad(const Tensor& x, const Tensor& gamma, const Tensor& dy, double epsilon);
+// Adam's update in one pass (stdlib/runtime/adam.h): m2 = m + (g - m) * b1c, s2 = s + (g * g - s) *
+// b2c, w2 = w - alpha * m2 / (sqrt(s2) + eps); returns (w2, m2, s2). alpha, b1c (1 - beta_1),
+// b2c and eps are scalars of w's dtype.
+std::vector<Tensor> adamUpdate(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& s, const Tensor& alpha,
+                               const Tensor& b1c, const Tensor& b2c, const Tensor& eps);
 
 }  // namespace weft::ops

@@ -154,5 +154,9 @@ Tensor layerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doubl
 std::vector<Tensor> layerNormGrad(const Tensor& x, const Tensor& gamma, const Tensor& dy, double epsilon) {
   return apply(OpId::LayerNormGrad, std::vector<Tensor>{x, gamma, dy}, {{"epsilon", epsilon}});
 }
+std::vector<Tensor> adamUpdate(const Tensor& w, const Tensor& g, const Tensor& m, const Tensor& s, const Tensor& alpha,
+                               const Tensor& b1c, const Tensor& b2c, const Tensor& eps) {
+  return apply(OpId::AdamUpdate, std::vector<Tensor>{w, g, m, s, alpha, b1c, b2c, eps}, {});
+}
 
 }  // namespace weft::ops

@@ -30,6 +30,7 @@ const ShardRule* indexingRule(ops::OpId op);
 const ShardRule* convRule(ops::OpId op);
 const ShardRule* attentionRule(ops::OpId op);
 const ShardRule* layerNormRule(ops::OpId op);
+const ShardRule* adamRule();
 // Creation, random and `shape`: their results are computed whole on every device (a sharded
 // consumer takes its block locally).
 const ShardRule* replicatedOnlyRule();

@@ -56,6 +56,7 @@ const ops::ShardRule* shardRule(OpId op) {
     case OpId::AttentionGrad: rule = attentionRule(op); break;
     case OpId::LayerNorm:
     case OpId::LayerNormGrad: rule = layerNormRule(op); break;
+    case OpId::AdamUpdate: rule = adamRule(); break;
     case OpId::Full:
     case OpId::Eye:
     case OpId::Arange:

@@ -36,6 +36,18 @@ Rows castRows(Types in, Types out, const Attrs&) {
   return rows;
 }
 
+// adam_update (w, g, m, s and four scalars -> w, m, s): each dimension splits the four tensors
+// and the three results alike, the scalars replicated; not linear, so no partial sums.
+Rows adamRows(Types in, Types out, const Attrs&) {
+  Rows rows;
+  for (int d = 0; d < out[0].shape.rank(); ++d) {
+    ShardRow row{Placements(out.size(), Placement::s(d)), Placements(4, Placement::s(d))};
+    row.in.resize(in.size(), Placement::r());
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 const ShardRule kSplitsOnly{withPartials<none>};
 const ShardRule kLinear{withPartials<allInputs>};
 const ShardRule kMul{withPartials<eitherFactor>};
@@ -57,6 +69,11 @@ const ShardRule* elementwiseRule(OpId op) {
     case OpId::Cast: return &kCast;
     default: return &kSplitsOnly;  // the non-linear ones: splits only
   }
+}
+
+const ShardRule* adamRule() {
+  static const ShardRule rule{adamRows};
+  return &rule;
 }
 
 }  // namespace weft::spmd::rules

@@ -230,6 +230,17 @@ std::multimap<OpId, OpCase> opCases() {
   bad(OpId::LayerNorm, {t(Shape{4}, DType::I32), t(Shape{4}, DType::I32), t(Shape{4}, DType::I32)}, eps);
   ok(OpId::LayerNormGrad, {x, p, x}, eps);
   bad(OpId::LayerNormGrad, {x, p, t(Shape{2, 4})}, eps);             // dy is not x's shape
+  // adam_update (w, g, m, s, alpha, 1 - beta_1, 1 - beta_2, epsilon): s, under a square root, positive.
+  const Tensor w = t(Shape{2, 3, 4}), sq = positive(Shape{2, 3, 4});
+  const Tensor alpha = ops::full(Shape{}, 0.01, DType::F32), b1c = ops::full(Shape{}, 0.1, DType::F32),
+               b2c = ops::full(Shape{}, 0.001, DType::F32), adamEps = ops::full(Shape{}, 1e-7, DType::F32);
+  ok(OpId::AdamUpdate, {w, w, w, sq, alpha, b1c, b2c, adamEps});
+  ok(OpId::AdamUpdate, {p, p, p, positive(Shape{4}), alpha, b1c, b2c, adamEps});
+  bad(OpId::AdamUpdate, {w, t(Shape{3, 4}), w, sq, alpha, b1c, b2c, adamEps});     // g is not w's shape
+  bad(OpId::AdamUpdate, {w, w, w, sq, p, b1c, b2c, adamEps});                      // alpha is not a scalar
+  bad(OpId::AdamUpdate, {w, w, w, sq, alpha, b1c, b2c});                           // too few inputs
+  bad(OpId::AdamUpdate, {t(s23, DType::I32), t(s23, DType::I32), t(s23, DType::I32), t(s23, DType::I32),
+                         t(Shape{}, DType::I32), t(Shape{}, DType::I32), t(Shape{}, DType::I32), t(Shape{}, DType::I32)});
   ok(OpId::ShapeOf, {t(Shape{2, 0, 3})});
   ok(OpId::ShapeOf, {t(Shape{4, 6})});
   ok(OpId::ShapeOf, {t(Shape{4, 6})}, {{"blocks", std::vector<int64_t>{2}}});  // a device's block of 2

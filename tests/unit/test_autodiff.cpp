@@ -200,7 +200,7 @@ std::multimap<OpId, Case> cases() {
 const std::set<OpId> kNoGradient = {
     OpId::UnaryFloor, OpId::UnaryCeil, OpId::UnaryRound, OpId::UnarySign, OpId::UnaryNot, OpId::BinaryFloorDiv,
     OpId::BinaryEq, OpId::BinaryNe, OpId::BinaryLt, OpId::BinaryLe, OpId::BinaryGt, OpId::BinaryGe, OpId::BinaryAnd,
-    OpId::BinaryOr, OpId::ReduceAny, OpId::ReduceAll, OpId::ArgMax, OpId::ArgMin, OpId::KthLargest, OpId::OneHot, OpId::Full, OpId::Eye,
+    OpId::BinaryOr, OpId::ReduceAny, OpId::ReduceAll, OpId::ArgMax, OpId::ArgMin, OpId::KthLargest, OpId::AdamUpdate, OpId::OneHot, OpId::Full, OpId::Eye,
     OpId::Arange, OpId::Linspace, OpId::RandomNormal, OpId::RandomUniform, OpId::RandomTruncatedNormal, OpId::ShapeOf};
 // Ops whose rule is an error naming what is missing (attention's and layer_norm's gradients: no
 // second order yet).

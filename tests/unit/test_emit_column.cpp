@@ -32,7 +32,7 @@ TEST_CASE("op properties: the named sets agree with the families") {
     INFO(d.name);
     const bool elementwise = d.family == Family::Unary || d.family == Family::Binary;
     CHECK(d.fusible == (elementwise || d.id == OpId::Cast));
-    if (d.inPlace) CHECK(elementwise);
+    if (d.inPlace) CHECK((elementwise || d.family == Family::Update));
     if (d.epilogue) CHECK((d.family == Family::Unary && d.inPlace));
     if (d.view) CHECK(d.arity == 1);
     if (d.family == Family::Random || d.family == Family::Control || d.family == Family::Output) CHECK(d.effect);
