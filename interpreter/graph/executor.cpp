@@ -119,8 +119,8 @@ Executor::Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> var
     std::vector<const Node*> nodes{s.node};
     if (s.loop) nodes = s.loop->members();
     for (const Node* n : nodes)
-      if (auto it = n->outputs.size() == 1 ? into.find(n->outputs[0]) : into.end(); it != into.end())
-        s.into.push_back(*it);
+      for (int o : n->outputs)
+        if (auto it = into.find(o); it != into.end()) s.into.push_back(*it);
   }
 }
 
@@ -302,6 +302,26 @@ void Executor::runNode(const Node& n) {
       def.into(std::span<const Tensor* const>(in, k), n.attrs, out);
       return;
     }
+  }
+  if (def.intoAll) {  // each result into its last buffer, or into the variable it is computed into
+    std::vector<const Tensor*> in;
+    std::vector<TensorType> types;
+    for (int i : n.inputs) {
+      in.push_back(&slots_[size_t(i)]);
+      types.push_back(ops::typeOf(slots_[size_t(i)]));
+    }
+    const std::vector<TensorType> outTypes = def.infer(types, n.attrs);
+    std::vector<Tensor*> out;
+    for (size_t j = 0; j < n.outputs.size(); ++j) {
+      const int o = n.outputs[j];
+      takeSpare(o);
+      Tensor& slot = slots_[size_t(o)];
+      if (!(slot.ownsStorage() || inPlace_[size_t(o)]) || slot.shape() != outTypes[j].shape || slot.dtype() != outTypes[j].dtype)
+        slot = Tensor::empty(outTypes[j].dtype, outTypes[j].shape);
+      out.push_back(&slot);
+    }
+    def.intoAll(in, n.attrs, out);
+    return;
   }
   in_.clear();
   for (int i : n.inputs) in_.push_back(slots_[size_t(i)]);

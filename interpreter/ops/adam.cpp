@@ -32,20 +32,29 @@ std::vector<TensorType> adamUpdateTypes(std::span<const TensorType> in, const At
   return {w, w, w};
 }
 
-std::vector<Tensor> adamUpdate(std::span<const Tensor> in, const Attrs& a) {
+void adamUpdateInto(std::span<const Tensor* const> in, const Attrs& a, std::span<Tensor* const> out) {
   std::vector<TensorType> types;
-  for (const Tensor& t : in) types.push_back(typeOf(t));
+  for (const Tensor* t : in) types.push_back(typeOf(*t));
   adamUpdateTypes(types, a);
-  const Tensor& w = in[0];
-  std::vector<Tensor> out{Tensor::empty(w.dtype(), w.shape()), Tensor::empty(w.dtype(), w.shape()),
-                          Tensor::empty(w.dtype(), w.shape())};
+  const Tensor& w = *in[0];
   rt::dispatch(w.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>)
-      rt::adamUpdate(w.data<T>(), in[1].data<T>(), in[2].data<T>(), in[3].data<T>(), in[4].data<T>()[0],
-                     in[5].data<T>()[0], in[6].data<T>()[0], in[7].data<T>()[0], out[0].data<T>(), out[1].data<T>(),
-                     out[2].data<T>(), w.numel());
+      rt::adamUpdate(w.data<T>(), in[1]->data<T>(), in[2]->data<T>(), in[3]->data<T>(), in[4]->data<T>()[0],
+                     in[5]->data<T>()[0], in[6]->data<T>()[0], in[7]->data<T>()[0], out[0]->data<T>(),
+                     out[1]->data<T>(), out[2]->data<T>(), w.numel());
   });
+}
+
+std::vector<Tensor> adamUpdate(std::span<const Tensor> in, const Attrs& a) {
+  if (in.size() != 8) fail("adam_update takes 8 inputs, given " + std::to_string(in.size()));
+  const Tensor& w = in[0];
+  std::vector<Tensor> out{Tensor::empty(w.dtype(), w.shape()), Tensor::empty(w.dtype(), w.shape()),
+                          Tensor::empty(w.dtype(), w.shape())};
+  const Tensor* ins[8];
+  for (size_t i = 0; i < 8; ++i) ins[i] = &in[i];
+  Tensor* outs[3] = {&out[0], &out[1], &out[2]};
+  adamUpdateInto(ins, a, outs);
   return out;
 }
 

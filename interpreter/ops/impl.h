@@ -156,6 +156,9 @@ int64_t layerNormGradWorkspace(std::span<const TensorType> in);  // bytes, for s
 // adam_update (adam.cpp): (w, g, m, s, alpha, 1 - beta_1, 1 - beta_2, epsilon) -> (w, m, s).
 std::vector<TensorType> adamUpdateTypes(std::span<const TensorType> in, const Attrs& a);
 std::vector<Tensor> adamUpdate(std::span<const Tensor> in, const Attrs& a);
+// Into the given buffers of w's type (a graph executor's: the variables' own when it computes
+// into them); each may be its input's (w, m or s).
+void adamUpdateInto(std::span<const Tensor* const> in, const Attrs& a, std::span<Tensor* const> out);
 
 // all_reduce, all_gather, reduce_scatter, all_to_all and local_slice (collective.cpp): one
 // device's local result, through the context's communicator; into `reuse`'s buffer when it is

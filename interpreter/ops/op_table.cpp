@@ -507,6 +507,7 @@ OpDef row(OpId id) {
     case OpId::AdamUpdate:
       d.infer = impl::adamUpdateTypes;
       d.run = impl::adamUpdate;
+      d.intoAll = impl::adamUpdateInto;
       break;
     case OpId::Gelu:
       d.attrs = {{"approximate", K::Bool}};

@@ -44,6 +44,8 @@ using WorkspaceFn = int64_t (*)(std::span<const TensorType> in, const Attrs& att
 // Writes the one result into `out` (a graph executor reusing its buffers); the inputs have the
 // types the graph was checked with.
 using IntoFn = void (*)(std::span<const Tensor* const> in, const Attrs& attrs, Tensor& out);
+// The same for an op of several results, each into its buffer (allocated by the caller).
+using IntoAllFn = void (*)(std::span<const Tensor* const> in, const Attrs& attrs, std::span<Tensor* const> out);
 
 // A vector-Jacobian product (interpreter/autodiff/): given an op's inputs, outputs, attributes
 // and the gradients of its outputs (`gout`, one per output, of each output's type), the gradient
@@ -126,6 +128,7 @@ struct OpDef {
   RunFn run = nullptr;
   WorkspaceFn workspace = nullptr;  // null: the kernel needs none
   IntoFn into = nullptr;  // elementwise ops, matmul
+  IntoAllFn intoAll = nullptr;  // adam_update: the variable and its slots, each into its own
   // `into` checks its inputs itself and replaces `out` when it does not fit (a new shape, another
   // owner); without this, the caller allocates `out` with the result's shape first.
   bool intoChecks = false;
