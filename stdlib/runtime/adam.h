@@ -25,8 +25,9 @@ void adamChunk(const T* w, const T* g, const T* m, const T* s, T alpha, T b1c, T
                int64_t n) {
 #ifdef __clang__
 #pragma clang fp contract(off)
+#else
+#pragma GCC ivdep  // an output at i may be its input at i, never another element
 #endif
-#pragma GCC ivdep
   for (int64_t i = 0; i < n; ++i) {
     const T gi = g[i];
     const T mi = m[i] + (gi - m[i]) * b1c;
