@@ -210,7 +210,9 @@ std::string shardedCall(const CompileUnit& unit, const ExportGraph& e, const Fun
     << "    if (firstFailed < 0) firstFailed = d;\n"
     << "    const std::string why = \"device \" + std::to_string(d) + \" stopped\";\n"
     << "    if (comms) comms->abort(why);\n    else rendezvous_.abort(why);\n  };\n"
-    << "  threads_.run(std::ref(device));  // a reference: std::function then allocates nothing\n"
+    << "  // A reference: std::function then allocates nothing. With a core per device, they spin a little\n"
+    << "  // before they sleep.\n"
+    << "  threads_.run(std::ref(device), state_->threads() >= local);\n"
     << "  if (firstFailed >= 0) {\n"
     << "    if (comms) weft::rt::stopRanks(\"rank \" + std::to_string(weft::rt::ranks().index) + \": \" + status_[firstFailed].message());\n"
     << "    return status_[firstFailed];\n  }\n";

@@ -173,7 +173,7 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
   return out;
 }
 
-void Executor::placeInVariable(int value, int var) {
+void Executor::placeInVariable(int value, int var, bool collective) {
   Tensor& slot = slots_[size_t(value)];
   // Last call's value, which the variable may hold: given back to the slot when this call cannot
   // compute in place, for the kernel's spare (takeSpare) to replace.
@@ -191,12 +191,20 @@ void Executor::placeInVariable(int value, int var) {
   // kept) must keep the old value.
   long holders = 1 + last.sharesStorage(v.value);
   for (int r : readsOf_[size_t(var)]) holders += slots_[size_t(r)].sharesStorage(v.value);
-  if (v.value.storageUsers() != holders) {
+  const bool replicated = collective && size_t(var) < replicas_.size() && replicas_[size_t(var)];
+  if (!replicated && v.value.storageUsers() != holders) {
     slot = std::move(last);
     return;
   }
   slot = v.value;
   inPlace_[size_t(value)] = 1;
+}
+
+long Executor::holds(const Tensor& t) const {
+  long n = 0;
+  for (const Tensor& s : slots_) n += s.isWhole() && s.sharesStorage(t);
+  for (const Tensor& s : spares_) n += s.isWhole() && s.sharesStorage(t);
+  return n;
 }
 
 void Executor::takeSpare(int v) {
@@ -211,7 +219,8 @@ void Executor::runSteps(const std::vector<Step>& steps) {
   for (const Step& s : steps) {
     const Node& n = *s.node;
     try {
-      for (auto [value, var] : s.into) placeInVariable(value, var);
+      const bool collective = !s.loop && ops::opDef(n.op).family == ops::Family::Collective;
+      for (auto [value, var] : s.into) placeInVariable(value, var, collective);
       if (s.loop) {
         if (!s.loop->run(slots_, inPlace_))
           for (const Node* m : s.loop->members()) runNode(*m);  // sizes differ: node by node
@@ -290,6 +299,8 @@ void Executor::runNode(const Node& n) {
         in[0] = &out;
       } else {
         takeSpare(n.outputs[0]);
+        // The op writes any whole buffer it is given: not one that another holder still reads.
+        if (!out.ownsStorage() && !inPlace_[size_t(n.outputs[0])]) out = Tensor();
       }
       def.into(std::span<const Tensor* const>(in, k), n.attrs, out);
       return;

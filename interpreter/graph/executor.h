@@ -31,6 +31,14 @@ class Executor final : public GraphRunner {
   Executor(const Graph& g, std::vector<std::shared_ptr<VariableObj>> variables, std::ostream& out,
            std::function<void()> onLoop);
   std::vector<Tensor> run(std::span<const Tensor> inputs) override;
+  // Per variable: whether its storage is shared, for the next call, by the replicas of this
+  // process's devices and held by nothing else (SpmdExecutor checks). A collective assigned to
+  // such a variable computes into that storage: it writes only once every device of its group has
+  // arrived, so no replica reads the old value any more (the variable plan's promise, on every
+  // device alike).
+  void shareReplicas(std::vector<char> shared) { replicas_ = std::move(shared); }
+  // How many of this executor's slots and spares hold t's storage (values of its last call).
+  long holds(const Tensor& t) const;
 
  private:
   // A block prepared once: each step a node, or a fused group run as one loop at its last node.
@@ -46,8 +54,9 @@ class Executor final : public GraphRunner {
   void runSteps(const std::vector<Step>& steps);
   void runNode(const Node& n);
   // Before a step that computes `value` for variable `var`: gives the value's slot the variable's
-  // storage when nothing outside this executor holds it; records that in inPlace_.
-  void placeInVariable(int value, int var);
+  // storage when nothing outside this executor holds it, or when the step is a collective and the
+  // variable's replicas share it (shareReplicas); records that in inPlace_.
+  void placeInVariable(int value, int var, bool collective);
   // Before a kernel writes value `v`: when its last buffer is held elsewhere (assigned to a
   // variable), trades it for the one kept from the call before, which that holder has since let
   // go — two buffers in turn instead of a fresh one (and its page faults) every call.
@@ -77,6 +86,7 @@ class Executor final : public GraphRunner {
   // now writes in place (shared with the variable, yet to be overwritten).
   std::vector<char> inPlace_;
   std::vector<Tensor> spares_;  // per value: takeSpare's other buffer
+  std::vector<char> replicas_;  // per variable: shareReplicas'
   std::vector<int> views_;      // the values of view and cond nodes, which share other values' buffers
   std::vector<std::vector<int>> readsOf_;  // per variable: the values its top-block reads give
   std::vector<int> uses_;      // per value of the optimized graph: how many inputs and results name it

@@ -94,11 +94,22 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   // blocks, they are the devices' alone, and the update computes into them as the unsharded
   // executor's does into a whole variable (Executor::placeInVariable) — no fresh buffers per
   // step. It gets the devices' blocks back after the call, whether or not it failed.
+  // A replicated variable's devices share its one buffer (localOf cuts nothing): when nothing but
+  // them and the devices' last values holds it, a collective assigned to it writes it in place,
+  // each device its part (Executor::shareReplicas).
+  std::vector<char> shared(vars_.size(), 0);
   for (size_t k = 0; k < vars_.size(); ++k) {
     const Tensor value = assigned_[k] ? std::exchange(vars_[k]->value, Tensor()) : vars_[k]->value;
     const spmd::Placements& ps = placed_.variables[k].placements;
+    if (assigned_[k] && n > 1 && value.isWhole() &&
+        std::all_of(ps.begin(), ps.end(), [](const spmd::Placement& p) { return p.replicated(); })) {
+      long held = 1;
+      for (const auto& dev : devices_) held += dev->executor->holds(value);
+      shared[k] = value.storageUsers() == held;
+    }
     for (size_t d = 0; d < n; ++d) devices_[d]->vars[k]->value = spmd::localOf(value, mesh, ps, first_ + int64_t(d));
   }
+  for (const auto& dev : devices_) dev->executor->shareReplicas(shared);
   std::vector<std::vector<Tensor>> localInputs(n), results(n);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const spmd::Placements ps = placed_.placementsOf(placed_.body.params[i]);
@@ -135,7 +146,7 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
     }
     dev.context.comm = nullptr;
     if (bound) bound->release();
-  });
+  }, !bound);
   // Variables the graph assigns keep the devices' blocks as their value; results leave sharded.
   for (size_t k = 0; k < vars_.size(); ++k) {
     std::vector<Tensor> blocks(static_cast<size_t>(all));  // other ranks' devices' stay empty

@@ -105,7 +105,9 @@ Tensor exchange(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse) {
   rt::Comm& comm = commFor(op, a);
   const int k = int(a.i("mesh_dim"));
   const int64_t size = int64_t(rt::dtypeSize(x.dtype()));
-  const bool fits = reuse && reuse->ownsStorage() && reuse->dtype() == x.dtype() && reuse->shape() == type.shape;
+  // `reuse` is a buffer the graph executor may write: its last result, or the variable the result
+  // is computed into (whose replicas may share it: the runtime's collectives write it once).
+  const bool fits = reuse && reuse->isWhole() && reuse->dtype() == x.dtype() && reuse->shape() == type.shape;
   Tensor out = fits ? std::move(*reuse) : Tensor::empty(x.dtype(), type.shape);
   // The device thread's workspace, kept from call to call: no allocation, zeroing or page
   // faults per collective.

@@ -37,7 +37,8 @@ Tensor clip(const Tensor& x, const Tensor& lo, const Tensor& hi);
 
 TensorType matmulType(const TensorType& a, const TensorType& b, MatmulTransposes t);
 int64_t matmulWorkspace(const TensorType& a, const TensorType& b, MatmulTransposes t);
-// With `reuse` of the result's dtype and shape and no other owner, writes the result into it.
+// With `reuse` of the result's dtype and shape, writes the result into it (the caller gives only a
+// buffer it may overwrite).
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse = nullptr, MatmulTransposes t = {});
 // The fused form of fuse-epilogues: bias (one row of the result's width) + a @ b, then the
 // activation `epilogue` (an op's name, or empty) in place; a is untransposed, b a matrix.
@@ -162,7 +163,8 @@ void adamUpdateInto(std::span<const Tensor* const> in, const Attrs& a, std::span
 
 // all_reduce, all_gather, reduce_scatter, all_to_all and local_slice (collective.cpp): one
 // device's local result, through the context's communicator; into `reuse`'s buffer when it is
-// given, of the result's type and held by nothing else (a graph executor's slot, call after call).
+// given, of the result's type (a graph executor's slot, call after call, or the variable the
+// result is computed into).
 TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a);
 Tensor collective(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse = nullptr);
 

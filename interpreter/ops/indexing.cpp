@@ -221,7 +221,7 @@ void updateRowInto(const Tensor& x, const Tensor& row, const Tensor& i, Tensor& 
   const int64_t rows = x.shape()[0], k = i.asInt();
   if (std::string why = rt::rowIndexError(k, rows); !why.empty()) fail("update_row: " + why);
   if (&out != &x) {
-    if (!out.ownsStorage() || out.dtype() != x.dtype() || out.shape() != x.shape()) out = Tensor::empty(x.dtype(), x.shape());
+    if (!out.isWhole() || out.dtype() != x.dtype() || out.shape() != x.shape()) out = Tensor::empty(x.dtype(), x.shape());
     std::memcpy(out.raw(), x.raw(), size_t(x.bytes()));
   }
   std::memcpy(static_cast<char*>(out.raw()) + k * row.bytes(), row.raw(), size_t(row.bytes()));

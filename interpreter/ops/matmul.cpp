@@ -55,7 +55,7 @@ int64_t matmulWorkspace(const TensorType& a, const TensorType& b, MatmulTranspos
 Tensor matmul(const Tensor& a, const Tensor& b, const Tensor* reuse, MatmulTransposes t) {
   const TensorType at = typeOf(a), bt = typeOf(b);
   const Shape cs = matmulType(at, bt, t).shape;
-  const bool fits = reuse && reuse->ownsStorage() && reuse->dtype() == a.dtype() && reuse->shape() == cs;
+  const bool fits = reuse && reuse->isWhole() && reuse->dtype() == a.dtype() && reuse->shape() == cs;
   Tensor out = fits ? *reuse : Tensor::empty(a.dtype(), cs);
   void* ws = scratch(matmulWorkspace(at, bt, t));
   const Shape as = t.a ? transposed(a.shape()) : a.shape(), bs = t.b ? transposed(b.shape()) : b.shape();
@@ -87,7 +87,7 @@ Tensor biasMatmul(const Tensor& a, const Tensor& b, const Tensor& bias, const st
   if (b.shape().rank() != 2 || a.shape().rank() < 2 || bias.dtype() != a.dtype() || bias.numel() != b.shape()[1])
     fail("matmul: a fused product takes a matrix of rows, a matrix and a bias row of the result's width, got shapes " +
          a.shape().str() + ", " + b.shape().str() + ", " + bias.shape().str());
-  const bool fits = reuse && reuse->ownsStorage() && reuse->dtype() == a.dtype() && reuse->shape() == cs;
+  const bool fits = reuse && reuse->isWhole() && reuse->dtype() == a.dtype() && reuse->shape() == cs;
   Tensor out = fits ? *reuse : Tensor::empty(a.dtype(), cs);
   void* ws = scratch(matmulWorkspace(at, bt, {}));
   const int64_t k = a.shape().back(), n = b.shape()[1], rows = cs.numel() / std::max<int64_t>(n, 1);

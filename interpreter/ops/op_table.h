@@ -129,8 +129,9 @@ struct OpDef {
   WorkspaceFn workspace = nullptr;  // null: the kernel needs none
   IntoFn into = nullptr;  // elementwise ops, matmul
   IntoAllFn intoAll = nullptr;  // adam_update: the variable and its slots, each into its own
-  // `into` checks its inputs itself and replaces `out` when it does not fit (a new shape, another
-  // owner); without this, the caller allocates `out` with the result's shape first.
+  // `into` checks its inputs itself and replaces `out` when it does not fit (empty, a new shape);
+  // without this, the caller allocates `out` with the result's shape first. Either way `out` is
+  // a buffer the op may overwrite.
   bool intoChecks = false;
   // Reverse-mode autodiff: the op's VJP rule. autodiff::noGradient for ops whose results do not
   // depend smoothly on their inputs (comparisons, argmax, creation); null only for the graph-only

@@ -2,7 +2,9 @@
 // rendezvous, each posts where its data is and where its result goes, and each reads its peers'
 // data straight from their buffers (no copies through a channel). An all-reduce splits the work:
 // member j sums the j-th part of the elements, in coordinate order, and writes that part of
-// every member's result, so each element is summed once, the same way every run. A member waits at two barriers per collective: after
+// every member's result, so each element is summed once, the same way every run. Members whose
+// results are one shared buffer (the replicas of a variable) write each part of it once. A
+// member waits at two barriers per collective: after
 // all have posted (then sizes are checked: members that disagree all fail with one message),
 // and after all have read (so no buffer changes while a peer reads it). A member that stops
 // with an error aborts the rendezvous, and every member waiting in it, or arriving later, fails
@@ -11,6 +13,7 @@
 #ifndef WEFT_RT_COMM_THREADS_H
 #define WEFT_RT_COMM_THREADS_H
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -93,7 +96,7 @@ class Rendezvous {
     }
     int64_t members;
     int64_t waiting = 0;
-    uint64_t generation = 0;
+    std::atomic<uint64_t> generation{0};
     std::condition_variable arrived;
     Posted posted;
   };
@@ -109,21 +112,30 @@ class Rendezvous {
     return *slot;
   }
 
-  // A barrier over the group's members (the caller holds the lock).
+  // A barrier over the group's members (the caller holds the lock). When every device has a core
+  // of its own, a member spins a little before it sleeps (spinUntil): the others usually come
+  // within microseconds.
   void wait(Group& g, std::unique_lock<std::mutex>& lock) {
     if (aborted_) throw CommError(reason_);
-    const uint64_t generation = g.generation;
+    const uint64_t generation = g.generation.load();
     if (++g.waiting == g.members) {
       g.waiting = 0;
-      ++g.generation;
+      g.generation.store(generation + 1);
       g.arrived.notify_all();
       return;
     }
+    auto met = [&] { return g.generation.load(std::memory_order_acquire) != generation; };
+    if (!cores_ || cores_->total() >= devices_) {
+      lock.unlock();
+      const bool came = spinUntil(met);
+      lock.lock();
+      if (came) return;
+    }
     swapCore(lock, &Cores::release);  // no core is held while waiting for the others
-    g.arrived.wait(lock, [&] { return g.generation != generation || aborted_; });
-    const bool met = g.generation != generation;
+    g.arrived.wait(lock, [&] { return met() || aborted_; });
+    const bool ok = met();
     swapCore(lock, &Cores::acquire);
-    if (!met) throw CommError(reason_);
+    if (!ok) throw CommError(reason_);
   }
 
   // Gives back or takes a core outside the rendezvous' lock (Cores has a lock of its own).
@@ -159,6 +171,11 @@ class ThreadComm final : public Comm {
 
   void allGather(int k, const void* in, void* out, int64_t bytes) override {
     r_.meet(device_, k, "all_gather", in, out, bytes, [&](const Rendezvous::Posted& p) {
+      if (oneResult(p)) {  // each member writes its own block of the buffer they share
+        char* mine = static_cast<char*>(out) + coordinate(k) * bytes;
+        if (mine != in) std::memcpy(mine, in, size_t(bytes));
+        return;
+      }
       for (size_t j = 0; j < p.in.size(); ++j) std::memcpy(static_cast<char*>(out) + int64_t(j) * bytes, p.in[j], size_t(bytes));
     });
   }
@@ -169,7 +186,7 @@ class ThreadComm final : public Comm {
       char* mine = static_cast<char*>(out) + from * size;
       sumBlocks(dtype, p, from * size, mine, to - from);
       for (size_t j = 0; j < p.out.size(); ++j)
-        if (int64_t(j) != me) std::memcpy(static_cast<char*>(p.out[j]) + from * size, mine, size_t((to - from) * size));
+        if (p.out[j] != out) std::memcpy(static_cast<char*>(p.out[j]) + from * size, mine, size_t((to - from) * size));
     });
   }
   void reduceScatter(int k, DType dtype, const void* in, void* out, int64_t n) override {
@@ -206,6 +223,12 @@ class ThreadComm final : public Comm {
   }
 
  private:
+  // The members write one buffer (a replicated variable's, which the devices of one process
+  // share): each writes its part once.
+  static bool oneResult(const Rendezvous::Posted& p) {
+    return std::all_of(p.out.begin(), p.out.end(), [&](void* o) { return o == p.out[0]; });
+  }
+
   // out = the members' n elements at byte `offset`, summed in coordinate order.
   static void sumBlocks(DType dtype, const Rendezvous::Posted& p, int64_t offset, void* out, int64_t n) {
     auto at = [&](size_t j) { return static_cast<const char*>(p.in[j]) + offset; };

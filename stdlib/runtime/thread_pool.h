@@ -37,6 +37,18 @@
 
 namespace weft::rt {
 
+// Spins up to `limit` for done() before the caller sleeps: a peer's next step usually comes within
+// microseconds, and waking a sleeping thread costs tens of them on a virtual machine. True when
+// done() came.
+template <class Done>
+bool spinUntil(Done&& done, std::chrono::microseconds limit = std::chrono::microseconds(100)) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (int spins = 1;; ++spins) {
+    if (done()) return true;
+    if ((spins & 63) == 0 && std::chrono::steady_clock::now() > until) return false;
+  }
+}
+
 class ThreadPool {
  public:
   // `threads` counts the caller: threads - 1 workers are made now and parked.
@@ -140,17 +152,12 @@ class ThreadPool {
   void serve(int worker) {
     uint64_t seen = 0;
     for (;;) {
-      // Spin ~100 µs for the next job, then sleep.
-      const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(100);
-      for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
-        if ((spins & 63) != 63) continue;
-        if (std::chrono::steady_clock::now() > until) {
-          std::unique_lock<std::mutex> lock(m_);
-          sleeping_.fetch_add(1);
-          wake_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
-          sleeping_.fetch_sub(1);
-          if (stop_) return;
-        }
+      if (!spinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; })) {
+        std::unique_lock<std::mutex> lock(m_);
+        sleeping_.fetch_add(1);
+        wake_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
+        sleeping_.fetch_sub(1);
+        if (stop_) return;
       }
       seen = generation_.load(std::memory_order_acquire);
       work(worker);

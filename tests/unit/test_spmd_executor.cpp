@@ -79,6 +79,53 @@ TEST_CASE("SPMD executor on device threads: a Megatron block and its update equa
   }
 }
 
+// A data-parallel Adam step: the weight's gradient is cut by a reduce_scatter, each device
+// updates its rows, and the all_gather assigned to the replicated weight writes the rows into
+// the one buffer the two devices share: the weight keeps its storage from call to call.
+const char* kDataParallelAdam = R"(graph step(%0: f32[8, 16]{batch: S0}, %1: f32[8, 4]{batch: S0}) on mesh(batch=2) {
+  var 0 "w": f32[16, 4]{batch: R}
+  var 1 "m": f32[16, 4]{batch: S0}
+  var 2 "v": f32[16, 4]{batch: S0}
+  %2 = matmul(%0, %1) {transpose_a = true} : f32[16, 4] @ "t.model":2
+  %3 = read_variable() {var = 0} : f32[16, 4] @ "t.model":3
+  %4 = read_variable() {var = 1} : f32[16, 4] @ "t.model":3
+  %5 = read_variable() {var = 2} : f32[16, 4] @ "t.model":3
+  %6 = constant() {value = f32[] [0.01]} : f32[]
+  %7 = constant() {value = f32[] [0.1]} : f32[]
+  %8 = constant() {value = f32[] [0.001]} : f32[]
+  %9 = constant() {value = f32[] [1e-07]} : f32[]
+  %10, %11, %12 = adam_update(%3, %2, %4, %5, %6, %7, %8, %9) : f32[16, 4], f32[16, 4], f32[16, 4] @ "t.model":3
+  assign_variable(%10) {var = 0} @ "t.model":4
+  assign_variable(%11) {var = 1} @ "t.model":4
+  assign_variable(%12) {var = 2} @ "t.model":4
+  return
+}
+)";
+
+TEST_CASE("SPMD executor on device threads: a replicated weight is gathered into its own storage") {
+  const graph::Graph sharded = parse(kDataParallelAdam);
+  graph::Graph plain = sharded;
+  plain.mesh = {};
+  plain.placements.clear();
+  for (auto& v : plain.variables) v.placements.clear();
+  auto vars = [] {  // the variables alone hold their values
+    return std::vector<std::shared_ptr<VariableObj>>{variable(ramp({16, 4}, 0.25)), variable(ramp({16, 4}, 0.0)),
+                                                     variable(ramp({16, 4}, 0.0))};
+  };
+  std::vector<std::shared_ptr<VariableObj>> a = vars(), b = vars();
+  const Tensor x = ramp({8, 16}, 0.5), y = ramp({8, 4}, 0.125);
+  std::ostringstream out;
+  graph::SpmdExecutor spmd(sharded, a, out, {});
+  graph::Executor one(plain, b, out, {});
+  const void* storage = a[0]->value.raw();
+  for (int call = 0; call < 3; ++call) {
+    spmd.run(std::vector<Tensor>{x, y});
+    one.run(std::vector<Tensor>{x, y});
+    CHECK(close(a[0]->value, b[0]->value));
+    CHECK(a[0]->value.raw() == storage);
+  }
+}
+
 TEST_CASE("SPMD executor on device threads: four devices on one, two and every core give the same bits") {
   // mesh(batch=2, model=2): more devices than cores under --threads 1 and 2; a device waiting at a
   // collective gives its core to another, so the call ends, and the bits do not depend on it.
