@@ -38,14 +38,17 @@
 namespace weft::rt {
 
 // Spins up to `limit` for done() before the caller sleeps: a peer's next step usually comes within
-// microseconds, and waking a sleeping thread costs tens of them on a virtual machine. True when
+// microseconds, and waking a sleeping thread costs tens of them on a virtual machine. It yields
+// now and then, so that on a loaded machine a peer waiting for this core gets it. True when
 // done() came.
 template <class Done>
 bool spinUntil(Done&& done, std::chrono::microseconds limit = std::chrono::microseconds(100)) {
   const auto until = std::chrono::steady_clock::now() + limit;
   for (int spins = 1;; ++spins) {
     if (done()) return true;
-    if ((spins & 63) == 0 && std::chrono::steady_clock::now() > until) return false;
+    if ((spins & 63) != 0) continue;
+    if (std::chrono::steady_clock::now() > until) return false;
+    if ((spins & 1023) == 0) std::this_thread::yield();
   }
 }
 
