@@ -96,12 +96,13 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
   // step. It gets the devices' blocks back after the call, whether or not it failed.
   // A replicated variable's devices share its one buffer (localOf cuts nothing): when nothing but
   // them and the devices' last values holds it, a collective assigned to it writes it in place,
-  // each device its part (Executor::shareReplicas).
+  // each device its part (Executor::shareReplicas). Only between device threads: a rank's
+  // devices under mpirun each write a collective's whole result (comm_rank_devices.h).
   std::vector<char> shared(vars_.size(), 0);
   for (size_t k = 0; k < vars_.size(); ++k) {
     const Tensor value = assigned_[k] ? std::exchange(vars_[k]->value, Tensor()) : vars_[k]->value;
     const spmd::Placements& ps = placed_.variables[k].placements;
-    if (assigned_[k] && n > 1 && value.isWhole() &&
+    if (assigned_[k] && n > 1 && !spmd::acrossRanks() && value.isWhole() &&
         std::all_of(ps.begin(), ps.end(), [](const spmd::Placement& p) { return p.replicated(); })) {
       long held = 1;
       for (const auto& dev : devices_) held += dev->executor->holds(value);
