@@ -35,6 +35,14 @@ bool close(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+// The same graph on one device: no mesh, no placements.
+graph::Graph unsharded(graph::Graph g) {
+  g.mesh = {};
+  g.placements.clear();
+  for (auto& v : g.variables) v.placements.clear();
+  return g;
+}
+
 Tensor ramp(const Shape& shape, double scale) {
   Tensor t = Tensor::empty(DType::F32, shape);
   for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = float(((i * 7) % 13 - 6) * scale);
@@ -61,10 +69,7 @@ const char* kBlock = R"(graph block(%0: f32[6, 4]) on mesh(model=2) {
 
 TEST_CASE("SPMD executor on device threads: a Megatron block and its update equal the unsharded graph") {
   const graph::Graph sharded = parse(kBlock);
-  graph::Graph plain = sharded;
-  plain.mesh = {};
-  plain.placements.clear();
-  for (auto& v : plain.variables) v.placements.clear();
+  const graph::Graph plain = unsharded(sharded);
   const Tensor k1 = ramp({4, 8}, 0.25), k2 = ramp({8, 4}, 0.125), x = ramp({6, 4}, 0.5);
   std::vector<std::shared_ptr<VariableObj>> a{variable(k1), variable(k2)}, b{variable(k1), variable(k2)};
   std::ostringstream out;
@@ -104,10 +109,7 @@ const char* kDataParallelAdam = R"(graph step(%0: f32[8, 16]{batch: S0}, %1: f32
 
 TEST_CASE("SPMD executor on device threads: a replicated weight is gathered into its own storage") {
   const graph::Graph sharded = parse(kDataParallelAdam);
-  graph::Graph plain = sharded;
-  plain.mesh = {};
-  plain.placements.clear();
-  for (auto& v : plain.variables) v.placements.clear();
+  const graph::Graph plain = unsharded(sharded);
   auto vars = [] {  // the variables alone hold their values
     return std::vector<std::shared_ptr<VariableObj>>{variable(ramp({16, 4}, 0.25)), variable(ramp({16, 4}, 0.0)),
                                                      variable(ramp({16, 4}, 0.0))};
