@@ -173,7 +173,7 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs) {
   return out;
 }
 
-void Executor::placeInVariable(int value, int var, bool collective) {
+void Executor::placeInVariable(int value, int var, bool everyReplica) {
   Tensor& slot = slots_[size_t(value)];
   // Last call's value, which the variable may hold: given back to the slot when this call cannot
   // compute in place, for the kernel's spare (takeSpare) to replace.
@@ -191,7 +191,7 @@ void Executor::placeInVariable(int value, int var, bool collective) {
   // kept) must keep the old value.
   long holders = 1 + last.sharesStorage(v.value);
   for (int r : readsOf_[size_t(var)]) holders += slots_[size_t(r)].sharesStorage(v.value);
-  const bool replicated = collective && size_t(var) < replicas_.size() && replicas_[size_t(var)];
+  const bool replicated = everyReplica && size_t(var) < replicas_.size() && replicas_[size_t(var)];
   if (!replicated && v.value.storageUsers() != holders) {
     slot = std::move(last);
     return;
@@ -219,8 +219,9 @@ void Executor::runSteps(const std::vector<Step>& steps) {
   for (const Step& s : steps) {
     const Node& n = *s.node;
     try {
-      const bool collective = !s.loop && ops::opDef(n.op).family == ops::Family::Collective;
-      for (auto [value, var] : s.into) placeInVariable(value, var, collective);
+      for (auto [value, var] : s.into)
+        placeInVariable(value, var, !s.loop && ops::opDef(n.op).family == ops::Family::Collective &&
+                                        n.attrs.i("group") == replicaDevices_);
       if (s.loop) {
         if (!s.loop->run(slots_, inPlace_))
           for (const Node* m : s.loop->members()) runNode(*m);  // sizes differ: node by node

@@ -32,11 +32,15 @@ class Executor final : public GraphRunner {
            std::function<void()> onLoop);
   std::vector<Tensor> run(std::span<const Tensor> inputs) override;
   // Per variable: whether its storage is shared, for the next call, by the replicas of this
-  // process's devices and held by nothing else (SpmdExecutor checks). A collective assigned to
-  // such a variable computes into that storage: it writes only once every device of its group has
-  // arrived, so no replica reads the old value any more (the variable plan's promise, on every
-  // device alike).
-  void shareReplicas(std::vector<char> shared) { replicas_ = std::move(shared); }
+  // process's `devices` devices and held by nothing else (SpmdExecutor checks). A collective
+  // that all of them meet, assigned to such a variable, computes into that storage: it writes
+  // only once every replica has arrived, so none reads the old value any more (the variable
+  // plan's promise, on every device alike). A collective of a smaller group (one dimension of a
+  // 2-D mesh) does not: the other groups' devices may still read the old value.
+  void shareReplicas(std::vector<char> shared, int64_t devices) {
+    replicas_ = std::move(shared);
+    replicaDevices_ = devices;
+  }
   // How many of this executor's slots and spares hold t's storage (values of its last call).
   long holds(const Tensor& t) const;
 
@@ -54,9 +58,9 @@ class Executor final : public GraphRunner {
   void runSteps(const std::vector<Step>& steps);
   void runNode(const Node& n);
   // Before a step that computes `value` for variable `var`: gives the value's slot the variable's
-  // storage when nothing outside this executor holds it, or when the step is a collective and the
-  // variable's replicas share it (shareReplicas); records that in inPlace_.
-  void placeInVariable(int value, int var, bool collective);
+  // storage when nothing outside this executor holds it, or when the step is a collective that
+  // every replica sharing the variable's storage meets (shareReplicas); records that in inPlace_.
+  void placeInVariable(int value, int var, bool everyReplica);
   // Before a kernel writes value `v`: when its last buffer is held elsewhere (assigned to a
   // variable), trades it for the one kept from the call before, which that holder has since let
   // go — two buffers in turn instead of a fresh one (and its page faults) every call.
@@ -87,6 +91,7 @@ class Executor final : public GraphRunner {
   std::vector<char> inPlace_;
   std::vector<Tensor> spares_;  // per value: takeSpare's other buffer
   std::vector<char> replicas_;  // per variable: shareReplicas'
+  int64_t replicaDevices_ = 0;
   std::vector<int> views_;      // the values of view and cond nodes, which share other values' buffers
   std::vector<std::vector<int>> readsOf_;  // per variable: the values its top-block reads give
   std::vector<int> uses_;      // per value of the optimized graph: how many inputs and results name it

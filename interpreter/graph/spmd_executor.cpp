@@ -110,7 +110,7 @@ std::vector<Tensor> SpmdExecutor::run(std::span<const Tensor> inputs) {
     }
     for (size_t d = 0; d < n; ++d) devices_[d]->vars[k]->value = spmd::localOf(value, mesh, ps, first_ + int64_t(d));
   }
-  for (const auto& dev : devices_) dev->executor->shareReplicas(shared);
+  for (const auto& dev : devices_) dev->executor->shareReplicas(shared, int64_t(n));
   std::vector<std::vector<Tensor>> localInputs(n), results(n);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const spmd::Placements ps = placed_.placementsOf(placed_.body.params[i]);
