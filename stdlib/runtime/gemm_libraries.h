@@ -60,6 +60,31 @@ inline void say(const char* text) { std::fprintf(stderr, "weft: %s\n", text); }
 
 inline void copyText(char* to, size_t size, const char* text) { std::snprintf(to, size, "%s", text ? text : ""); }
 
+// BLIS picks its kernels by the CPU when first called; on AMD it goes by family, and on a family
+// newer than it knows (Zen 5 for BLIS 0.9) it runs its reference kernels, a fifth of the speed.
+// So, unless BLIS_ARCH_TYPE is set already, BLIS is asked for its AVX-512 kernels (`skx`) on a
+// CPU that has the instruction sets they use, before its first call. Whether BLIS then runs any
+// product is measured, as for every library (stdlib/gemm_choice.cpp). BLIS_ARCH_TYPE takes the
+// configuration's index, found here by name: the names end with "generic".
+inline void askBlisForWidestKernels(void* blis) {
+  const char* set = std::getenv("BLIS_ARCH_TYPE");
+  if ((set && *set) || !__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl"))
+    return;
+  auto name = reinterpret_cast<const char* (*)(int)>(dlsym(blis, "bli_arch_string"));
+  if (!name) return;
+  for (int id = 0; id < 64; ++id) {
+    const char* n = name(id);
+    if (!n || std::strcmp(n, "generic") == 0) return;
+    if (std::strcmp(n, "skx") == 0) {
+      char text[16];
+      std::snprintf(text, sizeof text, "%d", id);
+      setenv("BLIS_ARCH_TYPE", text, 0);
+      return;
+    }
+  }
+}
+
 // Loads `file` as library `lib`. Both set their threads to 1 (intra-op threading is Weft's own).
 inline GemmLibrary loadGemmLibrary(GemmLib lib, const char* file) {
   GemmLibrary l;
@@ -82,6 +107,7 @@ inline GemmLibrary loadGemmLibrary(GemmLib lib, const char* file) {
                   "%s is a threaded build of BLIS, which allocates on every call (Debian: install libblis4-serial)",
                   file);
   } else {
+    if (!openblas) askBlisForWidestKernels(h);
     if (openblas) {
       reinterpret_cast<void (*)(int)>(threads)(1);
       // Its pthread build made a server thread per core when loaded, which spins on sched_yield
@@ -91,8 +117,14 @@ inline GemmLibrary loadGemmLibrary(GemmLib lib, const char* file) {
     } else {
       reinterpret_cast<void (*)(int64_t)>(threads)(1);
     }
-    std::snprintf(l.version, sizeof l.version, "%s%s (%s)", openblas ? "" : "BLIS ",
-                  reinterpret_cast<char* (*)()>(version)(), file);
+    char kernels[64] = "";
+    if (!openblas)
+      if (void* query = dlsym(h, "bli_arch_query_id"))
+        if (void* name = dlsym(h, "bli_arch_string"))
+          std::snprintf(kernels, sizeof kernels, ", %s kernels",
+                        reinterpret_cast<const char* (*)(int)>(name)(reinterpret_cast<int (*)()>(query)()));
+    std::snprintf(l.version, sizeof l.version, "%s%s%s (%s)", openblas ? "" : "BLIS ",
+                  reinterpret_cast<char* (*)()>(version)(), kernels, file);
     return l;
   }
   l.sgemm = l.dgemm = nullptr;
