@@ -118,7 +118,7 @@ void table(int threads) {
       g[l] = samples[l].empty() ? 0 : flops / *std::min_element(samples[l].begin(), samples[l].end()) / 1e9;
       if (l < rt::kGemmLibs) best = std::max(best, g[l]);
     }
-    const GemmLib runs = rt::gemmPlan().use[rt::gemmClass(s.m, s.k, s.n)];
+    const GemmLib runs = rt::gemmPlan().use[rt::gemmClass(s.m, s.k, s.n, s.transA, s.transB)];
     char shape[96];
     std::snprintf(shape, sizeof shape, "%s (%dx%dx%d%s)", s.what, s.m, s.k, s.n,
                   s.transA ? ", tA" : s.transB ? ", tB" : "");

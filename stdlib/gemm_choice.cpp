@@ -25,19 +25,20 @@ using rt::GemmLib;
 using rt::kGemmClasses;
 using rt::kGemmLibs;
 
-// The shapes each class is measured on (m, k, n, transposes): the products of dense layers and
-// of their gradients (x^T @ g, g @ w^T) that fall in the class.
+// The shapes each size of class is measured on (m, k, n), in each form (gemmForm: plain, a
+// transposed, b transposed): the products of dense layers and of their gradients (x^T @ g,
+// g @ w^T) that fall in the size, and a few more.
 struct Shape {
   int m, k, n;
   bool transA, transB;
 };
-const std::vector<Shape> kShapes[kGemmClasses] = {
-    {{1, 784, 512, false, false}, {1, 512, 512, false, true}, {512, 512, 1, false, false}},
-    {{32, 512, 10, false, false}, {256, 512, 10, false, false}, {512, 64, 10, true, false}, {8, 256, 256, false, false}},
-    {{64, 10, 512, false, true}, {784, 8, 512, true, false}, {128, 16, 256, false, false}},
-    {{32, 128, 128, false, false}, {64, 64, 64, false, false}, {100, 150, 120, true, false}},
-    {{32, 784, 512, false, false}, {32, 512, 512, false, false}, {64, 512, 784, false, true}, {784, 64, 512, true, false}},
-    {{256, 784, 512, false, false}, {256, 512, 512, false, false}, {512, 256, 512, true, false}},
+const std::vector<Shape> kShapes[rt::kGemmSizes] = {
+    {{1, 784, 512}, {1, 512, 512}, {512, 512, 1}},
+    {{32, 512, 10}, {256, 512, 10}, {512, 64, 10}, {8, 256, 256}},
+    {{64, 10, 512}, {784, 8, 512}, {128, 16, 256}},
+    {{32, 128, 128}, {64, 64, 64}, {100, 150, 120}},
+    {{32, 784, 512}, {32, 512, 512}, {64, 512, 784}, {784, 64, 512}},
+    {{256, 784, 512}, {256, 512, 512}, {512, 256, 512}},
 };
 
 // This thread's CPU time in seconds: a product on one thread is timed without the time other
@@ -70,7 +71,8 @@ Choice measure() {
   bool loaded[kGemmLibs];
   for (int l = 0; l < kGemmLibs; ++l) loaded[l] = rt::gemmLibrary(GemmLib(l)).loaded();
   for (int cls = 0; cls < kGemmClasses; ++cls) {
-    const auto& shapes = kShapes[cls];
+    std::vector<Shape> shapes = kShapes[cls / rt::kGemmForms];
+    for (Shape& s : shapes) s.transA = cls % rt::kGemmForms == 1, s.transB = cls % rt::kGemmForms == 2;
     std::vector<std::vector<double>> best(shapes.size(), std::vector<double>(kGemmLibs, 1e30));
     for (size_t i = 0; i < shapes.size(); ++i) {
       const Shape& s = shapes[i];

@@ -23,7 +23,7 @@ std::string machineKey();
 // $XDG_CACHE_HOME/weft/gemm.txt, else $HOME/.cache/weft/gemm.txt; empty when neither is set.
 std::string defaultCachePath();
 
-// The choice cached at `path` for this machine, or measured now (about a second) and cached
+// The choice cached at `path` for this machine, or measured now (a few seconds) and cached
 // there. A cache that is garbage or made for another machine is measured again and replaced.
 // When the choice cannot be cached (no path, an unwritable folder), every class runs on Eigen
 // and `note` says why: a choice measured again on each run could differ between runs. With no

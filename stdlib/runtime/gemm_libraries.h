@@ -25,18 +25,27 @@ enum class GemmLib : uint8_t { Eigen, OpenBLAS, BLIS };
 inline constexpr int kGemmLibs = 3;
 inline constexpr const char* kGemmLibNames[kGemmLibs] = {"eigen", "openblas", "blis"};
 
-// Classes of shapes whose best library may differ: a vector on either side (GEMV), a thin result
-// (m or n of at most 16), a short sum (k of at most 16), then by the product's m*n*k.
-enum GemmClass : uint8_t { kGemmVector, kGemmThin, kGemmShallow, kGemmSmall, kGemmMedium, kGemmLarge };
-inline constexpr int kGemmClasses = 6;
-inline constexpr const char* kGemmClassNames[kGemmClasses] = {"vector", "thin", "shallow", "small", "medium", "large"};
+// Classes of shapes whose best library may differ: by size — a vector on either side (GEMV), a
+// thin result (m or n of at most 16), a short sum (k of at most 16), then by the product's m*n*k —
+// and by form, the operand read transposed: none, a (a gradient's x^T @ g; both count as a), or b
+// alone (g @ w^T). Libraries pack a transposed operand at different costs: on one Zen 5, BLIS ran
+// 784x64x512 with a transposed 1.27x Eigen's speed and 32x784x512 plain 0.97x.
+enum GemmSize : uint8_t { kGemmVector, kGemmThin, kGemmShallow, kGemmSmall, kGemmMedium, kGemmLarge };
+inline constexpr int kGemmSizes = 6, kGemmForms = 3, kGemmClasses = kGemmSizes * kGemmForms;
+inline constexpr const char* kGemmClassNames[kGemmClasses] = {
+    "vector", "vector.tA", "vector.tB", "thin",   "thin.tA",   "thin.tB",   "shallow", "shallow.tA", "shallow.tB",
+    "small",  "small.tA",  "small.tB",  "medium", "medium.tA", "medium.tB", "large",   "large.tA",   "large.tB"};
 
-inline int gemmClass(int64_t m, int64_t k, int64_t n) {
+inline int gemmSize(int64_t m, int64_t k, int64_t n) {
   if (m == 1 || n == 1) return kGemmVector;
   if (m <= 16 || n <= 16) return kGemmThin;
   if (k <= 16) return kGemmShallow;
   const double work = double(m) * double(n) * double(k);
   return work < double(1 << 21) ? kGemmSmall : work < double(1 << 25) ? kGemmMedium : kGemmLarge;
+}
+inline int gemmForm(bool transA, bool transB) { return transA ? 1 : transB ? 2 : 0; }
+inline int gemmClass(int64_t m, int64_t k, int64_t n, bool transA, bool transB) {
+  return gemmSize(m, k, n) * kGemmForms + gemmForm(transA, transB);
 }
 
 // The library each class runs on.
@@ -172,7 +181,7 @@ inline const GemmLibrary& gemmLibrary(GemmLib lib) {
   return all.lib[int(lib)];
 }
 
-// "eigen,blis,eigen,openblas,openblas,openblas": the library of each class, in class order.
+// "eigen,blis,eigen,openblas,...": the library of each class, in class order (kGemmClassNames).
 inline bool parseGemmPlan(const char* text, GemmPlan& out) {
   GemmPlan p;
   for (int c = 0; c < kGemmClasses; ++c) {

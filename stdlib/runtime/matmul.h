@@ -276,7 +276,7 @@ template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* workspace = nullptr,
           bool accumulate = false, bool transA = false, bool transB = false, const T* bias = nullptr) {
   constexpr bool blas = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  const GemmLib lib = blas ? gemmPlan().use[gemmClass(m, k, n)] : GemmLib::Eigen;
+  const GemmLib lib = blas ? gemmPlan().use[gemmClass(m, k, n, transA, transB)] : GemmLib::Eigen;
   gemmOn(lib, a, b, c, m, k, n, workspace, accumulate, transA, transB, bias);
 }
 

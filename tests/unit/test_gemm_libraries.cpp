@@ -119,23 +119,37 @@ TEST_CASE("a GEMM library missing at run time, or BLIS's threaded build, is repo
 }
 
 TEST_CASE("GEMM plans are written and read in class order; anything else is refused") {
+  // One library per class, in kGemmClassNames' order: here the thin ones on BLIS, the medium ones
+  // with a transposed on OpenBLAS, the rest on Eigen.
+  std::string text;
+  for (int c = 0; c < rt::kGemmClasses; ++c) {
+    const std::string name = rt::kGemmClassNames[c];
+    text += std::string(c ? "," : "") +
+            (name.rfind("thin", 0) == 0 ? "blis" : name == "medium.tA" ? "openblas" : "eigen");
+  }
   rt::GemmPlan p;
-  REQUIRE(rt::parseGemmPlan("eigen,blis,eigen,openblas,openblas,eigen", p));
-  CHECK(p.use[rt::kGemmThin] == GemmLib::BLIS);
-  CHECK(p.use[rt::kGemmLarge] == GemmLib::Eigen);
-  char text[64];
-  rt::gemmPlanText(p, text, sizeof text);
-  CHECK(std::string(text) == "eigen,blis,eigen,openblas,openblas,eigen");
-  for (const char* bad : {"", "eigen", "eigen,blis,eigen,openblas,openblas", "eigen,blis,eigen,openblas,openblas,eigen,eigen",
-                          "eigen,mkl,eigen,eigen,eigen,eigen", "eigen,,eigen,eigen,eigen,eigen"})
-    CHECK_FALSE(rt::parseGemmPlan(bad, p));
-  CHECK(rt::gemmClass(1, 784, 512) == rt::kGemmVector);
-  CHECK(rt::gemmClass(512, 512, 1) == rt::kGemmVector);
-  CHECK(rt::gemmClass(32, 512, 10) == rt::kGemmThin);
-  CHECK(rt::gemmClass(64, 10, 512) == rt::kGemmShallow);
-  CHECK(rt::gemmClass(64, 64, 64) == rt::kGemmSmall);
-  CHECK(rt::gemmClass(32, 784, 512) == rt::kGemmMedium);
-  CHECK(rt::gemmClass(256, 784, 512) == rt::kGemmLarge);
+  REQUIRE(rt::parseGemmPlan(text.c_str(), p));
+  CHECK(p.use[rt::gemmClass(32, 512, 10, false, true)] == GemmLib::BLIS);
+  CHECK(p.use[rt::gemmClass(784, 64, 512, true, false)] == GemmLib::OpenBLAS);
+  CHECK(p.use[rt::gemmClass(784, 64, 512, true, true)] == GemmLib::OpenBLAS);
+  CHECK(p.use[rt::gemmClass(784, 64, 512, false, true)] == GemmLib::Eigen);
+  CHECK(p.use[rt::gemmClass(256, 784, 512, false, false)] == GemmLib::Eigen);
+  char written[400];
+  rt::gemmPlanText(p, written, sizeof written);
+  CHECK(std::string(written) == text);
+  const std::string firstSix = "eigen,blis,eigen,openblas,openblas,eigen";  // a plan of six classes, as once written
+  for (const std::string& bad : {std::string(), std::string("eigen"), firstSix, text + ",eigen",
+                                text.substr(0, text.rfind(',')), "eigen,mkl" + text.substr(text.find(',', 6)),
+                                "eigen," + text.substr(text.find(',', 6))})
+    CHECK_FALSE(rt::parseGemmPlan(bad.c_str(), p));
+  CHECK(rt::gemmSize(1, 784, 512) == rt::kGemmVector);
+  CHECK(rt::gemmSize(512, 512, 1) == rt::kGemmVector);
+  CHECK(rt::gemmSize(32, 512, 10) == rt::kGemmThin);
+  CHECK(rt::gemmSize(64, 10, 512) == rt::kGemmShallow);
+  CHECK(rt::gemmSize(64, 64, 64) == rt::kGemmSmall);
+  CHECK(rt::gemmSize(32, 784, 512) == rt::kGemmMedium);
+  CHECK(rt::gemmSize(256, 784, 512) == rt::kGemmLarge);
+  CHECK(std::string(rt::kGemmClassNames[rt::gemmClass(64, 512, 512, false, true)]) == "medium.tB");
 }
 
 TEST_CASE("the GEMM choice is read back from its cache as written, for this machine only") {
@@ -149,18 +163,23 @@ TEST_CASE("the GEMM choice is read back from its cache as written, for this mach
     return;
   }
   const std::string name = rt::kGemmLibNames[int(other)];
-  write(path, "# a comment\nkey " + gemm::machineKey() + "\nvector eigen\nthin " + name + "  # 1 GFLOP/s\nshallow eigen\n" +
-                  "small " + name + "\nmedium eigen\nlarge " + name + "\n");
+  // The thin classes and the large one with a transposed on `other`, the rest on Eigen.
+  auto libFor = [&](const std::string& cls) {
+    return cls.rfind("thin", 0) == 0 || cls == "large.tA" ? name : std::string("eigen");
+  };
+  std::string text = "# a comment\nkey " + gemm::machineKey() + "\n";
+  for (const char* cls : rt::kGemmClassNames)
+    text += std::string(cls) + " " + libFor(cls) + (std::string(cls) == "thin" ? "  # 1 GFLOP/s" : "") + "\n";
+  write(path, text);
   for (int run = 0; run < 2; ++run) {
     const gemm::Choice c = gemm::loadOrMeasure(path);
     CHECK(c.source == "cached in " + path);
     CHECK(c.note.empty());
-    CHECK(c.plan.use[rt::kGemmVector] == GemmLib::Eigen);
-    CHECK(c.plan.use[rt::kGemmThin] == other);
-    CHECK(c.plan.use[rt::kGemmShallow] == GemmLib::Eigen);
-    CHECK(c.plan.use[rt::kGemmMedium] == GemmLib::Eigen);
-    CHECK(c.plan.use[rt::kGemmLarge] == other);
-    CHECK(c.measured[rt::kGemmThin] == "1 GFLOP/s");
+    for (int cls = 0; cls < rt::kGemmClasses; ++cls)
+      CHECK(c.plan.use[cls] == (libFor(rt::kGemmClassNames[cls]) == name ? other : GemmLib::Eigen));
+    CHECK(c.plan.use[rt::gemmClass(784, 256, 512, true, false)] == other);
+    CHECK(c.plan.use[rt::gemmClass(784, 256, 512, false, false)] == GemmLib::Eigen);
+    CHECK(c.measured[rt::gemmClass(32, 512, 10, false, false)] == "1 GFLOP/s");
   }
 }
 
@@ -197,6 +216,10 @@ TEST_CASE("a garbage or foreign GEMM cache is measured again and replaced; an un
   const size_t key = text.find("key ");
   REQUIRE(key != std::string::npos);
   write(path, text.substr(0, key) + "key another CPU" + text.substr(text.find('\n', key)));
+  CHECK(gemm::loadOrMeasure(path.string()).source == "measured now, cached in " + path.string());
+  // A plan of the six classes by size alone, as Weft once wrote it, is measured again too.
+  write(path, "key " + gemm::machineKey() + "\nvector eigen\nthin eigen\nshallow eigen\nsmall eigen\nmedium eigen\n" +
+                  "large eigen\n");
   CHECK(gemm::loadOrMeasure(path.string()).source == "measured now, cached in " + path.string());
 
   // A cache path under a regular file cannot be written: Eigen for every class, and why.
