@@ -110,7 +110,7 @@ std::string stateSource(const CompileUnit& u) {
 
 // The plan this process's GEMMs run (rt::gemmPlan()), for generated code to run the same.
 std::string gemmPlanText() {
-  char text[64];
+  char text[rt::kGemmPlanTextSize];
   rt::gemmPlanText(rt::gemmPlan(), text, sizeof text);
   return text;
 }

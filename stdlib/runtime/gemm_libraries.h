@@ -194,6 +194,8 @@ inline bool parseGemmPlan(const char* text, GemmPlan& out) {
   return true;
 }
 
+// A plan's text fits in kGemmPlanTextSize characters ("openblas," at most for each class).
+inline constexpr size_t kGemmPlanTextSize = kGemmClasses * 10;
 inline void gemmPlanText(const GemmPlan& p, char* out, size_t size) {
   size_t at = 0;
   for (int c = 0; c < kGemmClasses && at < size; ++c)

@@ -134,9 +134,12 @@ TEST_CASE("GEMM plans are written and read in class order; anything else is refu
   CHECK(p.use[rt::gemmClass(784, 64, 512, true, true)] == GemmLib::OpenBLAS);
   CHECK(p.use[rt::gemmClass(784, 64, 512, false, true)] == GemmLib::Eigen);
   CHECK(p.use[rt::gemmClass(256, 784, 512, false, false)] == GemmLib::Eigen);
-  char written[400];
+  char written[rt::kGemmPlanTextSize];
   rt::gemmPlanText(p, written, sizeof written);
   CHECK(std::string(written) == text);
+  for (GemmLib& u : p.use) u = GemmLib::OpenBLAS;  // the longest plan fits
+  rt::gemmPlanText(p, written, sizeof written);
+  CHECK(rt::parseGemmPlan(written, p));
   const std::string firstSix = "eigen,blis,eigen,openblas,openblas,eigen";  // a plan of six classes, as once written
   for (const std::string& bad : {std::string(), std::string("eigen"), firstSix, text + ",eigen",
                                 text.substr(0, text.rfind(',')), "eigen,mkl" + text.substr(text.find(',', 6)),
