@@ -41,35 +41,43 @@ const std::vector<Shape> kShapes[rt::kGemmSizes] = {
     {{256, 784, 512}, {256, 512, 512}, {512, 256, 512}},
 };
 
-// This thread's CPU time in seconds: a product on one thread is timed without the time other
-// processes on a shared machine take from it.
-double threadSeconds() {
+// This process's CPU time in seconds, its threads' together: the products are timed without the
+// time other processes on a shared machine take from them.
+double processSeconds() {
   timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-// Seconds per call of one product on `lib`, over at least 2 ms.
+// CPU seconds per call of one product on `lib`, over at least 2 ms.
 double secondsPerCall(GemmLib lib, const Shape& s, std::vector<float>& a, std::vector<float>& b, std::vector<float>& c,
                       std::vector<char>& ws) {
   int calls = 0;
-  const double t0 = threadSeconds();
+  const double t0 = processSeconds();
   double elapsed = 0;
   do {
     rt::gemmOn(lib, a.data(), b.data(), c.data(), s.m, s.k, s.n, ws.data(), false, s.transA, s.transB);
     ++calls;
-    elapsed = threadSeconds() - t0;
+    elapsed = processSeconds() - t0;
   } while (elapsed < 0.002);
   return elapsed / calls;
 }
 
 // Each class on each loaded library: the best of seven short interleaved rounds, so that what load
-// on a shared machine still does to a thread's CPU time (caches, memory bandwidth) hits all alike. A class goes to the
-// library with the smallest sum of its times relative to the fastest on each shape, Eigen on a tie.
+// on a shared machine still does to CPU time (caches, memory bandwidth) hits all alike. A class goes
+// to the library with the smallest sum of its times relative to the fastest on each shape, Eigen on
+// a tie. The products run as gemm() runs them on every core: split into the machine's blocks
+// (gemmSplit), one thread each, at once. A library's speed on one thread is not its speed beside
+// itself: BLIS's packing buffers come from one pool for the process, so a thread often packs into
+// lines another core wrote last, and on a Zen 5 whose two cores sit on different complexes BLIS
+// ran a 64x512x512 product on two threads 1.2x slower than Eigen, though level with it on one.
+// The choice is the machine's, the same at every thread count (so are the bits).
 Choice measure() {
   Choice out;
   bool loaded[kGemmLibs];
   for (int l = 0; l < kGemmLibs; ++l) loaded[l] = rt::gemmLibrary(GemmLib(l)).loaded();
+  rt::ThreadPool pool(rt::kSplitWays);
+  rt::PoolScope onEveryCore(&pool);
   for (int cls = 0; cls < kGemmClasses; ++cls) {
     std::vector<Shape> shapes = kShapes[cls / rt::kGemmForms];
     for (Shape& s : shapes) s.transA = cls % rt::kGemmForms == 1, s.transB = cls % rt::kGemmForms == 2;
