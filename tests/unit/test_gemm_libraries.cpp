@@ -208,6 +208,8 @@ TEST_CASE("a garbage or foreign GEMM cache is measured again and replaced; an un
   const gemm::Choice measured = gemm::loadOrMeasure(path.string());
   CHECK(measured.source == "measured now, cached in " + path.string());
   CHECK(measured.note.empty());
+  for (int form = 0; form < rt::kGemmForms; ++form)  // products with a vector are Eigen's GEMV: not measured
+    CHECK(measured.plan.use[rt::kGemmVector * rt::kGemmForms + form] == GemmLib::Eigen);
   const gemm::Choice again = gemm::loadOrMeasure(path.string());
   CHECK(again.source == "cached in " + path.string());
   CHECK(same(again.plan, measured.plan));
