@@ -2,13 +2,10 @@
 // library its measured plan picks for the shape) on 1024^3 and the products of the MLP
 // 784-512-512-10: the forward layers at batch 1, 32 and 256 and the train step's transposed
 // products at batch 64 (x^T @ g, g @ w^T). f32, row-major; every contender runs each shape in 7
-// interleaved rounds of at least 10 ms and reports its best round. One-threaded products are timed
-// in the thread's CPU time (what other processes on a shared machine take is not counted), the
-// libraries' own threads in wall time. Target: Weft >= 0.95x the best library.
-// Usage: bench_gemm [THREADS=1]. With THREADS > 1 OpenBLAS also runs on that many threads (its own
-// pool), at its default. BLIS is its single-threaded build (the one Weft loads), and Eigen is
-// built without OpenMP here as in Weft (it would change the inline GEMM code every target
-// shares), so those columns and Weft's stay one-threaded (Weft has no intra-op threads yet).
+// interleaved rounds of at least 10 ms and reports its best round. On one thread the products are
+// timed in the thread's CPU time (what other processes on a shared machine take is not counted);
+// on THREADS, in wall time. Target: Weft >= 0.95x the best library, at one thread and at THREADS.
+// Usage: bench_gemm [THREADS=1]: with THREADS > 1, a second table on that many threads.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -50,7 +47,7 @@ const Shape kShapes[] = {
     {"train g1 = g2 W2^T", 64, 512, 512, false, true},
 };
 
-// Sets OpenBLAS's thread count (the runtime set it to 1). Weft loads BLIS's single-threaded build.
+// Sets OpenBLAS's own thread count (the runtime set it to 1).
 void setOpenBlasThreads(int threads) {
 #ifdef WEFT_OPENBLAS_FILE
   if (!rt::gemmLibrary(GemmLib::OpenBLAS).loaded()) return;
@@ -62,8 +59,6 @@ void setOpenBlasThreads(int threads) {
   (void)threads;
 #endif
 }
-
-void setThreads(int threads) { setOpenBlasThreads(threads); }
 
 // Seconds per call of f over at least 10 ms: of this thread's CPU time when `cpu`, else of wall time.
 template <class F>
@@ -84,47 +79,62 @@ double secondsPerCall(bool cpu, F&& f) {
   return el / calls;
 }
 
-// One table: each library at `threads`, and Weft's gemm (one thread) beside them.
+// The contenders of one table. On one thread: each library on the whole product (Eigen's GEMV for
+// a vector, as gemm runs it), and Weft's gemm, which runs the plan's library on gemmSplit's blocks
+// one after the other. On N threads: each library on the same blocks over Weft's pool of N,
+// OpenBLAS also on the whole product on its own N threads (its default), and Weft's gemm on the pool.
+enum Contender { kEigen, kOpenBLAS, kBLIS, kOpenBLASOwn, kWeft, kContenders };
+const char* const kHeads[kContenders] = {"eigen", "openblas", "blis", "ob-own", "weft"};
+
 void table(int threads) {
-  const int contenders = rt::kGemmLibs + 1;  // the libraries, then Weft
-  setThreads(threads);
-  std::printf("\nOpenBLAS on %d thread%s (GFLOP/s, best of 7 rounds; Eigen, BLIS and Weft's gemm on 1)\n", threads,
-              threads == 1 ? "" : "s");
-  std::printf("%-34s %7s %9s %7s %7s %-9s %9s\n", "product (m x k x n)", "eigen", "openblas", "blis", "weft", "(runs)",
-              "weft/best");
+  rt::ThreadPool pool(threads);
+  std::printf("\n%d thread%s (GFLOP/s, best of 7 rounds; %s)\n", threads, threads == 1 ? "" : "s",
+              threads == 1 ? "each library on the whole product, CPU time"
+                           : "each library on Weft's blocks over its pool, ob-own: OpenBLAS's own threads; wall time");
+  std::printf("%-36s %7s %9s %7s %7s %7s %-9s %9s\n", "product (m x k x n)", kHeads[0], kHeads[1], kHeads[2],
+              threads == 1 ? "" : kHeads[3], kHeads[4], "(runs)", "weft/best");
   double worst = 1e9;
   for (const Shape& s : kShapes) {
     std::vector<float> a(size_t(s.m) * s.k), b(size_t(s.k) * s.n), c(size_t(s.m) * s.n);
     for (size_t i = 0; i < a.size(); ++i) a[i] = float(i % 7) * 0.25f - 0.75f;
     for (size_t i = 0; i < b.size(); ++i) b[i] = float(i % 5) * 0.5f - 1.0f;
-    std::vector<char> ws(size_t(rt::gemmWorkspaceBytes<float>(s.m, s.k, s.n)) + 64);
-    std::vector<double> samples[contenders];
+    const int64_t wholeBytes = rt::GemmBlocking<float>(s.m, s.k, s.n).elements() * int64_t(sizeof(float)) + 64;
+    std::vector<char> ws(size_t(std::max(wholeBytes, rt::gemmWorkspaceBytes<float>(s.m, s.k, s.n))) + 64);
+    const int64_t lda = s.transA ? s.m : s.k, ldb = s.transB ? s.k : s.n;
+    std::vector<double> samples[kContenders];
     for (int round = 0; round < 7; ++round)
-      for (int l = 0; l < contenders; ++l) {
-        if (l < rt::kGemmLibs && !rt::gemmLibrary(GemmLib(l)).loaded()) continue;
-        if (l == rt::kGemmLibs) setThreads(1);
-        const bool oneThread = threads == 1 || l != int(GemmLib::OpenBLAS);
-        samples[l].push_back(secondsPerCall(oneThread, [&] {
-          if (l < rt::kGemmLibs)
-            rt::gemmOn(GemmLib(l), a.data(), b.data(), c.data(), s.m, s.k, s.n, ws.data(), false, s.transA, s.transB);
-          else
+      for (int l = 0; l < kContenders; ++l) {
+        const bool library = l < rt::kGemmLibs || l == kOpenBLASOwn;
+        const GemmLib lib = l == kOpenBLASOwn ? GemmLib::OpenBLAS : GemmLib(l < rt::kGemmLibs ? l : 0);
+        if (library && !rt::gemmLibrary(lib).loaded()) continue;
+        if (l == kOpenBLASOwn && threads == 1) continue;
+        if (l == kOpenBLASOwn) setOpenBlasThreads(threads);
+        rt::PoolScope scope(threads == 1 || l == kOpenBLASOwn ? nullptr : &pool);
+        samples[l].push_back(secondsPerCall(threads == 1, [&] {
+          if (l == kWeft)
             rt::gemm(a.data(), b.data(), c.data(), s.m, s.k, s.n, ws.data(), false, s.transA, s.transB);
+          else if ((threads == 1 || l == kOpenBLASOwn) && !(l == kEigen && rt::gemmIsDirect(s.m, s.k, s.n)))
+            rt::detail::gemmBlock(lib, a.data(), lda, b.data(), ldb, c.data(), s.n, s.m, s.k, s.n, ws.data(), false,
+                                  s.transA, s.transB, static_cast<const float*>(nullptr));
+          else
+            rt::gemmOn(lib, a.data(), b.data(), c.data(), s.m, s.k, s.n, ws.data(), false, s.transA, s.transB);
         }));
-        if (l == rt::kGemmLibs) setThreads(threads);
+        if (l == kOpenBLASOwn) setOpenBlasThreads(1);
       }
     const double flops = 2.0 * s.m * s.k * s.n;
-    double g[contenders] = {}, best = 0;
-    for (int l = 0; l < contenders; ++l) {
+    double g[kContenders] = {}, best = 0;
+    for (int l = 0; l < kContenders; ++l) {
       g[l] = samples[l].empty() ? 0 : flops / *std::min_element(samples[l].begin(), samples[l].end()) / 1e9;
-      if (l < rt::kGemmLibs) best = std::max(best, g[l]);
+      if (l != kWeft) best = std::max(best, g[l]);
     }
     const GemmLib runs = rt::gemmPlan().use[rt::gemmClass(s.m, s.k, s.n, s.transA, s.transB)];
-    char shape[96];
+    char shape[96], own[16] = "";
     std::snprintf(shape, sizeof shape, "%s (%dx%dx%d%s)", s.what, s.m, s.k, s.n,
                   s.transA ? ", tA" : s.transB ? ", tB" : "");
-    std::printf("%-34s %7.1f %9.1f %7.1f %7.1f %-9s %9.2f\n", shape, g[0], g[1], g[2], g[3], rt::kGemmLibNames[int(runs)],
-                g[3] / best);
-    worst = std::min(worst, g[3] / best);
+    if (threads > 1) std::snprintf(own, sizeof own, "%.1f", g[kOpenBLASOwn]);
+    std::printf("%-36s %7.1f %9.1f %7.1f %7s %7.1f %-9s %9.2f\n", shape, g[kEigen], g[kOpenBLAS], g[kBLIS], own,
+                g[kWeft], rt::kGemmLibNames[int(runs)], g[kWeft] / best);
+    worst = std::min(worst, g[kWeft] / best);
   }
   std::printf("lowest weft/best: %.2f (target >= 0.95)\n", worst);
 }

@@ -26,22 +26,27 @@ inline constexpr int kGemmLibs = 3;
 inline constexpr const char* kGemmLibNames[kGemmLibs] = {"eigen", "openblas", "blis"};
 
 // Classes of shapes whose best library may differ: by size — a vector on either side (GEMV), a
-// thin result (m or n of at most 16), a short sum (k of at most 16), then by the product's m*n*k —
-// and by form, the operand read transposed: none, a (a gradient's x^T @ g; both count as a), or b
+// thin result (m or n of at most 16), a shallow sum (k of at most 16), a small product (m*n*k
+// under 2M), a short sum (k of at most 128: a weight's gradient over a batch, a narrow model's
+// layers; each element of c gets few terms, so how a library writes c weighs), then by m*n*k — and
+// by form, the operand read transposed: none, a (a gradient's x^T @ g; both count as a), or b
 // alone (g @ w^T). Libraries pack a transposed operand at different costs: on one Zen 5, BLIS ran
 // 784x64x512 with a transposed 1.27x Eigen's speed and 32x784x512 plain 0.97x.
-enum GemmSize : uint8_t { kGemmVector, kGemmThin, kGemmShallow, kGemmSmall, kGemmMedium, kGemmLarge };
-inline constexpr int kGemmSizes = 6, kGemmForms = 3, kGemmClasses = kGemmSizes * kGemmForms;
+enum GemmSize : uint8_t { kGemmVector, kGemmThin, kGemmShallow, kGemmSmall, kGemmShort, kGemmMedium, kGemmLarge };
+inline constexpr int kGemmSizes = 7, kGemmForms = 3, kGemmClasses = kGemmSizes * kGemmForms;
 inline constexpr const char* kGemmClassNames[kGemmClasses] = {
     "vector", "vector.tA", "vector.tB", "thin",   "thin.tA",   "thin.tB",   "shallow", "shallow.tA", "shallow.tB",
-    "small",  "small.tA",  "small.tB",  "medium", "medium.tA", "medium.tB", "large",   "large.tA",   "large.tB"};
+    "small",  "small.tA",  "small.tB",  "short",  "short.tA",  "short.tB",  "medium",  "medium.tA",  "medium.tB",
+    "large",  "large.tA",  "large.tB"};
 
 inline int gemmSize(int64_t m, int64_t k, int64_t n) {
   if (m == 1 || n == 1) return kGemmVector;
   if (m <= 16 || n <= 16) return kGemmThin;
   if (k <= 16) return kGemmShallow;
   const double work = double(m) * double(n) * double(k);
-  return work < double(1 << 21) ? kGemmSmall : work < double(1 << 25) ? kGemmMedium : kGemmLarge;
+  if (work < double(1 << 21)) return kGemmSmall;
+  if (k <= 128) return kGemmShort;
+  return work < double(1 << 25) ? kGemmMedium : kGemmLarge;
 }
 inline int gemmForm(bool transA, bool transB) { return transA ? 1 : transB ? 2 : 0; }
 inline int gemmClass(int64_t m, int64_t k, int64_t n, bool transA, bool transB) {

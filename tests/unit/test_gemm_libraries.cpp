@@ -119,13 +119,13 @@ TEST_CASE("a GEMM library missing at run time, or BLIS's threaded build, is repo
 }
 
 TEST_CASE("GEMM plans are written and read in class order; anything else is refused") {
-  // One library per class, in kGemmClassNames' order: here the thin ones on BLIS, the medium ones
+  // One library per class, in kGemmClassNames' order: here the thin ones on BLIS, the short sums
   // with a transposed on OpenBLAS, the rest on Eigen.
   std::string text;
   for (int c = 0; c < rt::kGemmClasses; ++c) {
     const std::string name = rt::kGemmClassNames[c];
     text += std::string(c ? "," : "") +
-            (name.rfind("thin", 0) == 0 ? "blis" : name == "medium.tA" ? "openblas" : "eigen");
+            (name.rfind("thin", 0) == 0 ? "blis" : name == "short.tA" ? "openblas" : "eigen");
   }
   rt::GemmPlan p;
   REQUIRE(rt::parseGemmPlan(text.c_str(), p));
@@ -150,7 +150,10 @@ TEST_CASE("GEMM plans are written and read in class order; anything else is refu
   CHECK(rt::gemmSize(32, 512, 10) == rt::kGemmThin);
   CHECK(rt::gemmSize(64, 10, 512) == rt::kGemmShallow);
   CHECK(rt::gemmSize(64, 64, 64) == rt::kGemmSmall);
+  CHECK(rt::gemmSize(784, 64, 512) == rt::kGemmShort);  // a weight's gradient over a batch of 64
+  CHECK(rt::gemmSize(2048, 128, 384) == rt::kGemmShort);
   CHECK(rt::gemmSize(32, 784, 512) == rt::kGemmMedium);
+  CHECK(rt::gemmSize(64, 512, 784) == rt::kGemmMedium);
   CHECK(rt::gemmSize(256, 784, 512) == rt::kGemmLarge);
   CHECK(std::string(rt::kGemmClassNames[rt::gemmClass(64, 512, 512, false, true)]) == "medium.tB");
 }
