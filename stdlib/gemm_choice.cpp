@@ -66,20 +66,22 @@ double secondsPerCall(GemmLib lib, const Shape& s, std::vector<float>& a, std::v
 }
 
 // Each class on each loaded library: the best of seven short interleaved rounds, so that what load
-// on a shared machine still does to CPU time (caches, memory bandwidth) hits all alike. A class goes
-// to the library with the smallest sum of its times relative to the fastest on each shape, Eigen on
-// a tie. The products run as gemm() runs them on every core: split into the machine's blocks
-// (gemmSplit), one thread each, at once. A library's speed on one thread is not its speed beside
-// itself: BLIS's packing buffers come from one pool for the process, so a thread often packs into
-// lines another core wrote last, and on a Zen 5 whose two cores sit on different complexes BLIS
-// ran a 64x512x512 product on two threads 1.2x slower than Eigen, though level with it on one.
-// The choice is the machine's, the same at every thread count (so are the bits).
+// on a shared machine still does to CPU time (caches, memory bandwidth) hits all alike. The
+// products run as gemm() runs them, split into the machine's blocks (gemmSplit), twice: on one
+// thread, the blocks one after the other, and on every core, one thread each, at once. A
+// library's speed on one thread is not its speed beside itself: BLIS's packing buffers come from
+// one pool for the process, so a thread often packs into lines another core wrote last. On a Zen 5
+// whose two cores sit on different complexes BLIS ran 1024^3 1.25x faster than Eigen on one core
+// and level with it on two, and 64x512x512 on two threads 1.2x slower though level on one. A
+// class goes to the library with the smallest sum of its times relative to the fastest, over
+// each shape at both thread counts (Eigen on a tie): the choice is the machine's, the same at
+// every thread count (so are the bits), and as near the best as one library can be at each.
 Choice measure() {
   Choice out;
   bool loaded[kGemmLibs];
   for (int l = 0; l < kGemmLibs; ++l) loaded[l] = rt::gemmLibrary(GemmLib(l)).loaded();
   rt::ThreadPool pool(rt::kSplitWays);
-  rt::PoolScope onEveryCore(&pool);
+  const int counts = rt::kSplitWays > 1 ? 2 : 1;  // one thread, then every core
   for (int cls = 0; cls < kGemmClasses; ++cls) {
     std::vector<Shape> shapes = kShapes[cls / rt::kGemmForms];
     for (Shape& s : shapes) s.transA = cls % rt::kGemmForms == 1, s.transB = cls % rt::kGemmForms == 2;
@@ -87,38 +89,46 @@ Choice measure() {
       out.measured[cls] = "Eigen's GEMV, always; not measured";
       continue;
     }
-    std::vector<std::vector<double>> best(shapes.size(), std::vector<double>(kGemmLibs, 1e30));
+    // best[count][shape][library]: seconds per call
+    std::vector<std::vector<std::vector<double>>> best(
+        counts, std::vector<std::vector<double>>(shapes.size(), std::vector<double>(kGemmLibs, 1e30)));
     for (size_t i = 0; i < shapes.size(); ++i) {
       const Shape& s = shapes[i];
       std::vector<float> a(size_t(s.m) * s.k), b(size_t(s.k) * s.n), c(size_t(s.m) * s.n);
       for (size_t j = 0; j < a.size(); ++j) a[j] = float(j % 7) * 0.25f - 0.75f;
       for (size_t j = 0; j < b.size(); ++j) b[j] = float(j % 5) * 0.5f - 1.0f;
       std::vector<char> ws(size_t(rt::gemmWorkspaceBytes<float>(s.m, s.k, s.n)) + 64);
-      for (int l = 0; l < kGemmLibs; ++l)  // warm up: first calls load code and touch buffers
-        if (loaded[l]) secondsPerCall(GemmLib(l), s, a, b, c, ws);
-      for (int round = 0; round < 7; ++round)
-        for (int l = 0; l < kGemmLibs; ++l)
-          if (loaded[l]) best[i][l] = std::min(best[i][l], secondsPerCall(GemmLib(l), s, a, b, c, ws));
-    }
-    double score[kGemmLibs] = {}, gflops[kGemmLibs] = {};
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      const double fastest = *std::min_element(best[i].begin(), best[i].end());
-      const double flops = 2.0 * shapes[i].m * shapes[i].k * shapes[i].n;
-      for (int l = 0; l < kGemmLibs; ++l) {
-        score[l] += best[i][l] / fastest;
-        gflops[l] += flops / best[i][l] / 1e9 / double(shapes.size());
+      for (int t = 0; t < counts; ++t) {
+        rt::PoolScope scope(t ? &pool : nullptr);
+        for (int l = 0; l < kGemmLibs; ++l)  // warm up: first calls load code and touch buffers
+          if (loaded[l]) secondsPerCall(GemmLib(l), s, a, b, c, ws);
+        for (int round = 0; round < 7; ++round)
+          for (int l = 0; l < kGemmLibs; ++l)
+            if (loaded[l]) best[t][i][l] = std::min(best[t][i][l], secondsPerCall(GemmLib(l), s, a, b, c, ws));
       }
     }
+    double score[kGemmLibs] = {}, gflops[2][kGemmLibs] = {};
+    for (int t = 0; t < counts; ++t)
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        const double fastest = *std::min_element(best[t][i].begin(), best[t][i].end());
+        const double flops = 2.0 * shapes[i].m * shapes[i].k * shapes[i].n;
+        for (int l = 0; l < kGemmLibs; ++l) {
+          score[l] += best[t][i][l] / fastest;
+          // CPU time: on every core, GFLOP/s per core
+          gflops[t][l] += flops / best[t][i][l] / 1e9 / double(shapes.size());
+        }
+      }
     int pick = 0;
     std::ostringstream m;
     m.precision(3);
     for (int l = 0; l < kGemmLibs; ++l) {
       if (!loaded[l]) continue;
       if (score[l] < score[pick]) pick = l;
-      m << (l ? ", " : "") << rt::kGemmLibNames[l] << " " << gflops[l];
+      m << (l ? ", " : "") << rt::kGemmLibNames[l] << " " << gflops[0][l];
+      if (counts > 1) m << "/" << gflops[1][l];
     }
     out.plan.use[cls] = GemmLib(pick);
-    out.measured[cls] = m.str() + " GFLOP/s";
+    out.measured[cls] = m.str() + (counts > 1 ? " GFLOP/s per core, on one/every core" : " GFLOP/s");
   }
   return out;
 }
