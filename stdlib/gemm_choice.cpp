@@ -43,24 +43,26 @@ const std::vector<Shape> kShapes[rt::kGemmSizes] = {
     {{256, 784, 512}, {256, 512, 512}, {512, 256, 512}},
 };
 
-// This process's CPU time in seconds, its threads' together: the products are timed without the
-// time other processes on a shared machine take from them.
-double processSeconds() {
+// CPU time in seconds: of this thread (`whole` false), or of the process, its threads' together.
+// The products are timed without the time other processes on a shared machine take from them, and
+// a product on one thread without what the pool's idle threads spend.
+double cpuSeconds(bool whole) {
   timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  clock_gettime(whole ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID, &t);
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-// CPU seconds per call of one product on `lib`, over at least 2 ms.
+// CPU seconds per call of one product on `lib` (over the pool's threads when `pooled`), over at
+// least 2 ms.
 double secondsPerCall(GemmLib lib, const Shape& s, std::vector<float>& a, std::vector<float>& b, std::vector<float>& c,
-                      std::vector<char>& ws) {
+                      std::vector<char>& ws, bool pooled) {
   int calls = 0;
-  const double t0 = processSeconds();
+  const double t0 = cpuSeconds(pooled);
   double elapsed = 0;
   do {
     rt::gemmOn(lib, a.data(), b.data(), c.data(), s.m, s.k, s.n, ws.data(), false, s.transA, s.transB);
     ++calls;
-    elapsed = processSeconds() - t0;
+    elapsed = cpuSeconds(pooled) - t0;
   } while (elapsed < 0.002);
   return elapsed / calls;
 }
@@ -101,10 +103,10 @@ Choice measure() {
       for (int t = 0; t < counts; ++t) {
         rt::PoolScope scope(t ? &pool : nullptr);
         for (int l = 0; l < kGemmLibs; ++l)  // warm up: first calls load code and touch buffers
-          if (loaded[l]) secondsPerCall(GemmLib(l), s, a, b, c, ws);
+          if (loaded[l]) secondsPerCall(GemmLib(l), s, a, b, c, ws, t);
         for (int round = 0; round < 7; ++round)
           for (int l = 0; l < kGemmLibs; ++l)
-            if (loaded[l]) best[t][i][l] = std::min(best[t][i][l], secondsPerCall(GemmLib(l), s, a, b, c, ws));
+            if (loaded[l]) best[t][i][l] = std::min(best[t][i][l], secondsPerCall(GemmLib(l), s, a, b, c, ws, t));
       }
     }
     double score[kGemmLibs] = {}, gflops[2][kGemmLibs] = {};
