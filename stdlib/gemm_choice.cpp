@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <vector>
 
@@ -52,19 +53,64 @@ double cpuSeconds(bool whole) {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
+// One product on `lib`, as gemm() runs it: in gemmSplit's blocks, or `whole` in one call.
+template <class T>
+void product(GemmLib lib, const Shape& s, const T* a, const T* b, T* c, void* ws, bool whole) {
+  if (whole)
+    rt::detail::gemmBlock(lib, a, s.transA ? s.m : s.k, b, s.transB ? s.k : s.n, c, s.n, s.m, s.k, s.n, nullptr, false,
+                          s.transA, s.transB, static_cast<const T*>(nullptr));
+  else
+    rt::gemmOn(lib, a, b, c, s.m, s.k, s.n, ws, false, s.transA, s.transB);
+}
+
 // CPU seconds per call of one product on `lib` (over the pool's threads when `pooled`), over at
 // least 2 ms.
 double secondsPerCall(GemmLib lib, const Shape& s, std::vector<float>& a, std::vector<float>& b, std::vector<float>& c,
-                      std::vector<char>& ws, bool pooled) {
+                      std::vector<char>& ws, bool pooled, bool whole) {
   int calls = 0;
   const double t0 = cpuSeconds(pooled);
   double elapsed = 0;
   do {
-    rt::gemmOn(lib, a.data(), b.data(), c.data(), s.m, s.k, s.n, ws.data(), false, s.transA, s.transB);
+    product(lib, s, a.data(), b.data(), c.data(), ws.data(), whole);
     ++calls;
     elapsed = cpuSeconds(pooled) - t0;
   } while (elapsed < 0.002);
   return elapsed / calls;
+}
+
+// Whether `lib` computes each element of a product to the same bits whole and in gemmSplit's
+// blocks over `pool`: float and double, every form, on the classes' shapes and a few odd ones, from
+// random values. Eigen and OpenBLAS do not (their kernels take other paths at a block's edges);
+// BLIS 0.9 with its AVX-512 kernels did on every product tried, with its Haswell and Zen kernels
+// (which switch to unpacked kernels for small sizes) not. Eigen is never asked: it packs into
+// gemm()'s workspace, sized for a block.
+template <class T>
+bool sameBitsWhole(GemmLib lib, rt::ThreadPool& pool, const Shape& s, std::mt19937& random) {
+  std::normal_distribution<T> normal;
+  std::vector<T> a(size_t(s.m) * s.k), b(size_t(s.k) * s.n), whole(size_t(s.m) * s.n), blocks(whole.size());
+  for (T& v : a) v = normal(random);
+  for (T& v : b) v = normal(random);
+  std::vector<char> ws(size_t(rt::gemmWorkspaceBytes<T>(s.m, s.k, s.n)) + 64);
+  product(lib, s, a.data(), b.data(), whole.data(), ws.data(), true);
+  rt::PoolScope onEveryCore(&pool);
+  product(lib, s, a.data(), b.data(), blocks.data(), ws.data(), false);
+  return std::memcmp(whole.data(), blocks.data(), whole.size() * sizeof(T)) == 0;
+}
+
+bool blockFree(GemmLib lib, rt::ThreadPool& pool) {
+  if (lib == GemmLib::Eigen || rt::kSplitWays < 2) return false;
+  std::vector<Shape> shapes = {{1024, 1024, 1024}, {300, 700, 200}, {517, 333, 129}, {97, 1000, 611}, {40, 2000, 72}};
+  for (int size = 0; size < rt::kGemmSizes; ++size)
+    shapes.insert(shapes.end(), kShapes[size].begin(), kShapes[size].end());
+  std::mt19937 random(7);
+  for (const Shape& base : shapes)
+    for (int form = 0; form < rt::kGemmForms; ++form) {
+      Shape s = base;
+      s.transA = form == 1, s.transB = form == 2;
+      if (rt::gemmSplit(s.m, s.k, s.n).chunks < 2) continue;
+      if (!sameBitsWhole<float>(lib, pool, s, random) || !sameBitsWhole<double>(lib, pool, s, random)) return false;
+    }
+  return true;
 }
 
 // Each class on each loaded library: the best of seven short interleaved rounds, so that what load
@@ -83,6 +129,7 @@ Choice measure() {
   bool loaded[kGemmLibs];
   for (int l = 0; l < kGemmLibs; ++l) loaded[l] = rt::gemmLibrary(GemmLib(l)).loaded();
   rt::ThreadPool pool(rt::kSplitWays);
+  for (int l = 0; l < kGemmLibs; ++l) out.plan.whole[l] = loaded[l] && blockFree(GemmLib(l), pool);
   const int counts = rt::kSplitWays > 1 ? 2 : 1;  // one thread, then every core
   for (int cls = 0; cls < kGemmClasses; ++cls) {
     std::vector<Shape> shapes = kShapes[cls / rt::kGemmForms];
@@ -103,10 +150,11 @@ Choice measure() {
       for (int t = 0; t < counts; ++t) {
         rt::PoolScope scope(t ? &pool : nullptr);
         for (int l = 0; l < kGemmLibs; ++l)  // warm up: first calls load code and touch buffers
-          if (loaded[l]) secondsPerCall(GemmLib(l), s, a, b, c, ws, t);
+          if (loaded[l]) secondsPerCall(GemmLib(l), s, a, b, c, ws, t, !t && out.plan.whole[l]);
         for (int round = 0; round < 7; ++round)
           for (int l = 0; l < kGemmLibs; ++l)
-            if (loaded[l]) best[t][i][l] = std::min(best[t][i][l], secondsPerCall(GemmLib(l), s, a, b, c, ws, t));
+            if (loaded[l]) best[t][i][l] =
+                  std::min(best[t][i][l], secondsPerCall(GemmLib(l), s, a, b, c, ws, t, !t && out.plan.whole[l]));
       }
     }
     double score[kGemmLibs] = {}, gflops[2][kGemmLibs] = {};
@@ -135,6 +183,14 @@ Choice measure() {
   return out;
 }
 
+// "blis openblas", or "none".
+std::string wholeText(const rt::GemmPlan& p) {
+  std::string t;
+  for (int l = 0; l < kGemmLibs; ++l)
+    if (p.whole[l]) t += (t.empty() ? "" : " ") + std::string(rt::kGemmLibNames[l]);
+  return t.empty() ? "none" : t;
+}
+
 std::string trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);
@@ -145,12 +201,27 @@ bool readCache(const std::string& path, Choice& out) {
   std::ifstream f(path);
   if (!f) return false;
   std::string line, key;
-  bool seen[kGemmClasses] = {};
+  bool seen[kGemmClasses] = {}, wholeSeen = false;
   Choice c;
   while (std::getline(f, line)) {
     if (line.empty() || line[0] == '#') continue;
     if (line.rfind("key ", 0) == 0) {
       key = line.substr(4);
+      continue;
+    }
+    if (line.rfind("whole", 0) == 0) {  // "whole blis ...", or "whole none"
+      std::istringstream words(line.substr(5));
+      std::vector<std::string> libs;
+      for (std::string w; words >> w;) libs.push_back(w);
+      if (wholeSeen || libs.empty()) return false;
+      wholeSeen = true;
+      if (libs.size() == 1 && libs[0] == "none") continue;
+      for (const std::string& lib : libs) {
+        GemmLib l;
+        if (!rt::parseGemmLib(lib.data(), lib.size(), l) || l == GemmLib::Eigen || !rt::gemmLibrary(l).loaded())
+          return false;
+        c.plan.whole[int(l)] = true;
+      }
       continue;
     }
     const size_t hash = line.find('#');
@@ -166,7 +237,8 @@ bool readCache(const std::string& path, Choice& out) {
     c.plan.use[ci] = l;
     c.measured[ci] = hash == std::string::npos ? "" : trim(line.substr(hash + 1));
   }
-  if (key != machineKey() || !std::all_of(seen, seen + kGemmClasses, [](bool b) { return b; })) return false;
+  if (key != machineKey() || !wholeSeen || !std::all_of(seen, seen + kGemmClasses, [](bool b) { return b; }))
+    return false;
   out = c;
   return true;
 }
@@ -179,6 +251,8 @@ std::string cacheText(const Choice& c) {
     << "key " << machineKey() << "\n";
   for (int cls = 0; cls < kGemmClasses; ++cls)
     t << rt::kGemmClassNames[cls] << " " << rt::kGemmLibNames[int(c.plan.use[cls])] << "  # " << c.measured[cls] << "\n";
+  t << "# The libraries whose bits do not depend on gemm()'s blocks, so that one thread runs a product whole:\n"
+    << "whole " << wholeText(c.plan) << "\n";
   return t.str();
 }
 
@@ -294,6 +368,7 @@ std::string describe() {
     if (c && !c->measured[cls].empty()) o << "  (" << c->measured[cls] << ")";
     o << "\n";
   }
+  o << "  whole on one thread: " << wholeText(plan) << "  (libraries whose bits do not depend on the blocks)\n";
   return o.str();
 }
 

@@ -53,9 +53,13 @@ inline int gemmClass(int64_t m, int64_t k, int64_t n, bool transA, bool transB) 
   return gemmSize(m, k, n) * kGemmForms + gemmForm(transA, transB);
 }
 
-// The library each class runs on.
+// The library each class runs on, and the libraries that run a product whole on one thread: those
+// whose result for an element does not depend on the block of rows or columns computing it
+// (checked when the plan is measured, stdlib/gemm_choice.cpp). The others run the machine's blocks
+// (gemmSplit) one after the other on one thread, to give the bits they give on every core.
 struct GemmPlan {
   GemmLib use[kGemmClasses] = {};
+  bool whole[kGemmLibs] = {};
 };
 
 // A library's entry points, or why it is not there.
@@ -186,25 +190,43 @@ inline const GemmLibrary& gemmLibrary(GemmLib lib) {
   return all.lib[int(lib)];
 }
 
-// "eigen,blis,eigen,openblas,...": the library of each class, in class order (kGemmClassNames).
+// "eigen,blis,eigen,openblas,...": the library of each class, in class order (kGemmClassNames),
+// then "/whole=blis" for each library that runs a product whole on one thread. (No ';': the text
+// is a definition in a generated CMakeLists.txt, where ';' separates a list.)
 inline bool parseGemmPlan(const char* text, GemmPlan& out) {
   GemmPlan p;
+  const char* classesEnd = std::strchr(text, '/');
+  if (!classesEnd) classesEnd = text + std::strlen(text);
   for (int c = 0; c < kGemmClasses; ++c) {
-    const char* end = std::strchr(text, ',');
-    const size_t len = end ? size_t(end - text) : std::strlen(text);
-    if (!parseGemmLib(text, len, p.use[c]) || (c + 1 < kGemmClasses) != (end != nullptr)) return false;
-    text = end ? end + 1 : text;
+    const char* comma = static_cast<const char*>(std::memchr(text, ',', size_t(classesEnd - text)));
+    const char* end = comma ? comma : classesEnd;
+    if (!parseGemmLib(text, size_t(end - text), p.use[c]) || (c + 1 < kGemmClasses) != (comma != nullptr)) return false;
+    text = end + (comma ? 1 : 0);
+  }
+  static constexpr char kWhole[] = "/whole=";
+  while (*text) {
+    if (std::strncmp(text, kWhole, sizeof kWhole - 1) != 0) return false;
+    text += sizeof kWhole - 1;
+    const char* next = std::strchr(text, '/');
+    const size_t len = next ? size_t(next - text) : std::strlen(text);
+    GemmLib lib;
+    if (!parseGemmLib(text, len, lib) || lib == GemmLib::Eigen) return false;
+    p.whole[int(lib)] = true;
+    text += len;
   }
   out = p;
   return true;
 }
 
-// A plan's text fits in kGemmPlanTextSize characters ("openblas," at most for each class).
-inline constexpr size_t kGemmPlanTextSize = kGemmClasses * 10;
+// A plan's text fits in kGemmPlanTextSize characters ("openblas," at most for each class, then
+// "/whole=openblas" at most for each library).
+inline constexpr size_t kGemmPlanTextSize = kGemmClasses * 10 + kGemmLibs * 16;
 inline void gemmPlanText(const GemmPlan& p, char* out, size_t size) {
   size_t at = 0;
   for (int c = 0; c < kGemmClasses && at < size; ++c)
     at += size_t(std::snprintf(out + at, size - at, "%s%s", c ? "," : "", kGemmLibNames[int(p.use[c])]));
+  for (int l = 0; l < kGemmLibs && at < size; ++l)
+    if (p.whole[l]) at += size_t(std::snprintf(out + at, size - at, "/whole=%s", kGemmLibNames[l]));
 }
 
 // Where the plan comes from in a program that measures it (the interpreter sets this at start).

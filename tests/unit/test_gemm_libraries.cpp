@@ -64,6 +64,8 @@ void checkAgainstEigen(GemmLib lib) {
 bool same(const rt::GemmPlan& x, const rt::GemmPlan& y) {
   for (int c = 0; c < rt::kGemmClasses; ++c)
     if (x.use[c] != y.use[c]) return false;
+  for (int l = 0; l < rt::kGemmLibs; ++l)
+    if (x.whole[l] != y.whole[l]) return false;
   return true;
 }
 
@@ -137,9 +139,21 @@ TEST_CASE("GEMM plans are written and read in class order; anything else is refu
   char written[rt::kGemmPlanTextSize];
   rt::gemmPlanText(p, written, sizeof written);
   CHECK(std::string(written) == text);
-  for (GemmLib& u : p.use) u = GemmLib::OpenBLAS;  // the longest plan fits
+  // The libraries that run a product whole on one thread follow the classes, after '/'.
+  REQUIRE(rt::parseGemmPlan((text + "/whole=blis").c_str(), p));
+  CHECK(p.whole[int(GemmLib::BLIS)]);
+  CHECK_FALSE(p.whole[int(GemmLib::OpenBLAS)]);
   rt::gemmPlanText(p, written, sizeof written);
-  CHECK(rt::parseGemmPlan(written, p));
+  CHECK(std::string(written) == text + "/whole=blis");
+  for (GemmLib& u : p.use) u = GemmLib::OpenBLAS;  // the longest plan fits
+  p.whole[int(GemmLib::OpenBLAS)] = p.whole[int(GemmLib::BLIS)] = true;
+  rt::gemmPlanText(p, written, sizeof written);
+  rt::GemmPlan back;
+  CHECK(rt::parseGemmPlan(written, back));
+  CHECK(same(back, p));
+  CHECK(std::string(written).find(';') == std::string::npos);  // a CMake list separator
+  for (const char* badWhole : {"/whole=eigen", "/whole=mkl", "/whole=", "/blis", "/whole=blis,", "/"})
+    CHECK_FALSE(rt::parseGemmPlan((text + badWhole).c_str(), p));
   const std::string firstSix = "eigen,blis,eigen,openblas,openblas,eigen";  // a plan of six classes, as once written
   for (const std::string& bad : {std::string(), std::string("eigen"), firstSix, text + ",eigen",
                                 text.substr(0, text.rfind(',')), "eigen,mkl" + text.substr(text.find(',', 6)),
@@ -176,7 +190,10 @@ TEST_CASE("the GEMM choice is read back from its cache as written, for this mach
   std::string text = "# a comment\nkey " + gemm::machineKey() + "\n";
   for (const char* cls : rt::kGemmClassNames)
     text += std::string(cls) + " " + libFor(cls) + (std::string(cls) == "thin" ? "  # 1 GFLOP/s" : "") + "\n";
+  // Without the line of libraries that run a product whole (as Weft once wrote it): measured again.
   write(path, text);
+  CHECK(gemm::loadOrMeasure(path).source == "measured now, cached in " + path);
+  write(path, text + "whole " + name + "\n");
   for (int run = 0; run < 2; ++run) {
     const gemm::Choice c = gemm::loadOrMeasure(path);
     CHECK(c.source == "cached in " + path);
@@ -186,6 +203,12 @@ TEST_CASE("the GEMM choice is read back from its cache as written, for this mach
     CHECK(c.plan.use[rt::gemmClass(784, 256, 512, true, false)] == other);
     CHECK(c.plan.use[rt::gemmClass(784, 256, 512, false, false)] == GemmLib::Eigen);
     CHECK(c.measured[rt::gemmClass(32, 512, 10, false, false)] == "1 GFLOP/s");
+    CHECK(c.plan.whole[int(other)]);
+    CHECK_FALSE(c.plan.whole[int(GemmLib::Eigen)]);
+  }
+  for (const char* bad : {"whole eigen\n", "whole none\nwhole none\n"}) {
+    write(path, text + bad);
+    CHECK(gemm::loadOrMeasure(path).source == "measured now, cached in " + path);
   }
 }
 
