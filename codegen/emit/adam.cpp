@@ -23,4 +23,9 @@ void code(Emitter& e, const Node& n, const std::string& p) {
 
 const ops::EmitRule kAdamUpdateRule{"adam.h", nullptr, nullptr, code};
 
+void registerAdamEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::AdamUpdate}, &kAdamUpdateRule);
+}
+
 }  // namespace weft::codegen

@@ -52,4 +52,9 @@ void code(Emitter& e, const Node& n, const std::string& p) {
 
 const ops::EmitRule kAttentionRule{"attention.h", nullptr, nullptr, code};
 
+void registerAttentionEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::Attention, OpId::AttentionGrad}, &kAttentionRule);
+}
+
 }  // namespace weft::codegen

@@ -101,4 +101,10 @@ void whileCode(Emitter& e, const Node& n, const std::string& p) {
 const ops::EmitRule kCondRule{"", condSizes, nullptr, condCode};
 const ops::EmitRule kWhileRule{"", whileSizes, whileMemory, whileCode};
 
+void registerControlEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::Cond}, &kCondRule);
+  ops::setEmit({OpId::While}, &kWhileRule);
+}
+
 }  // namespace weft::codegen

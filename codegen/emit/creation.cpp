@@ -53,4 +53,10 @@ void randomCode(Emitter& e, const Node& n, const std::string& p) {
 const ops::EmitRule kCreationRule{"", nullptr, creationMemory, noCode};
 const ops::EmitRule kRandomRule{"random.h", nullptr, randomMemory, randomCode};
 
+void registerCreationEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::Full, OpId::Eye, OpId::Arange, OpId::Linspace}, &kCreationRule);
+  ops::setEmit({OpId::RandomNormal, OpId::RandomUniform, OpId::RandomTruncatedNormal}, &kRandomRule);
+}
+
 }  // namespace weft::codegen

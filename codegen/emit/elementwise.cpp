@@ -114,4 +114,17 @@ void fusedLoop(Emitter& e, const std::vector<const Node*>& group, const std::set
   if (!returns) code << p << "  });\n" << p << "}\n";
 }
 
+void registerElementwiseEmitRules() {
+  using ops::OpId;
+#define WEFT_UNARY_EMIT(F, Id, ...) ops::setEmit({OpId::F##Id}, &kUnaryRule);
+  WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_EMIT)
+#undef WEFT_UNARY_EMIT
+#define WEFT_BINARY_EMIT(F, Id, ...) ops::setEmit({OpId::F##Id}, &kBinaryRule);
+  WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_EMIT)
+#undef WEFT_BINARY_EMIT
+  ops::setEmit({OpId::Where, OpId::Clip}, &kTernaryRule);
+  ops::setEmit({OpId::Cast}, &kCastRule);
+  ops::setEmit({OpId::Gelu}, &kGeluRule);
+}
+
 }  // namespace weft::codegen

@@ -1,5 +1,5 @@
 // The op table's emit column (ops::OpDef::emit): how each primitive becomes C++, written once per
-// op family. `rules.cpp` names the rule of every op; the driver (function_body.cpp) calls a rule's
+// op family, whose file registers its ops' rules; the driver (function_body.cpp) calls a rule's
 // steps for each node, in three walks over the graph: sizes, memory, code.
 #pragma once
 #include <string>
@@ -32,21 +32,20 @@ namespace weft::codegen {
 // Fills the op table's emit column (once; weft compile and the tests call it).
 void registerEmitRules();
 
-// The rules of each family, defined in the file of that name.
-extern const ops::EmitRule kUnaryRule, kBinaryRule, kTernaryRule, kCastRule, kGeluRule;        // elementwise.cpp
-extern const ops::EmitRule kReduceRule, kArgReduceRule, kKthLargestRule;                      // reduce.cpp
-extern const ops::EmitRule kMatMulRule;                                                       // matmul.cpp
-extern const ops::EmitRule kConvRule, kPoolRule, kConvGradRule, kPoolGradRule;                // conv.cpp
-extern const ops::EmitRule kReshapeRule, kExpandDimsRule, kSqueezeRule, kTransposeRule, kBroadcastToRule, kConcatRule, kStackRule,
-    kSplitRule, kShapeOfRule, kRelayoutRule;                                                                 // shape.cpp
-extern const ops::EmitRule kGetItemRule, kSetItemRule, kTakeRule, kOneHotRule;                // indexing.cpp
-extern const ops::EmitRule kCreationRule, kRandomRule;                                        // creation.cpp
-extern const ops::EmitRule kConstantRule, kReadVariableRule, kAssignVariableRule, kPrintRule, kCheckRule; // state.cpp
-extern const ops::EmitRule kCondRule, kWhileRule;                                             // control.cpp
-extern const ops::EmitRule kAttentionRule;                                                    // attention.cpp
-extern const ops::EmitRule kLayerNormRule;                                                    // layer_norm.cpp
-extern const ops::EmitRule kAdamUpdateRule;                                                   // adam.cpp
-extern const ops::EmitRule kBroadcastRowsRule, kUpdateRowRule;                                // rows.cpp
-extern const ops::EmitRule kCollectiveRule;                                                   // collective.cpp
+// Each family's file registers its ops' rules (ops::setEmit).
+void registerElementwiseEmitRules();   // elementwise.cpp
+void registerReduceEmitRules();        // reduce.cpp
+void registerMatMulEmitRules();        // matmul.cpp
+void registerConvEmitRules();          // conv.cpp
+void registerShapeEmitRules();         // shape.cpp
+void registerIndexingEmitRules();      // indexing.cpp
+void registerCreationEmitRules();      // creation.cpp
+void registerStateEmitRules();         // state.cpp
+void registerControlEmitRules();       // control.cpp
+void registerAttentionEmitRules();     // attention.cpp
+void registerLayerNormEmitRules();     // layer_norm.cpp
+void registerAdamEmitRules();          // adam.cpp
+void registerRowsEmitRules();          // rows.cpp
+void registerCollectiveEmitRules();    // collective.cpp
 
 }  // namespace weft::codegen

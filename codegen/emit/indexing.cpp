@@ -101,4 +101,12 @@ const ops::EmitRule kSetItemRule{"copy.h", nullptr, nullptr, setItemCode};
 const ops::EmitRule kTakeRule{"layout_ops.h", nullptr, nullptr, takeCode};
 const ops::EmitRule kOneHotRule{"layout_ops.h", nullptr, nullptr, oneHotCode};
 
+void registerIndexingEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::OneHot}, &kOneHotRule);
+  ops::setEmit({OpId::GetItem}, &kGetItemRule);
+  ops::setEmit({OpId::SetItem}, &kSetItemRule);
+  ops::setEmit({OpId::Take}, &kTakeRule);
+}
+
 }  // namespace weft::codegen

@@ -43,4 +43,9 @@ void memory(Emitter& e, const Node& n) {
 
 const ops::EmitRule kLayerNormRule{"layer_norm.h", nullptr, memory, code};
 
+void registerLayerNormEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::LayerNorm, OpId::LayerNormGrad}, &kLayerNormRule);
+}
+
 }  // namespace weft::codegen

@@ -68,4 +68,9 @@ void code(Emitter& e, const Node& n, const std::string& p) {
 
 const ops::EmitRule kMatMulRule{"matmul.h", nullptr, memory, code};
 
+void registerMatMulEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::MatMul}, &kMatMulRule);
+}
+
 }  // namespace weft::codegen

@@ -116,4 +116,13 @@ const ops::EmitRule kReduceRule{"reduce.h", nullptr, reduceMemory, reduceCode};
 const ops::EmitRule kArgReduceRule{"arg_reduce.h", nullptr, nullptr, argReduceCode};
 const ops::EmitRule kKthLargestRule{"kth_largest.h", nullptr, kthLargestMemory, kthLargestCode};
 
+void registerReduceEmitRules() {
+  using ops::OpId;
+#define WEFT_REDUCE_EMIT(F, Id, ...) ops::setEmit({OpId::F##Id}, &kReduceRule);
+  WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_EMIT)
+#undef WEFT_REDUCE_EMIT
+  ops::setEmit({OpId::ArgMax, OpId::ArgMin}, &kArgReduceRule);
+  ops::setEmit({OpId::KthLargest}, &kKthLargestRule);
+}
+
 }  // namespace weft::codegen

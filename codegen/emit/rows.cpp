@@ -56,4 +56,10 @@ void updateRowCode(Emitter& e, const Node& n, const std::string& p) {
 const ops::EmitRule kBroadcastRowsRule{"rows.h", broadcastRowsSizes, broadcastRowsMemory, broadcastRowsCode};
 const ops::EmitRule kUpdateRowRule{"rows.h", nullptr, updateRowMemory, updateRowCode};
 
+void registerRowsEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::BroadcastRows}, &kBroadcastRowsRule);
+  ops::setEmit({OpId::UpdateRow}, &kUpdateRowRule);
+}
+
 }  // namespace weft::codegen

@@ -104,4 +104,18 @@ const ops::EmitRule kStackRule{"layout_ops.h", nullptr, nullptr, stackCode};
 const ops::EmitRule kSplitRule{"layout_ops.h", nullptr, nullptr, splitCode};
 const ops::EmitRule kShapeOfRule{"", nullptr, nullptr, shapeOfCode};
 
+void registerShapeEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::Reshape}, &kReshapeRule);
+  ops::setEmit({OpId::Squeeze}, &kSqueezeRule);
+  ops::setEmit({OpId::ExpandDims}, &kExpandDimsRule);
+  ops::setEmit({OpId::Transpose}, &kTransposeRule);
+  ops::setEmit({OpId::BroadcastTo}, &kBroadcastToRule);
+  ops::setEmit({OpId::Concat}, &kConcatRule);
+  ops::setEmit({OpId::Stack}, &kStackRule);
+  ops::setEmit({OpId::Split}, &kSplitRule);
+  ops::setEmit({OpId::ShapeOf}, &kShapeOfRule);
+  ops::setEmit({OpId::Relayout}, &kRelayoutRule);
+}
+
 }  // namespace weft::codegen

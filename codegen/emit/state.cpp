@@ -93,4 +93,13 @@ const ops::EmitRule kAssignVariableRule{"", noSizes, noMemory, assignCode};
 const ops::EmitRule kPrintRule{"format.h", noSizes, noMemory, printCode};
 const ops::EmitRule kCheckRule{"", noSizes, noMemory, checkCode};
 
+void registerStateEmitRules() {
+  using ops::OpId;
+  ops::setEmit({OpId::Constant}, &kConstantRule);
+  ops::setEmit({OpId::ReadVariable}, &kReadVariableRule);
+  ops::setEmit({OpId::AssignVariable}, &kAssignVariableRule);
+  ops::setEmit({OpId::Print}, &kPrintRule);
+  ops::setEmit({OpId::Check}, &kCheckRule);
+}
+
 }  // namespace weft::codegen

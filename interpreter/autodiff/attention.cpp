@@ -5,7 +5,7 @@
 #include "rules.h"
 
 namespace weft::autodiff {
-
+namespace {
 ops::VjpResult attentionVjp(const ops::VjpArgs& a) {
   ops::VjpResult r(a.in.size());
   if (!a.need[0] && !a.need[1] && !a.need[2]) return r;
@@ -24,6 +24,13 @@ ops::VjpResult attentionVjp(const ops::VjpArgs& a) {
 ops::VjpResult attentionGradVjp(const ops::VjpArgs&) {
   throw WeftError(
       "scaled_dot_product_attention_grad has no gradient yet: gradients of gradients through attention are not supported");
+}
+
+}  // namespace
+
+void registerAttentionVjps() {
+  ops::setVjp({ops::OpId::Attention}, attentionVjp);
+  ops::setVjp({ops::OpId::AttentionGrad}, attentionGradVjp);
 }
 
 }  // namespace weft::autodiff

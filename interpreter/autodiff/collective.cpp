@@ -9,18 +9,15 @@
 #include "rules.h"
 
 namespace weft::autodiff {
+namespace {
 
 using ops::Attrs;
 using ops::OpId;
-
-namespace {
 
 Tensor along(OpId op, const Tensor& g, const Attrs& from) {
   Attrs a{{"mesh_dim", from.i("mesh_dim")}, {"group", from.i("group")}, {"axis", from.i("axis")}};
   return ops::apply1(op, {&g, 1}, a);
 }
-
-}  // namespace
 
 ops::VjpResult allReduceVjp(const ops::VjpArgs& a) { return {a.gout[0]}; }
 ops::VjpResult allGatherVjp(const ops::VjpArgs& a) { return {along(OpId::LocalSlice, a.gout[0], a.attrs)}; }
@@ -35,6 +32,17 @@ ops::VjpResult allToAllVjp(const ops::VjpArgs& a) {
                    {"split_axis", a.attrs.i("concat_axis")},
                    {"concat_axis", a.attrs.i("split_axis")}};
   return {ops::apply1(OpId::AllToAll, {&a.gout[0], 1}, back)};
+}
+
+}  // namespace
+
+void registerCollectiveVjps() {
+  ops::setVjp({OpId::AllReduce}, allReduceVjp);
+  ops::setVjp({OpId::AllGather}, allGatherVjp);
+  ops::setVjp({OpId::ReduceScatter}, reduceScatterVjp);
+  ops::setVjp({OpId::AllToAll}, allToAllVjp);
+  ops::setVjp({OpId::LocalSlice}, localSliceVjp);
+  ops::setVjp({OpId::Relayout}, relayoutVjp);
 }
 
 }  // namespace weft::autodiff

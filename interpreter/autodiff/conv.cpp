@@ -41,8 +41,6 @@ Pair spatialSize(const char* op, const Tensor& x) {
 
 Pair kernelSize(const Tensor& w) { return {w.shape()[0], w.shape()[1]}; }
 
-}  // namespace
-
 ops::VjpResult conv2dVjp(const ops::VjpArgs& a) {
   const Tensor &x = a.in[0], &w = a.in[1], &g = a.gout[0];
   const Conv c(a.attrs);
@@ -112,6 +110,20 @@ ops::VjpResult maxPool2dGradGradVjp(const ops::VjpArgs& a) {
   ops::VjpResult r(2);
   if (a.need[1]) r[1] = ops::maxPool2dGrad(a.in[0], a.gout[0], p.pool, p.strides, p.padding);
   return r;
+}
+
+}  // namespace
+
+void registerConvVjps() {
+  using ops::OpId;
+  ops::setVjp({OpId::Conv2D}, conv2dVjp);
+  ops::setVjp({OpId::MaxPool2D}, maxPool2dVjp);
+  ops::setVjp({OpId::AvgPool2D}, avgPool2dVjp);
+  ops::setVjp({OpId::Conv2DBackpropInput}, conv2dBackpropInputVjp);
+  ops::setVjp({OpId::Conv2DBackpropFilter}, conv2dBackpropFilterVjp);
+  ops::setVjp({OpId::MaxPool2DGrad}, maxPool2dGradVjp);
+  ops::setVjp({OpId::AvgPool2DGrad}, avgPool2dGradVjp);
+  ops::setVjp({OpId::MaxPool2DGradGrad}, maxPool2dGradGradVjp);
 }
 
 }  // namespace weft::autodiff

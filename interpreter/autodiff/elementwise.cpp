@@ -95,8 +95,6 @@ std::pair<Tensor, Tensor> dOrder(const ops::VjpArgs& a) {
   return {mul(g, m), mul(g, sub(k(1.0, m), m))};
 }
 
-}  // namespace
-
 // dy * gelu'(x), from x and dy alone, on primitives (so gradients of gradients follow, and the
 // graph passes fuse it into one elementwise loop). x is held at -1000 as the forward pass holds
 // it: below, the derivative is 0 (its mask), and at -1000 every form's derivative is 0 already.
@@ -169,6 +167,18 @@ ops::VjpFn binaryRule(BinaryOp op) {
     case BinaryOp::Or: return noGradient;
   }
   return noGradient;
+}
+
+}  // namespace
+
+void registerElementwiseVjps() {
+#define WEFT_UNARY_VJP(F, Id, ...) ops::setVjp({ops::OpId::F##Id}, unaryRule(UnaryOp::Id));
+  WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_VJP)
+#undef WEFT_UNARY_VJP
+#define WEFT_BINARY_VJP(F, Id, ...) ops::setVjp({ops::OpId::F##Id}, binaryRule(BinaryOp::Id));
+  WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_VJP)
+#undef WEFT_BINARY_VJP
+  ops::setVjp({ops::OpId::Gelu}, geluVjp);
 }
 
 }  // namespace weft::autodiff

@@ -11,8 +11,6 @@ using V = ops::VjpResult;
 
 std::vector<ops::Subscript> subsOf(const ops::VjpArgs& a) { return ops::decodeSubscripts(a.attrs.ints("subs")); }
 
-}  // namespace
-
 V whereVjp(const ops::VjpArgs& a) {
   const Tensor &c = a.in[0], &g = a.gout[0];
   Tensor zero = scalarOf(0.0, g.dtype());
@@ -83,6 +81,20 @@ V updateRowVjp(const ops::VjpArgs& a) {
   if (a.need[0]) r[0] = ops::updateRow(g, zerosLike(row), i);
   if (a.need[1]) r[1] = ops::take(g, i, 0);
   return r;
+}
+
+}  // namespace
+
+void registerIndexingVjps() {
+  using ops::OpId;
+  ops::setVjp({OpId::Where}, whereVjp);
+  ops::setVjp({OpId::Clip}, clipVjp);
+  ops::setVjp({OpId::GetItem}, getItemVjp);
+  ops::setVjp({OpId::SetItem}, setItemVjp);
+  ops::setVjp({OpId::Take}, takeVjp);
+  ops::setVjp({OpId::BroadcastRows}, broadcastRowsVjp);
+  ops::setVjp({OpId::UpdateRow}, updateRowVjp);
+  ops::setVjp({OpId::OneHot}, noGradient);
 }
 
 }  // namespace weft::autodiff

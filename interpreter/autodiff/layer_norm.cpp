@@ -3,7 +3,7 @@
 #include "rules.h"
 
 namespace weft::autodiff {
-
+namespace {
 ops::VjpResult layerNormVjp(const ops::VjpArgs& a) {
   ops::VjpResult r(a.in.size());
   if (!a.need[0] && !a.need[1] && !a.need[2]) return r;
@@ -17,6 +17,13 @@ ops::VjpResult layerNormVjp(const ops::VjpArgs& a) {
 // rather than a silently wrong zero.
 ops::VjpResult layerNormGradVjp(const ops::VjpArgs&) {
   throw WeftError("layer_norm_grad has no gradient yet: gradients of gradients through layer_norm are not supported");
+}
+
+}  // namespace
+
+void registerLayerNormVjps() {
+  ops::setVjp({ops::OpId::LayerNorm}, layerNormVjp);
+  ops::setVjp({ops::OpId::LayerNormGrad}, layerNormGradVjp);
 }
 
 }  // namespace weft::autodiff

@@ -12,8 +12,6 @@ Tensor swapLast(const Tensor& t) {
   return ops::transpose(t, perm);
 }
 
-}  // namespace
-
 // With transposes (ops::matmul's transposeA/B; then the operands are matrices, or with only
 // transposeB a stack of rows): C = op(x) @ op(y), so d op(x) = g @ op(y)^T and d op(y) = op(x)^T @ g,
 // each a product that reads its operands transposed in place.
@@ -58,5 +56,9 @@ ops::VjpResult matmulVjp(const ops::VjpArgs& a) {
   }
   return r;
 }
+
+}  // namespace
+
+void registerMatMulVjps() { ops::setVjp({ops::OpId::MatMul}, matmulVjp); }
 
 }  // namespace weft::autodiff

@@ -73,8 +73,6 @@ V prodVjp(const ops::VjpArgs& a) {
   return {ops::binary(BinaryOp::Div, broadcastLike(g, x), x)};
 }
 
-}  // namespace
-
 ops::VjpFn reduceRule(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum: return sumVjp;
@@ -86,6 +84,15 @@ ops::VjpFn reduceRule(ReduceOp op) {
     case ReduceOp::All: return noGradient;
   }
   return noGradient;
+}
+
+}  // namespace
+
+void registerReductionVjps() {
+#define WEFT_REDUCE_VJP(F, Id, ...) ops::setVjp({ops::OpId::F##Id}, reduceRule(ReduceOp::Id));
+  WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_VJP)
+#undef WEFT_REDUCE_VJP
+  ops::setVjp({ops::OpId::ArgMax, ops::OpId::ArgMin, ops::OpId::KthLargest}, noGradient);
 }
 
 }  // namespace weft::autodiff

@@ -4,12 +4,10 @@
 #include "rules.h"
 
 namespace weft::autodiff {
-
+namespace {
 using V = ops::VjpResult;
 
-namespace {
 V all(const std::vector<Tensor>& ts) { return V(ts.begin(), ts.end()); }
-}  // namespace
 
 V castVjp(const ops::VjpArgs& a) {
   if (!rt::isFloat(a.in[0].dtype())) return {std::nullopt};
@@ -60,6 +58,22 @@ V splitVjp(const ops::VjpArgs& a) {
   int axis = int(a.attrs.i("axis"));
   std::vector<Tensor> parts(a.gout.begin(), a.gout.end());
   return {ops::concat(parts, axis)};
+}
+
+}  // namespace
+
+void registerShapeVjps() {
+  using ops::OpId;
+  ops::setVjp({OpId::Cast}, castVjp);
+  ops::setVjp({OpId::Reshape}, reshapeVjp);
+  ops::setVjp({OpId::Transpose}, transposeVjp);
+  ops::setVjp({OpId::BroadcastTo}, broadcastToVjp);
+  ops::setVjp({OpId::Concat}, concatVjp);
+  ops::setVjp({OpId::Stack}, stackVjp);
+  ops::setVjp({OpId::Split}, splitVjp);
+  ops::setVjp({OpId::Squeeze}, squeezeVjp);
+  ops::setVjp({OpId::ExpandDims}, expandDimsVjp);
+  ops::setVjp({OpId::ShapeOf}, noGradient);
 }
 
 }  // namespace weft::autodiff

@@ -269,7 +269,8 @@ void Executor::runNode(const Node& n) {
       return;
     }
     case OpId::While: return runLoop(n);
-    default: break;
+    WEFT_FOR_EACH_KERNEL_OP(WEFT_OP_CASE)
+      break;  // its kernel, below
   }
   const ops::OpDef& def = ops::opDef(n.op);
   if (def.family == ops::Family::Collective)

@@ -58,10 +58,9 @@ bool kernels(const Node& n, DType in, DType out, void (*&unary)(const void*, voi
     WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY)
 #undef WEFT_BINARY
     // Not a step of a fused loop: the other families' lists give every op a case, no default.
-#define WEFT_NOT_A_STEP(F, Id, ...) case OpId::F##Id:
-    WEFT_FOR_EACH_REDUCE_OP(WEFT_NOT_A_STEP)
-    WEFT_FOR_EACH_OTHER_OP(WEFT_NOT_A_STEP)
-#undef WEFT_NOT_A_STEP
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_OP_CASE)
+    WEFT_FOR_EACH_OTHER_OP(WEFT_OP_CASE)
+    WEFT_FOR_EACH_GRAPH_ONLY_OP(WEFT_OP_CASE)
       if (op == OpId::Gelu) {
         unary = n.attrs.b("approximate") ? unaryStep<rt::GeluTanh, T> : unaryStep<rt::Gelu, T>;
         return in == t && out == t;

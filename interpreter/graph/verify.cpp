@@ -151,7 +151,7 @@ class Verifier {
       case OpId::Check: check(n, bad); break;
       case OpId::Cond: cond(n, me, bad); break;
       case OpId::While: loop(n, me, bad); break;
-      default:
+      WEFT_FOR_EACH_KERNEL_OP(WEFT_OP_CASE)
         if (def.family == ops::Family::Collective && !g_.mesh.empty()) placedCollective(n, bad);
         else infer(n, def, bad);
         break;

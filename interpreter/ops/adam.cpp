@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -59,3 +60,19 @@ std::vector<Tensor> adamUpdate(std::span<const Tensor> in, const Attrs& a) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+// Adam's update of a variable and its two moments in one pass (w, g, m, s, alpha, 1 - beta_1,
+// 1 - beta_2, epsilon -> w, m, s): each result at i reads its inputs at i only.
+void defineAdamRows() {
+  OpDef& d = defineRow(OpId::AdamUpdate, Family::Update);
+  d.inPlace = true;
+  d.infer = impl::adamUpdateTypes;
+  d.run = impl::adamUpdate;
+  d.intoAll = impl::adamUpdateInto;
+}
+
+}  // namespace weft::ops

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -143,3 +144,21 @@ std::vector<Tensor> attentionGrad(std::span<const Tensor> in, const Attrs& a) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+// PyTorch's F.scaled_dot_product_attention, fused, and its gradient (dq, dk, dv).
+void defineAttentionRows() {
+  const auto row = [](OpId id, InferFn infer, RunFn run) {
+    OpDef& d = defineRow(id, Family::Attention);
+    d.attrs = {{"causal", K::Bool}, {"scale", K::Float, true}};
+    d.infer = infer;
+    d.run = run;
+  };
+  row(OpId::Attention, impl::attentionTypes, impl::attention);
+  row(OpId::AttentionGrad, impl::attentionGradTypes, impl::attentionGrad);
+}
+
+}  // namespace weft::ops

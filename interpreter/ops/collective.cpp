@@ -11,6 +11,7 @@
 #include "../values/context.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 
@@ -62,9 +63,11 @@ int64_t innerOf(const Shape& s, int axis) {
   return n;
 }
 
-}  // namespace
-
-TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a) {
+// Each collective's local result type, and its kernel: one device's local result, through the
+// context's communicator; into `reuse`'s buffer when it is given, of the result's type (a graph
+// executor's slot, call after call, or the variable the result is computed into).
+template <OpId op>
+TensorType collectiveType(const TensorType& x, const Attrs& a) {
   const int64_t group = groupOf(op, a);
   TensorType out = x;
   Shape& s = out.shape;
@@ -75,33 +78,29 @@ TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a) {
     divides(op, s, axis, group);
     if (s[axis] != rt::kUnknownDim) s[axis] = sizes::floorDiv(s[axis], group);
   };
-  switch (op) {
-    case OpId::AllReduce:
-      if (x.dtype == DType::Bool) fail("all_reduce is not defined for bool tensors");
-      break;
-    case OpId::AllGather: grow(axisOf(op, a, "axis", s)); break;
-    case OpId::ReduceScatter:
-      if (x.dtype == DType::Bool) fail("reduce_scatter is not defined for bool tensors");
-      shrink(axisOf(op, a, "axis", s));
-      break;
-    case OpId::LocalSlice: shrink(axisOf(op, a, "axis", s)); break;
-    case OpId::AllToAll: {
-      const int split = axisOf(op, a, "split_axis", s), concat = axisOf(op, a, "concat_axis", s);
-      shrink(split);
-      grow(concat);
-      break;
-    }
-    default: fail(std::string(opName(op)) + " is not a collective");
+  if constexpr (op == OpId::AllReduce) {
+    if (x.dtype == DType::Bool) fail("all_reduce is not defined for bool tensors");
+  } else if constexpr (op == OpId::AllGather) {
+    grow(axisOf(op, a, "axis", s));
+  } else if constexpr (op == OpId::ReduceScatter) {
+    if (x.dtype == DType::Bool) fail("reduce_scatter is not defined for bool tensors");
+    shrink(axisOf(op, a, "axis", s));
+  } else if constexpr (op == OpId::LocalSlice) {
+    shrink(axisOf(op, a, "axis", s));
+  } else {
+    static_assert(op == OpId::AllToAll, "not a collective");
+    const int split = axisOf(op, a, "split_axis", s), concat = axisOf(op, a, "concat_axis", s);
+    shrink(split);
+    grow(concat);
   }
   return out;
 }
 
-namespace {
-
 // The collective's data movement (CommError when the group cannot complete it), by the runtime's
 // functions that generated code calls too (stdlib/runtime/collectives.h).
-Tensor exchange(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse) {
-  const TensorType type = collectiveType(op, typeOf(x), a);
+template <OpId op>
+Tensor exchange(const Tensor& x, const Attrs& a, Tensor* reuse) {
+  const TensorType type = collectiveType<op>(typeOf(x), a);
   rt::Comm& comm = commFor(op, a);
   const int k = int(a.i("mesh_dim"));
   const int64_t size = int64_t(rt::dtypeSize(x.dtype()));
@@ -116,50 +115,78 @@ Tensor exchange(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse) {
     if (ws.size() < size_t(bytes)) ws.resize(size_t(bytes));
     return ws.data();
   };
-  switch (op) {
-    case OpId::AllReduce: rt::allReduceBlocks(comm, k, x.dtype(), x.raw(), out.raw(), x.numel()); break;
-    case OpId::AllGather: {
-      const int axis = axisOf(op, a, "axis", x.shape());
-      const int64_t outer = outerOf(x.shape(), axis);
-      rt::allGatherAxis(comm, k, x.raw(), outer, x.shape()[axis] * innerOf(x.shape(), axis) * size, out.raw(),
-                        workspace(rt::allGatherWorkspace(outer, x.bytes(), a.i("group"))));
-      break;
-    }
-    case OpId::ReduceScatter: {
-      const int axis = axisOf(op, a, "axis", x.shape());
-      const int64_t outer = outerOf(x.shape(), axis);
-      rt::reduceScatterAxis(comm, k, x.dtype(), x.raw(), outer, type.shape[axis] * innerOf(x.shape(), axis), out.raw(),
-                            workspace(rt::reduceScatterWorkspace(outer, x.bytes())));
-      break;
-    }
-    case OpId::AllToAll: {
-      const int split = axisOf(op, a, "split_axis", x.shape()), concat = axisOf(op, a, "concat_axis", x.shape());
-      Shape block = x.shape();
-      block[split] /= a.i("group");
-      rt::allToAllAxes(comm, k, x.raw(), outerOf(x.shape(), split), block[split] * innerOf(x.shape(), split) * size,
-                       outerOf(block, concat), block[concat] * innerOf(block, concat) * size, out.raw(),
-                       workspace(rt::allToAllWorkspace(x.bytes())));
-      break;
-    }
-    case OpId::LocalSlice: {
-      const int axis = axisOf(op, a, "axis", x.shape());
-      rt::localSliceAxis(comm, k, x.raw(), outerOf(x.shape(), axis), type.shape[axis] * innerOf(x.shape(), axis) * size,
-                         out.raw());
-      break;
-    }
-    default: fail(std::string(opName(op)) + " is not a collective");
+  if constexpr (op == OpId::AllReduce) {
+    rt::allReduceBlocks(comm, k, x.dtype(), x.raw(), out.raw(), x.numel());
+  } else if constexpr (op == OpId::AllGather) {
+    const int axis = axisOf(op, a, "axis", x.shape());
+    const int64_t outer = outerOf(x.shape(), axis);
+    rt::allGatherAxis(comm, k, x.raw(), outer, x.shape()[axis] * innerOf(x.shape(), axis) * size, out.raw(),
+                      workspace(rt::allGatherWorkspace(outer, x.bytes(), a.i("group"))));
+  } else if constexpr (op == OpId::ReduceScatter) {
+    const int axis = axisOf(op, a, "axis", x.shape());
+    const int64_t outer = outerOf(x.shape(), axis);
+    rt::reduceScatterAxis(comm, k, x.dtype(), x.raw(), outer, type.shape[axis] * innerOf(x.shape(), axis), out.raw(),
+                          workspace(rt::reduceScatterWorkspace(outer, x.bytes())));
+  } else if constexpr (op == OpId::AllToAll) {
+    const int split = axisOf(op, a, "split_axis", x.shape()), concat = axisOf(op, a, "concat_axis", x.shape());
+    Shape block = x.shape();
+    block[split] /= a.i("group");
+    rt::allToAllAxes(comm, k, x.raw(), outerOf(x.shape(), split), block[split] * innerOf(x.shape(), split) * size,
+                     outerOf(block, concat), block[concat] * innerOf(block, concat) * size, out.raw(),
+                     workspace(rt::allToAllWorkspace(x.bytes())));
+  } else {
+    static_assert(op == OpId::LocalSlice, "not a collective");
+    const int axis = axisOf(op, a, "axis", x.shape());
+    rt::localSliceAxis(comm, k, x.raw(), outerOf(x.shape(), axis), type.shape[axis] * innerOf(x.shape(), axis) * size,
+                       out.raw());
   }
   return out;
 }
 
-}  // namespace
-
-Tensor collective(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse) {
+template <OpId op>
+Tensor collective(const Tensor& x, const Attrs& a, Tensor* reuse = nullptr) {
   try {
-    return exchange(op, x, a, reuse);
+    return exchange<op>(x, a, reuse);
   } catch (const rt::CommError& e) {
     fail(std::string(opName(op)) + ": " + e.what());
   }
 }
 
+}  // namespace
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+namespace {
+
+using namespace rows;
+
+// A collective's row: the mesh dimension and group, then its own attributes. Collectives meet
+// the other devices of their group: an effect, so that every device runs them in program order
+// and none is merged or removed on one device alone.
+template <OpId Op>
+void collectiveRow(std::vector<AttrSpec> own) {
+  OpDef& d = defineRow(Op, Family::Collective);
+  d.attrs = {{"mesh_dim", K::Int}, {"group", K::Int}};
+  d.attrs.insert(d.attrs.end(), own.begin(), own.end());
+  d.effect = true;
+  d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::collectiveType<Op>(in[0], a)}; };
+  d.run = [](In in, const Attrs& a) -> Out { return {impl::collective<Op>(in[0], a)}; };
+  // A graph's collective writes into its last call's result (its pages touched once, not every call).
+  d.into = [](std::span<const Tensor* const> in, const Attrs& a, Tensor& out) {
+    out = impl::collective<Op>(*in[0], a, &out);
+  };
+  d.intoChecks = true;
+}
+
+}  // namespace
+
+// The collectives of sharded programs (SPEC §7.1), which run on one device of a mesh.
+void defineCollectiveRows() {
+  collectiveRow<OpId::AllReduce>({});
+  collectiveRow<OpId::AllGather>({{"axis", K::Int}});
+  collectiveRow<OpId::ReduceScatter>({{"axis", K::Int}});
+  collectiveRow<OpId::AllToAll>({{"split_axis", K::Int}, {"concat_axis", K::Int}});
+  collectiveRow<OpId::LocalSlice>({{"axis", K::Int}});
+}
+
+}  // namespace weft::ops

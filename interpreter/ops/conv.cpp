@@ -6,6 +6,7 @@
 #include "../../stdlib/runtime/pool.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -416,3 +417,140 @@ Tensor maxPool2dGradGrad(const Tensor& x, const Tensor& gx, Pair pool, Pair stri
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+namespace {
+
+// The attributes of conv2d and its gradients, read once for the three columns.
+struct ConvAttrs {
+  std::array<int64_t, 2> size, strides, dilation;  // size: the gradient's input_size or kernel_size
+  std::string padding;
+};
+ConvAttrs convAttrs(OpId op, const Attrs& a, const char* sizeKey) {
+  return {sizeKey ? pairAttr(op, a, sizeKey) : std::array<int64_t, 2>{}, pairAttr(op, a, "strides"),
+          pairAttr(op, a, "dilation"), a.s("padding")};
+}
+ConvAttrs conv(const Attrs& a) { return convAttrs(OpId::Conv2D, a, nullptr); }
+ConvAttrs backpropInput(const Attrs& a) { return convAttrs(OpId::Conv2DBackpropInput, a, "input_size"); }
+ConvAttrs backpropFilter(const Attrs& a) { return convAttrs(OpId::Conv2DBackpropFilter, a, "kernel_size"); }
+// The pools and their gradients: pool, strides, padding and (avg_pool2d_grad) input_size.
+struct PoolAttrs {
+  std::array<int64_t, 2> pool, strides, inputSize;
+  std::string padding;
+};
+PoolAttrs poolAttrs(OpId op, const Attrs& a) {
+  return {pairAttr(op, a, "pool"), pairAttr(op, a, "strides"),
+          op == OpId::AvgPool2DGrad ? pairAttr(op, a, "input_size") : std::array<int64_t, 2>{}, a.s("padding")};
+}
+
+template <bool IsMax>
+Out runPool(In in, const Attrs& a) {
+  const PoolAttrs p = poolAttrs(IsMax ? OpId::MaxPool2D : OpId::AvgPool2D, a);
+  return {impl::pool2d(IsMax, in[0], p.pool, p.strides, p.padding)};
+}
+template <bool IsMax>
+Types inferPool(Ty in, const Attrs& a) {
+  const PoolAttrs p = poolAttrs(IsMax ? OpId::MaxPool2D : OpId::AvgPool2D, a);
+  return {impl::pool2dType(IsMax, in[0], p.pool, p.strides, p.padding)};
+}
+
+}  // namespace
+
+// conv2d, the pools and their gradients (TensorFlow's Conv2DBackpropInput/Filter, MaxPoolGrad,
+// AvgPoolGrad), the ops the VJP rules of conv2d and the pools are built from, and
+// max_pool2d_grad's gradient (MaxPoolGradGrad), which theirs need in turn.
+void defineConvRows() {
+  {
+    OpDef& d = defineRow(OpId::Conv2D, Family::Conv);
+    d.attrs = {{"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+    d.infer = [](Ty in, const Attrs& a) -> Types {
+      const ConvAttrs c = conv(a);
+      return {impl::conv2dType(in[0], in[1], c.strides, c.padding, c.dilation)};
+    };
+    d.run = [](In in, const Attrs& a) -> Out {
+      const ConvAttrs c = conv(a);
+      return {impl::conv2d(in[0], in[1], c.strides, c.padding, c.dilation)};
+    };
+    d.workspace = [](Ty in, const Attrs& a) {
+      const ConvAttrs c = conv(a);
+      return impl::conv2dWorkspace(in[0], in[1], c.strides, c.padding, c.dilation);
+    };
+  }
+  for (OpId id : {OpId::MaxPool2D, OpId::AvgPool2D}) {
+    OpDef& d = defineRow(id, Family::Conv);
+    d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+    d.infer = id == OpId::MaxPool2D ? inferPool<true> : inferPool<false>;
+    d.run = id == OpId::MaxPool2D ? runPool<true> : runPool<false>;
+  }
+  {
+    OpDef& d = defineRow(OpId::Conv2DBackpropInput, Family::Conv);
+    d.attrs = {{"input_size", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+    d.infer = [](Ty in, const Attrs& a) -> Types {
+      const ConvAttrs c = backpropInput(a);
+      return {impl::conv2dBackpropInputType(in[0], in[1], c.size, c.strides, c.padding, c.dilation)};
+    };
+    d.run = [](In in, const Attrs& a) -> Out {
+      const ConvAttrs c = backpropInput(a);
+      return {impl::conv2dBackpropInput(in[0], in[1], c.size, c.strides, c.padding, c.dilation)};
+    };
+    d.workspace = [](Ty in, const Attrs& a) {
+      const ConvAttrs c = backpropInput(a);
+      return impl::conv2dBackpropInputWorkspace(in[0], in[1], c.size, c.strides, c.padding, c.dilation);
+    };
+  }
+  {
+    OpDef& d = defineRow(OpId::Conv2DBackpropFilter, Family::Conv);
+    d.attrs = {{"kernel_size", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}, {"dilation", K::Ints}};
+    d.infer = [](Ty in, const Attrs& a) -> Types {
+      const ConvAttrs c = backpropFilter(a);
+      return {impl::conv2dBackpropFilterType(in[0], in[1], c.size, c.strides, c.padding, c.dilation)};
+    };
+    d.run = [](In in, const Attrs& a) -> Out {
+      const ConvAttrs c = backpropFilter(a);
+      return {impl::conv2dBackpropFilter(in[0], in[1], c.size, c.strides, c.padding, c.dilation)};
+    };
+    d.workspace = [](Ty in, const Attrs& a) {
+      const ConvAttrs c = backpropFilter(a);
+      return impl::conv2dBackpropFilterWorkspace(in[0], in[1], c.size, c.strides, c.padding, c.dilation);
+    };
+  }
+  {
+    OpDef& d = defineRow(OpId::MaxPool2DGrad, Family::Conv);
+    d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+    d.infer = [](Ty in, const Attrs& a) -> Types {
+      const PoolAttrs p = poolAttrs(OpId::MaxPool2DGrad, a);
+      return {impl::maxPool2dGradType(in[0], in[1], p.pool, p.strides, p.padding)};
+    };
+    d.run = [](In in, const Attrs& a) -> Out {
+      const PoolAttrs p = poolAttrs(OpId::MaxPool2DGrad, a);
+      return {impl::maxPool2dGrad(in[0], in[1], p.pool, p.strides, p.padding)};
+    };
+  }
+  {
+    OpDef& d = defineRow(OpId::AvgPool2DGrad, Family::Conv);
+    d.attrs = {{"input_size", K::Ints}, {"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+    d.infer = [](Ty in, const Attrs& a) -> Types {
+      const PoolAttrs p = poolAttrs(OpId::AvgPool2DGrad, a);
+      return {impl::avgPool2dGradType(in[0], p.inputSize, p.pool, p.strides, p.padding)};
+    };
+    d.run = [](In in, const Attrs& a) -> Out {
+      const PoolAttrs p = poolAttrs(OpId::AvgPool2DGrad, a);
+      return {impl::avgPool2dGrad(in[0], p.inputSize, p.pool, p.strides, p.padding)};
+    };
+  }
+  OpDef& d = defineRow(OpId::MaxPool2DGradGrad, Family::Conv);
+  d.attrs = {{"pool", K::Ints}, {"strides", K::Ints}, {"padding", K::Str}};
+  d.infer = [](Ty in, const Attrs& a) -> Types {
+    const PoolAttrs p = poolAttrs(OpId::MaxPool2DGradGrad, a);
+    return {impl::maxPool2dGradGradType(in[0], in[1], p.pool, p.strides, p.padding)};
+  };
+  d.run = [](In in, const Attrs& a) -> Out {
+    const PoolAttrs p = poolAttrs(OpId::MaxPool2DGradGrad, a);
+    return {impl::maxPool2dGradGrad(in[0], in[1], p.pool, p.strides, p.padding)};
+  };
+}
+
+}  // namespace weft::ops

@@ -5,6 +5,7 @@
 #include "../../stdlib/runtime/fill.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -104,3 +105,42 @@ Tensor linspace(double start, double stop, int64_t num, DType dtype) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+void defineCreateRows() {
+  {
+    OpDef& d = defineRow(OpId::Full, Family::Creation);
+    d.attrs = {{"shape", K::Ints}, {"value", K::Float}, {"dtype", K::DType}};
+    d.infer = [](Ty, const Attrs& a) -> Types { return {impl::fullType(shapeOf(a.ints("shape")), a.dtype("dtype"))}; };
+    d.run = [](In, const Attrs& a) -> Out { return {impl::full(shapeOf(a.ints("shape")), a.f("value"), a.dtype("dtype"))}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::Eye, Family::Creation);
+    d.attrs = {{"n", K::Int}, {"m", K::Int}, {"dtype", K::DType}};
+    d.infer = [](Ty, const Attrs& a) -> Types { return {impl::eyeType(a.i("n"), a.i("m"), a.dtype("dtype"))}; };
+    d.run = [](In, const Attrs& a) -> Out { return {impl::eye(a.i("n"), a.i("m"), a.dtype("dtype"))}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::Arange, Family::Creation);
+    d.attrs = {{"start", K::Float}, {"stop", K::Float}, {"step", K::Float}, {"dtype", K::DType}};
+    d.infer = [](Ty, const Attrs& a) -> Types {
+      return {impl::arangeType(a.f("start"), a.f("stop"), a.f("step"), a.dtype("dtype"))};
+    };
+    d.run = [](In, const Attrs& a) -> Out {
+      return {impl::arange(a.f("start"), a.f("stop"), a.f("step"), a.dtype("dtype"))};
+    };
+  }
+  OpDef& d = defineRow(OpId::Linspace, Family::Creation);
+  d.attrs = {{"start", K::Float}, {"stop", K::Float}, {"num", K::Int}, {"dtype", K::DType}};
+  d.infer = [](Ty, const Attrs& a) -> Types {
+    return {impl::linspaceType(a.f("start"), a.f("stop"), a.i("num"), a.dtype("dtype"))};
+  };
+  d.run = [](In, const Attrs& a) -> Out {
+    return {impl::linspace(a.f("start"), a.f("stop"), a.i("num"), a.dtype("dtype"))};
+  };
+}
+
+}  // namespace weft::ops

@@ -5,6 +5,7 @@
 #include "../../stdlib/runtime/unary.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -177,3 +178,60 @@ Tensor cast(const Tensor& x, DType to) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+namespace {
+
+template <UnaryOp U>
+Out runUnary(In in, const Attrs&) { return {impl::unary(U, in[0])}; }
+template <UnaryOp U>
+Types inferUnary(Ty in, const Attrs&) { return {impl::unaryType(U, in[0])}; }
+template <BinaryOp B>
+Out runBinary(In in, const Attrs&) { return {impl::binary(B, in[0], in[1])}; }
+template <BinaryOp B>
+Types inferBinary(Ty in, const Attrs&) { return {impl::binaryType(B, in[0], in[1])}; }
+
+// Elementwise: a step of a fused loop, written over a dying input of its size (inPlace) but for
+// exp and sigmoid (op_table.h); a few unary ops are applied in place over a matmul's result too
+// (fuse-epilogues).
+void elementwise(OpDef& d) {
+  const OpId id = d.id;
+  d.fusible = true;
+  d.inPlace = id != OpId::UnaryExp && id != OpId::UnarySigmoid;
+  d.epilogue = id == OpId::UnaryRelu || id == OpId::UnaryTanh || id == OpId::UnaryErf || id == OpId::UnaryNeg ||
+               id == OpId::UnaryAbs || id == OpId::UnarySquare;
+}
+
+}  // namespace
+
+void defineElementwiseRows() {
+#define WEFT_UNARY_ROW(F, Id, ...)                                                                        \
+  {                                                                                                       \
+    OpDef& d = defineRow(OpId::F##Id, Family::Unary);                                                     \
+    elementwise(d);                                                                                       \
+    d.infer = inferUnary<UnaryOp::Id>, d.run = runUnary<UnaryOp::Id>, d.into = impl::unaryInto(UnaryOp::Id); \
+  }
+  WEFT_FOR_EACH_UNARY_OP(WEFT_UNARY_ROW)
+#undef WEFT_UNARY_ROW
+#define WEFT_BINARY_ROW(F, Id, ...)                                                                             \
+  {                                                                                                             \
+    OpDef& d = defineRow(OpId::F##Id, Family::Binary);                                                          \
+    elementwise(d);                                                                                             \
+    d.infer = inferBinary<BinaryOp::Id>, d.run = runBinary<BinaryOp::Id>, d.into = impl::binaryInto(BinaryOp::Id); \
+  }
+  WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_ROW)
+#undef WEFT_BINARY_ROW
+  // A step of a fused loop too (bool to a float: the mask of a maximum's or a max's gradient);
+  // a cast to the same dtype is its input's bytes.
+  OpDef& d = defineRow(OpId::Cast, Family::Shape);
+  d.attrs = {{"dtype", K::DType}};
+  d.view = true;
+  d.fusible = true;
+  d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::castType(in[0], a.dtype("dtype"))}; };
+  d.run = [](In in, const Attrs& a) -> Out { return {impl::cast(in[0], a.dtype("dtype"))}; };
+}
+
+}  // namespace weft::ops

@@ -3,6 +3,7 @@
 
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 
@@ -28,3 +29,22 @@ Tensor gelu(const Tensor& x, bool approximate) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+// Elementwise, its form the attribute `approximate`; its gradient is built from primitives.
+void defineGeluRows() {
+  OpDef& d = defineRow(OpId::Gelu, Family::Unary);
+  d.attrs = {{"approximate", K::Bool}};
+  d.fusible = true;
+  d.inPlace = true;
+  d.infer = [](Ty in, const Attrs&) -> Types { return {impl::geluType(in[0])}; };
+  d.run = [](In in, const Attrs& a) -> Out { return {impl::gelu(in[0], a.b("approximate"))}; };
+  d.into = [](std::span<const Tensor* const> in, const Attrs& a, Tensor& out) {
+    impl::geluInto(*in[0], a.b("approximate"), out);
+  };
+}
+
+}  // namespace weft::ops

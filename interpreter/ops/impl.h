@@ -161,12 +161,6 @@ std::vector<Tensor> adamUpdate(std::span<const Tensor> in, const Attrs& a);
 // into them); each may be its input's (w, m or s).
 void adamUpdateInto(std::span<const Tensor* const> in, const Attrs& a, std::span<Tensor* const> out);
 
-// all_reduce, all_gather, reduce_scatter, all_to_all and local_slice (collective.cpp): one
-// device's local result, through the context's communicator; into `reuse`'s buffer when it is
-// given, of the result's type (a graph executor's slot, call after call, or the variable the
-// result is computed into).
-TensorType collectiveType(OpId op, const TensorType& x, const Attrs& a);
-Tensor collective(OpId op, const Tensor& x, const Attrs& a, Tensor* reuse = nullptr);
 
 // What the code generator needs of the rules above, to emit the same kernel calls.
 // The elements `x[subs]` selects from a tensor of shape s: the result shape, the offset of its

@@ -7,6 +7,7 @@
 #include "../../stdlib/runtime/slice.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -228,3 +229,62 @@ void updateRowInto(const Tensor& x, const Tensor& row, const Tensor& i, Tensor& 
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+void defineIndexingRows() {
+  {
+    OpDef& d = defineRow(OpId::GetItem, Family::Indexing);
+    d.attrs = {{"subs", K::Ints}};
+    d.view = true;
+    d.infer = [](Ty in, const Attrs& a) -> Types {
+      return {impl::getItemType(in[0], decodeSubscripts(a.ints("subs")))};
+    };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::getItem(in[0], decodeSubscripts(a.ints("subs")))}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::SetItem, Family::Indexing);
+    d.attrs = {{"subs", K::Ints}};
+    d.infer = [](Ty in, const Attrs& a) -> Types {
+      return {impl::setItemType(in[0], decodeSubscripts(a.ints("subs")), in[1])};
+    };
+    d.run = [](In in, const Attrs& a) -> Out {
+      return {impl::setItem(in[0], decodeSubscripts(a.ints("subs")), in[1])};
+    };
+  }
+  {
+    OpDef& d = defineRow(OpId::Take, Family::Indexing);
+    // ids (optional): the indices are ids in [0, n), a negative one an error (Embedding's).
+    d.attrs = {{"axis", K::Int}, {"ids", K::Bool, true}};
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::takeType(in[0], in[1], int(a.i("axis")))}; };
+    d.run = [](In in, const Attrs& a) -> Out {
+      return {impl::take(in[0], in[1], int(a.i("axis")), a.has("ids") && a.b("ids"))};
+    };
+  }
+  // A stack of rows written at a run-time index (XLA's DynamicUpdateSlice on axis 0,
+  // TensorFlow's TensorList): broadcast_rows(x, n) is n copies of x, n a scalar known when it
+  // runs, and update_row(x, row, i) is x with row i replaced; a graph while loop's gradient keeps
+  // each iteration's loop values in them (interpreter/autodiff/tape.cpp).
+  {
+    OpDef& d = defineRow(OpId::BroadcastRows, Family::Shape);
+    d.sizedByValue = true;
+    d.infer = [](Ty in, const Attrs&) -> Types { return {impl::broadcastRowsType(in[0], in[1])}; };
+    d.run = [](In in, const Attrs&) -> Out { return {impl::broadcastRows(in[0], in[1])}; };
+  }
+  OpDef& d = defineRow(OpId::UpdateRow, Family::Indexing);
+  d.overwrites = true;
+  d.infer = [](Ty in, const Attrs&) -> Types { return {impl::updateRowType(in[0], in[1], in[2])}; };
+  d.run = [](In in, const Attrs&) -> Out {
+    Tensor out;
+    impl::updateRowInto(in[0], in[1], in[2], out);
+    return {out};
+  };
+  d.into = [](std::span<const Tensor* const> in, const Attrs&, Tensor& out) {
+    impl::updateRowInto(*in[0], *in[1], *in[2], out);
+  };
+  d.intoChecks = true;
+}
+
+}  // namespace weft::ops

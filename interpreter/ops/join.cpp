@@ -2,6 +2,7 @@
 #include "../../stdlib/runtime/layout_ops.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -152,3 +153,34 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+namespace {
+
+std::vector<Tensor> listOf(In in) { return std::vector<Tensor>(in.begin(), in.end()); }
+
+}  // namespace
+
+void defineJoinRows() {
+  {
+    OpDef& d = defineRow(OpId::Concat, Family::Shape);
+    d.attrs = {{"axis", K::Int}};
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::concatType(in, int(a.i("axis")))}; };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::concat(listOf(in), int(a.i("axis")))}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::Stack, Family::Shape);
+    d.attrs = {{"axis", K::Int}};
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::stackType(in, int(a.i("axis")))}; };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::stack(listOf(in), int(a.i("axis")))}; };
+  }
+  OpDef& d = defineRow(OpId::Split, Family::Shape);
+  d.attrs = {{"sizes", K::Ints}, {"axis", K::Int}};
+  d.infer = [](Ty in, const Attrs& a) -> Types { return impl::splitTypes(in[0], a.ints("sizes"), int(a.i("axis"))); };
+  d.run = [](In in, const Attrs& a) -> Out { return impl::split(in[0], a.ints("sizes"), int(a.i("axis"))); };
+}
+
+}  // namespace weft::ops

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -89,3 +90,23 @@ std::vector<Tensor> layerNormGrad(std::span<const Tensor> in, const Attrs& a) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+// Layer normalisation over the last axis (x, gamma, beta, fused) and its gradient (x, gamma, dy
+// -> dx, dgamma, dbeta).
+void defineLayerNormRows() {
+  OpDef& f = defineRow(OpId::LayerNorm, Family::Norm);
+  f.attrs = {{"epsilon", K::Float}};
+  f.infer = impl::layerNormTypes;
+  f.run = impl::layerNorm;
+  OpDef& g = defineRow(OpId::LayerNormGrad, Family::Norm);
+  g.attrs = {{"epsilon", K::Float}};
+  g.infer = impl::layerNormGradTypes;
+  g.run = impl::layerNormGrad;
+  g.workspace = [](Ty in, const Attrs&) { return impl::layerNormGradWorkspace(in); };
+}
+
+}  // namespace weft::ops

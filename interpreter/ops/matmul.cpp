@@ -7,6 +7,7 @@
 #include "../../stdlib/runtime/matmul.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 
@@ -106,3 +107,27 @@ Tensor biasMatmul(const Tensor& a, const Tensor& b, const Tensor& bias, const st
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+void defineMatMulRows() {
+  OpDef& d = defineRow(OpId::MatMul, Family::MatMul);
+  // transpose_a/_b (optional): that matrix operand is read transposed.
+  d.attrs = {{"transpose_a", K::Bool, true}, {"transpose_b", K::Bool, true}};
+  d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::matmulType(in[0], in[1], transposes(a))}; };
+  // A third input: fuse-epilogues' bias, with its `epilogue` (graph/passes.h).
+  d.run = [](In in, const Attrs& a) -> Out {
+    if (in.size() == 3) return {impl::biasMatmul(in[0], in[1], in[2], a.s("epilogue"))};
+    return {impl::matmul(in[0], in[1], nullptr, transposes(a))};
+  };
+  d.into = [](std::span<const Tensor* const> in, const Attrs& a, Tensor& out) {
+    out = in.size() == 3 ? impl::biasMatmul(*in[0], *in[1], *in[2], a.s("epilogue"), &out)
+                         : impl::matmul(*in[0], *in[1], &out, transposes(a));
+  };
+  d.intoChecks = true;
+  d.workspace = [](Ty in, const Attrs& a) { return impl::matmulWorkspace(in[0], in[1], transposes(a)); };
+}
+
+}  // namespace weft::ops

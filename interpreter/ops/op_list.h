@@ -1,7 +1,8 @@
-// Every primitive op of Weft, declared once. The evaluator, tracer, autodiff and C++ emitter all
-// expand these lists; add a column here (a VJP rule, an emitter snippet) rather than a second
-// list elsewhere. Columns common to all entries: X(Family, Id, "name", arity, ...); arity -1 is
-// variadic. Elementwise entries add the runtime functor (stdlib/runtime) and a dtype rule.
+// Every primitive op of Weft, its id (OpId), its name in graph text and its input count: X(Family,
+// Id, "name", arity, ...), arity -1 variadic. Everything else an op is, its row says (op_table.h),
+// filled by its family's file (ops/FAMILY.cpp) and by its rules in the layers above. The
+// elementwise and reduce lists add the columns every member has: the runtime functor
+// (stdlib/runtime) and, for elementwise ops, the dtype rule.
 #pragma once
 #include <string>
 
@@ -78,25 +79,8 @@ enum class BinaryRule {
   X(Reduce, Any, "any", 1, AnyR)        \
   X(Reduce, All, "all", 1, AllR)
 
-// The rest: X(Family, Id, "name", arity). Family is empty, so OpId is just Id. kth_largest is
-// the k-th largest value along the last axis, kept as size 1 (a top-k filter's threshold). After take come
-// the two ops of a stack of rows written at a run-time index (XLA's DynamicUpdateSlice on axis 0,
-// TensorFlow's TensorList): broadcast_rows(x, n) is n copies of x, n a scalar known when it runs,
-// and update_row(x, row, i) is x with row i replaced; a graph while loop's gradient keeps each
-// iteration's loop values in them (interpreter/autodiff/tape.cpp). The four after the
-// pools are their gradients (TensorFlow's Conv2DBackpropInput/Filter, MaxPoolGrad, AvgPoolGrad),
-// the ops the VJP rules of conv2d and the pools are built from; the next is max_pool2d_grad's
-// gradient (MaxPoolGradGrad), which theirs need in turn. Then attention (PyTorch's
-// F.scaled_dot_product_attention, fused) and its gradient (dq, dk, dv), then layer normalisation over
-// the last axis (x, gamma, beta, fused) and its gradient (x, gamma, dy -> dx, dgamma, dbeta), then gelu
-// (elementwise, its form the attribute `approximate`; its gradient is built from primitives), then
-// Adam's update of a variable and its two moments in one pass (w, g, m, s, alpha, 1 - beta_1,
-// 1 - beta_2, epsilon -> w, m, s; no gradient). `shape` gives a tensor's shape as
-// an i64 tensor (TensorFlow's tf.shape: known only when a graph runs). The five after it are the
-// collectives of sharded programs (SPEC §7.1), which run on one device of a mesh. The last seven
-// exist only in graphs: a constant, reading and writing a variable, print, check (an `assert` on a
-// graph value: the call fails with its message when its bool scalar is false), and the control
-// flow nodes whose bodies are blocks of nodes (interpreter/graph/).
+// The other ops with a kernel: X(Family, Id, "name", arity). Family is empty, so OpId is just Id;
+// each op's row says what it computes.
 #define WEFT_FOR_EACH_OTHER_OP(X)                    \
   X(, MatMul, "matmul", 2)                           \
   X(, ArgMax, "argmax", 1)                           \
@@ -146,7 +130,10 @@ enum class BinaryRule {
   X(, ReduceScatter, "reduce_scatter", 1)            \
   X(, AllToAll, "all_to_all", 1)                     \
   X(, LocalSlice, "local_slice", 1)                  \
-  X(, Relayout, "relayout", 1)                       \
+  X(, Relayout, "relayout", 1)
+
+// The ops that exist only in graphs, with neither inference nor kernel: X(Family, Id, "name", arity).
+#define WEFT_FOR_EACH_GRAPH_ONLY_OP(X)               \
   X(, Constant, "constant", 0)                       \
   X(, ReadVariable, "read_variable", 0)              \
   X(, AssignVariable, "assign_variable", 1)          \
@@ -155,11 +142,19 @@ enum class BinaryRule {
   X(, Cond, "cond", -1)                              \
   X(, While, "while", -1)
 
-#define WEFT_FOR_EACH_OP(X) \
-  WEFT_FOR_EACH_UNARY_OP(X) \
-  WEFT_FOR_EACH_BINARY_OP(X) \
-  WEFT_FOR_EACH_REDUCE_OP(X) \
+// The ops with a kernel, then every op.
+#define WEFT_FOR_EACH_KERNEL_OP(X) \
+  WEFT_FOR_EACH_UNARY_OP(X)        \
+  WEFT_FOR_EACH_BINARY_OP(X)       \
+  WEFT_FOR_EACH_REDUCE_OP(X)       \
   WEFT_FOR_EACH_OTHER_OP(X)
+#define WEFT_FOR_EACH_OP(X)   \
+  WEFT_FOR_EACH_KERNEL_OP(X)  \
+  WEFT_FOR_EACH_GRAPH_ONLY_OP(X)
+
+// `case OpId::Id:` for each op of a list: a switch handling the graph-only ops itself names the
+// others with WEFT_FOR_EACH_KERNEL_OP(WEFT_OP_CASE), so that -Wswitch still sees every op.
+#define WEFT_OP_CASE(F, Id, ...) case OpId::F##Id:
 
 // OpId::UnaryNeg, OpId::BinaryAdd, OpId::ReduceSum, OpId::MatMul, ...
 enum class OpId {
@@ -171,9 +166,6 @@ enum class OpId {
 #define WEFT_OP_COUNT(...) +1
 inline constexpr int kOpCount = 0 WEFT_FOR_EACH_OP(WEFT_OP_COUNT);
 #undef WEFT_OP_COUNT
-// Adding a primitive? Update this count, then every switch over OpId and each consumer's
-// columns (the compiler will point at the switches with -Wswitch).
-static_assert(kOpCount == 100, "a primitive op was added or removed: update every op table");
 
 const char* opName(OpId op);
 // The builtin function of an elementwise op, or nullptr when it has none (operators only: `-x`,

@@ -35,10 +35,9 @@ std::string builtinName(OpId op) {
     WEFT_FOR_EACH_BINARY_OP(WEFT_BINARY_NAME)
 #undef WEFT_BINARY_NAME
     // No builtin here for the other families: their lists give every op a case, no default.
-#define WEFT_NO_BUILTIN(F, Id, ...) case OpId::F##Id:
-    WEFT_FOR_EACH_REDUCE_OP(WEFT_NO_BUILTIN)
-    WEFT_FOR_EACH_OTHER_OP(WEFT_NO_BUILTIN)
-#undef WEFT_NO_BUILTIN
+    WEFT_FOR_EACH_REDUCE_OP(WEFT_OP_CASE)
+    WEFT_FOR_EACH_OTHER_OP(WEFT_OP_CASE)
+    WEFT_FOR_EACH_GRAPH_ONLY_OP(WEFT_OP_CASE)
       break;
   }
   return "";

@@ -1,7 +1,9 @@
 // The op table: one OpDef per primitive (op_list.h), the row everything dispatches on — the
 // evaluator through ops::apply, the tracer, the graph text parser and verifier, the graph
-// executor and (later) autodiff and the C++ emitter.
+// executor, autodiff, SPMD partitioning and the C++ emitter. Each family's file under ops/
+// defines its rows (row.h); the layers above register their columns (setVjp, setShard, setEmit).
 #pragma once
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <vector>
@@ -97,15 +99,15 @@ struct OpDef {
   int arity;  // -1: variadic
   Family family;
   std::vector<AttrSpec> attrs;
-  // Properties, named once here (tinygrad's GroupOp sets):
+  // Properties (tinygrad's GroupOp sets), set by each op's row:
   // the result may be its input's bytes (reshape, expand_dims, squeeze always; getitem of a whole
   // tensor and a cast to the same dtype when so): a memory plan keeps the input alive with it.
   bool view = false;
   // Elementwise, and its result at i reads only its inputs at i while it is computed: the result
-  // may be written over a same-sized input that dies there. (exp and sigmoid are left out from
-  // when their kernels repaired edge results from an input already overwritten; unaryChunk now
-  // keeps a chunk's arguments first, so they could join, with new memory-plan goldens.) Of the
-  // ops with several results, adam_update: each result at i reads its inputs at i only.
+  // may be written over a same-sized input that dies there; not exp and sigmoid, whose memory
+  // plans the goldens hold without it (their kernels would allow it: unaryChunk reads a chunk's
+  // arguments before it writes). Of the ops with several results, adam_update: each result at i
+  // reads its inputs at i only.
   bool inPlace = false;
   // A step of a fused elementwise loop (fuse-elementwise): one output, unary or binary, or a
   // cast between bool and a float (the mask of a maximum's or a max's gradient).
@@ -135,23 +137,23 @@ struct OpDef {
   bool intoChecks = false;
   // Reverse-mode autodiff: the op's VJP rule. autodiff::noGradient for ops whose results do not
   // depend smoothly on their inputs (comparisons, argmax, creation); null only for the graph-only
-  // ops, which a tape handles itself (interpreter/autodiff/tape.h). Filled by setVjpRules.
+  // ops, which a tape handles itself (interpreter/autodiff/tape.h). Filled by setVjp.
   VjpFn vjp = nullptr;
-  // C++ emission: the op's rule (codegen/emit/). Filled by setEmitRules.
+  // C++ emission: the op's rule (codegen/emit/). Filled by setEmit.
   const EmitRule* emit = nullptr;
   // SPMD: the op's sharding rule (interpreter/spmd/). Null only for the graph-only ops, which the
-  // partitioner handles itself. Filled by setShardRules.
+  // partitioner handles itself. Filled by setShard.
   const ShardRule* shard = nullptr;
 };
 
 const OpDef& opDef(OpId op);
-// Fills the `vjp` column with rule(op) for every op: interpreter/autodiff, a layer above the op
-// table, registers its rules at startup (autodiff::registerVjpRules).
-void setVjpRules(VjpFn (*rule)(OpId op));
-// Fills the `emit` column the same way (codegen::registerEmitRules).
-void setEmitRules(const EmitRule* (*rule)(OpId op));
-// Fills the `shard` column the same way (spmd::registerShardRules).
-void setShardRules(const ShardRule* (*rule)(OpId op));
+// The columns of the layers above the op table, which it only holds: each family's file there
+// registers its ops' rules at startup (autodiff::registerVjpRules, codegen::registerEmitRules,
+// spmd::registerShardRules call them family by family). tests/unit/test_op_table.cpp fails for a
+// row left without one.
+void setVjp(std::initializer_list<OpId> ops, VjpFn rule);
+void setEmit(std::initializer_list<OpId> ops, const EmitRule* rule);
+void setShard(std::initializer_list<OpId> ops, const ShardRule* rule);
 // The op named `name` ("add", "reduce_sum" is "sum"), or false.
 bool findOp(const std::string& name, OpId& out);
 

@@ -6,6 +6,7 @@
 #include "../../stdlib/runtime/random.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -113,3 +114,54 @@ Tensor randomUniform(const Shape& shape, double lo, double hi, DType dtype, std:
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+namespace {
+
+std::optional<int64_t> seedOf(const Attrs& a) { return a.has("seed") ? std::optional(a.i("seed")) : std::nullopt; }
+
+}  // namespace
+
+// The random ops advance the context's stream (an effect), unless an op-level `seed` gives them a
+// stream of their own.
+void defineRandomRows() {
+  {
+    OpDef& d = defineRow(OpId::RandomNormal, Family::Random);
+    d.attrs = {{"shape", K::Ints}, {"mean", K::Float}, {"stddev", K::Float}, {"dtype", K::DType}, {"seed", K::Int, true}};
+    d.effect = true;
+    d.infer = [](Ty, const Attrs& a) -> Types {
+      return {impl::randomNormalType(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
+    };
+    d.run = [](In, const Attrs& a) -> Out {
+      return {impl::randomNormal(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"), seedOf(a))};
+    };
+  }
+  {
+    OpDef& d = defineRow(OpId::RandomTruncatedNormal, Family::Random);
+    d.attrs = {{"shape", K::Ints}, {"mean", K::Float}, {"stddev", K::Float}, {"dtype", K::DType}, {"seed", K::Int, true}};
+    d.effect = true;
+    d.infer = [](Ty, const Attrs& a) -> Types {
+      return {impl::randomTruncatedNormalType(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"))};
+    };
+    d.run = [](In, const Attrs& a) -> Out {
+      return {impl::randomTruncatedNormal(shapeOf(a.ints("shape")), a.f("mean"), a.f("stddev"), a.dtype("dtype"), seedOf(a))};
+    };
+    d.workspace = [](Ty, const Attrs& a) {
+      return impl::randomTruncatedNormalWorkspace(shapeOf(a.ints("shape")), a.dtype("dtype"));
+    };
+  }
+  OpDef& d = defineRow(OpId::RandomUniform, Family::Random);
+  d.attrs = {{"shape", K::Ints}, {"minval", K::Float}, {"maxval", K::Float}, {"dtype", K::DType}, {"seed", K::Int, true}};
+  d.effect = true;
+  d.infer = [](Ty, const Attrs& a) -> Types {
+    return {impl::randomUniformType(shapeOf(a.ints("shape")), a.f("minval"), a.f("maxval"), a.dtype("dtype"))};
+  };
+  d.run = [](In, const Attrs& a) -> Out {
+    return {impl::randomUniform(shapeOf(a.ints("shape")), a.f("minval"), a.f("maxval"), a.dtype("dtype"), seedOf(a))};
+  };
+}
+
+}  // namespace weft::ops

@@ -7,6 +7,7 @@
 #include "../../stdlib/runtime/reduce.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -192,3 +193,59 @@ Tensor kthLargest(const Tensor& x, int64_t k) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+namespace {
+
+template <ReduceOp R>
+Out runReduce(In in, const Attrs& a) {
+  return {impl::reduce(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"), meanShards(a))};
+}
+template <ReduceOp R>
+Types inferReduce(Ty in, const Attrs& a) {
+  return {impl::reduceType(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"))};
+}
+// The scratch of reduceKernel and of the cast before it, for the result's dtype.
+template <ReduceOp R>
+int64_t reduceWorkspace(Ty in, const Attrs& a) {
+  const TensorType out = impl::reduceType(R, in[0], intsOf(a.ints("axes")), a.b("keepdims"));
+  return rt::reduceWorkspaceBytes(in[0].shape.numel(), int64_t(rt::dtypeSize(out.dtype)));
+}
+template <bool IsMax>
+Out runArg(In in, const Attrs& a) { return {impl::argReduce(IsMax, in[0], int(a.i("axis")), a.b("keepdims"))}; }
+template <bool IsMax>
+Types inferArg(Ty in, const Attrs& a) { return {impl::argReduceType(IsMax, in[0], int(a.i("axis")), a.b("keepdims"))}; }
+
+}  // namespace
+
+void defineReduceRows() {
+#define WEFT_REDUCE_ROW(F, Id, ...)                                                                         \
+  {                                                                                                         \
+    OpDef& d = defineRow(OpId::F##Id, Family::Reduce);                                                      \
+    d.attrs = {{"axes", K::Ints}, {"keepdims", K::Bool}};                                                   \
+    if (ReduceOp::Id == ReduceOp::Mean) d.attrs.push_back({"shards", K::Int, true});                        \
+    d.infer = inferReduce<ReduceOp::Id>, d.run = runReduce<ReduceOp::Id>, d.workspace = reduceWorkspace<ReduceOp::Id>; \
+  }
+  WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_ROW)
+#undef WEFT_REDUCE_ROW
+  {
+    OpDef& d = defineRow(OpId::ArgMax, Family::ArgReduce);
+    d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}};
+    d.infer = inferArg<true>, d.run = runArg<true>;
+  }
+  {
+    OpDef& d = defineRow(OpId::ArgMin, Family::ArgReduce);
+    d.attrs = {{"axis", K::Int}, {"keepdims", K::Bool}};
+    d.infer = inferArg<false>, d.run = runArg<false>;
+  }
+  // The k-th largest value along the last axis, kept as size 1 (a top-k filter's threshold).
+  OpDef& d = defineRow(OpId::KthLargest, Family::ArgReduce);
+  d.attrs = {{"k", K::Int}};
+  d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::kthLargestType(in[0], a.i("k"))}; };
+  d.run = [](In in, const Attrs& a) -> Out { return {impl::kthLargest(in[0], a.i("k"))}; };
+}
+
+}  // namespace weft::ops

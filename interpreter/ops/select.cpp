@@ -4,6 +4,7 @@
 #include "../../stdlib/runtime/layout_ops.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 namespace {
@@ -102,3 +103,32 @@ Tensor broadcastTo(const Tensor& x, const Shape& shape) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+void defineSelectRows() {
+  {
+    OpDef& d = defineRow(OpId::Where, Family::Ternary);
+    d.infer = [](Ty in, const Attrs&) -> Types { return {impl::whereType(in[0], in[1], in[2])}; };
+    d.run = [](In in, const Attrs&) -> Out { return {impl::where(in[0], in[1], in[2])}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::Clip, Family::Ternary);
+    d.infer = [](Ty in, const Attrs&) -> Types { return {impl::clipType(in[0], in[1], in[2])}; };
+    d.run = [](In in, const Attrs&) -> Out { return {impl::clip(in[0], in[1], in[2])}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::OneHot, Family::Indexing);
+    d.attrs = {{"depth", K::Int}, {"dtype", K::DType}};
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::oneHotType(in[0], a.i("depth"), a.dtype("dtype"))}; };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::oneHot(in[0], a.i("depth"), a.dtype("dtype"))}; };
+  }
+  OpDef& d = defineRow(OpId::BroadcastTo, Family::Shape);
+  d.attrs = {{"shape", K::Ints}};
+  d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::broadcastToType(in[0], shapeOf(a.ints("shape")))}; };
+  d.run = [](In in, const Attrs& a) -> Out { return {impl::broadcastTo(in[0], shapeOf(a.ints("shape")))}; };
+}
+
+}  // namespace weft::ops

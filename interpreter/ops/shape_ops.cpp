@@ -3,6 +3,7 @@
 #include "../../stdlib/runtime/copy.h"
 #include "check.h"
 #include "impl.h"
+#include "row.h"
 
 namespace weft::ops::impl {
 
@@ -150,3 +151,61 @@ Tensor shapeOf(const Tensor& x, const std::vector<int64_t>& blocks) {
 }
 
 }  // namespace weft::ops::impl
+
+namespace weft::ops {
+
+using namespace rows;
+
+namespace {
+
+std::vector<int64_t> shapeBlocks(const Attrs& a) { return a.has("blocks") ? a.ints("blocks") : std::vector<int64_t>{}; }
+
+}  // namespace
+
+void defineShapeRows() {
+  {
+    OpDef& d = defineRow(OpId::Reshape, Family::Shape);
+    d.attrs = {{"shape", K::Ints}};
+    d.view = true;
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::reshapeType(in[0], a.ints("shape"))}; };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::reshape(in[0], a.ints("shape"))}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::Transpose, Family::Shape);
+    d.attrs = {{"perm", K::Ints}};
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::transposeType(in[0], intsOf(a.ints("perm")))}; };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::transpose(in[0], intsOf(a.ints("perm")))}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::Squeeze, Family::Shape);
+    d.attrs = {{"axes", K::Ints}};
+    d.view = true;
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::squeezeType(in[0], intsOf(a.ints("axes")))}; };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::squeeze(in[0], intsOf(a.ints("axes")))}; };
+  }
+  {
+    OpDef& d = defineRow(OpId::ExpandDims, Family::Shape);
+    d.attrs = {{"axis", K::Int}};
+    d.view = true;
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::expandDimsType(in[0], int(a.i("axis")))}; };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::expandDims(in[0], int(a.i("axis")))}; };
+  }
+  {
+    // A tensor's shape as an i64 tensor (TensorFlow's tf.shape: known only when a graph runs).
+    // blocks (optional): each size times this, on a device holding one block.
+    OpDef& d = defineRow(OpId::ShapeOf, Family::Shape);
+    d.attrs = {{"blocks", K::Ints, true}};
+    d.infer = [](Ty in, const Attrs& a) -> Types { return {impl::shapeOfType(in[0], shapeBlocks(a))}; };
+    d.run = [](In in, const Attrs& a) -> Out { return {impl::shapeOf(in[0], shapeBlocks(a))}; };
+  }
+  // The value itself, moved to the placements `to` on `mesh` (per mesh dimension, the tensor
+  // dimension it splits, or -1 for replicated): the program's explicit re-layout (relayout(),
+  // distribute()). Propagation moves its input there; on one device it is the identity.
+  OpDef& d = defineRow(OpId::Relayout, Family::Shape);
+  d.attrs = {{"mesh", K::Str}, {"to", K::Ints}};
+  d.view = true;
+  d.infer = [](Ty in, const Attrs&) -> Types { return {in[0]}; };
+  d.run = [](In in, const Attrs&) -> Out { return {in[0]}; };
+}
+
+}  // namespace weft::ops

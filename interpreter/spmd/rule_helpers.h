@@ -21,17 +21,17 @@ std::vector<int> keptDims(int rank, const std::vector<int>& axes);
 // Axes normalized to [0, rank) (negative ones count from the end).
 std::vector<int> normalized(const std::vector<int64_t>& axes, int rank);
 
-// Rule tables, one per family (rules_*.cpp).
-const ShardRule* elementwiseRule(ops::OpId op);
-const ShardRule* reduceRule(ops::OpId op);
-const ShardRule* matmulRule();
-const ShardRule* shapeRule(ops::OpId op);
-const ShardRule* indexingRule(ops::OpId op);
-const ShardRule* convRule(ops::OpId op);
-const ShardRule* attentionRule(ops::OpId op);
-const ShardRule* layerNormRule(ops::OpId op);
-const ShardRule* adamRule();
-// Creation, random and `shape`: their results are computed whole on every device (a sharded
+// Each family's file registers its ops' rules (ops::setShard).
+void registerElementwiseShardRules();  // rules_elementwise.cpp: unary, binary, ternary, cast, relayout, adam_update
+void registerReduceShardRules();       // rules_reduce.cpp: the reductions, argmax, argmin, kth_largest
+void registerMatMulShardRules();       // rules_matmul.cpp
+void registerShapeShardRules();        // rules_shape.cpp: the layout ops, shape
+void registerIndexingShardRules();     // rules_indexing.cpp: indexing, take, one_hot, the rows
+void registerConvShardRules();         // rules_conv.cpp: conv2d, the pools and their gradients
+void registerAttentionShardRules();    // rules_attention.cpp
+void registerLayerNormShardRules();    // rules_layer_norm.cpp
+void registerReplicatedShardRules();   // rules_replicated.cpp: creation, random, the collectives
+// No row but the all-replicated one: the results are computed whole on every device (a sharded
 // consumer takes its block locally).
 const ShardRule* replicatedOnlyRule();
 

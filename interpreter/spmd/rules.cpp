@@ -1,6 +1,6 @@
-// The shard column: which rule each primitive uses, and the helpers the family rules share. The
-// switch has no default, so a new op in op_list.h is a -Wswitch warning here (an error in CI's
-// -Werror build) until it has a rule.
+// The shard column: every family's rules, registered by their files (rules_*.cpp), and the
+// helpers the family rules share. The graph-only ops have none: the partitioner places
+// constants, variables, print, check and control flow itself.
 #include <algorithm>
 #include <mutex>
 
@@ -10,88 +10,20 @@ namespace weft::spmd {
 
 using ops::OpId;
 
-namespace {
-
-const ops::ShardRule* shardRule(OpId op) {
-  using namespace rules;
-  const ShardRule* rule = nullptr;
-  switch (op) {
-#define WEFT_ELEMENTWISE_SHARD(F, Id, ...) case OpId::F##Id:
-    WEFT_FOR_EACH_UNARY_OP(WEFT_ELEMENTWISE_SHARD)
-    WEFT_FOR_EACH_BINARY_OP(WEFT_ELEMENTWISE_SHARD)
-#undef WEFT_ELEMENTWISE_SHARD
-    case OpId::Gelu:
-    case OpId::Where:
-    case OpId::Clip:
-    case OpId::Cast:
-    case OpId::Relayout: rule = elementwiseRule(op); break;
-#define WEFT_REDUCE_SHARD(F, Id, ...) case OpId::F##Id:
-    WEFT_FOR_EACH_REDUCE_OP(WEFT_REDUCE_SHARD)
-#undef WEFT_REDUCE_SHARD
-    case OpId::ArgMax:
-    case OpId::ArgMin: rule = reduceRule(op); break;
-    case OpId::MatMul: rule = matmulRule(); break;
-    case OpId::Reshape:
-    case OpId::Squeeze:
-    case OpId::ExpandDims:
-    case OpId::Transpose:
-    case OpId::BroadcastTo:
-    case OpId::Concat:
-    case OpId::Stack:
-    case OpId::Split:
-    case OpId::ShapeOf: rule = shapeRule(op); break;
-    case OpId::OneHot:
-    case OpId::GetItem:
-    case OpId::SetItem:
-    case OpId::Take: rule = indexingRule(op); break;
-    case OpId::Conv2D:
-    case OpId::MaxPool2D:
-    case OpId::AvgPool2D:
-    case OpId::Conv2DBackpropInput:
-    case OpId::Conv2DBackpropFilter:
-    case OpId::MaxPool2DGrad:
-    case OpId::AvgPool2DGrad:
-    case OpId::MaxPool2DGradGrad: rule = convRule(op); break;
-    case OpId::Attention:
-    case OpId::AttentionGrad: rule = attentionRule(op); break;
-    case OpId::LayerNorm:
-    case OpId::LayerNormGrad: rule = layerNormRule(op); break;
-    case OpId::AdamUpdate: rule = adamRule(); break;
-    case OpId::Full:
-    case OpId::Eye:
-    case OpId::Arange:
-    case OpId::Linspace:
-    case OpId::RandomNormal:
-    case OpId::RandomUniform:
-    case OpId::RandomTruncatedNormal: rule = replicatedOnlyRule(); break;
-    // A top-k threshold sorts whole rows (sample_logits's, on a vocabulary).
-    case OpId::KthLargest: rule = replicatedOnlyRule(); break;
-    // A stack of rows lives on every device whole (its rows are a loop's iterations).
-    case OpId::BroadcastRows:
-    case OpId::UpdateRow: rule = replicatedOnlyRule(); break;
-    // The collectives are what partitioning writes: they run on local blocks already.
-    case OpId::AllReduce:
-    case OpId::AllGather:
-    case OpId::ReduceScatter:
-    case OpId::AllToAll:
-    case OpId::LocalSlice: rule = replicatedOnlyRule(); break;
-    // Graph-only: the partitioner places constants, variables, print, check and control flow itself.
-    case OpId::Constant:
-    case OpId::ReadVariable:
-    case OpId::AssignVariable:
-    case OpId::Print:
-    case OpId::Check:
-    case OpId::Cond:
-    case OpId::While: break;
-  }
-  return rule;
-}
-
-}  // namespace
-
 void registerShardRules() {
   static std::once_flag once;
-  std::call_once(once, [] { ops::setShardRules(shardRule); });
+  std::call_once(once, [] {
+    using namespace rules;
+    registerElementwiseShardRules();
+    registerReduceShardRules();
+    registerMatMulShardRules();
+    registerShapeShardRules();
+    registerIndexingShardRules();
+    registerConvShardRules();
+    registerAttentionShardRules();
+    registerLayerNormShardRules();
+    registerReplicatedShardRules();
+  });
 }
 
 Rows shardRows(OpId op, std::span<const ops::TensorType> in, const ops::Attrs& attrs) {

@@ -62,6 +62,9 @@ const ShardRule kAttentionGrad{attentionGradRows};
 
 }  // namespace
 
-const ShardRule* attentionRule(OpId op) { return op == OpId::Attention ? &kAttention : &kAttentionGrad; }
+void registerAttentionShardRules() {
+  ops::setShard({OpId::Attention}, &kAttention);
+  ops::setShard({OpId::AttentionGrad}, &kAttentionGrad);
+}
 
 }  // namespace weft::spmd::rules

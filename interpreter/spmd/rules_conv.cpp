@@ -12,48 +12,41 @@ namespace {
 const Placement R = Placement::r(), P = Placement::p(), S0 = Placement::s(0), S2 = Placement::s(2),
                 S3 = Placement::s(3);
 
-template <OpId Op>
-Rows convRows(Types, Types, const Attrs&) {
-  switch (Op) {
-    case OpId::Conv2D:  // (x, kernel) -> y
-      return {{{S0}, {S0, R}}, {{S3}, {R, S3}}, {{P}, {S3, S2}}, {{P}, {P, R}}, {{P}, {R, P}}};
-    case OpId::Conv2DBackpropInput:  // (dy, kernel) -> dx
-      return {{{S0}, {S0, R}}, {{S3}, {R, S2}}, {{P}, {S3, S3}}, {{P}, {P, R}}, {{P}, {R, P}}};
-    case OpId::Conv2DBackpropFilter:  // (x, dy) -> dkernel
-      return {{{P}, {S0, S0}}, {{S2}, {S3, R}}, {{S3}, {R, S3}}, {{P}, {P, R}}, {{P}, {R, P}}};
-    case OpId::MaxPool2D: return {{{S0}, {S0}}, {{S3}, {S3}}};
-    case OpId::AvgPool2D:
-    case OpId::AvgPool2DGrad:  // (dy) -> dx
-      return {{{S0}, {S0}}, {{S3}, {S3}}, {{P}, {P}}};
-    case OpId::MaxPool2DGrad:      // (x, dy) -> dx
-    case OpId::MaxPool2DGradGrad:  // (x, ddx) -> ddy
-      return {{{S0}, {S0, S0}}, {{S3}, {S3, S3}}, {{P}, {R, P}}};
-    default: return {};
-  }
+// conv2d: (x, kernel) -> y.
+Rows conv2dRows(Types, Types, const Attrs&) {
+  return {{{S0}, {S0, R}}, {{S3}, {R, S3}}, {{P}, {S3, S2}}, {{P}, {P, R}}, {{P}, {R, P}}};
 }
+// conv2d_backprop_input: (dy, kernel) -> dx.
+Rows backpropInputRows(Types, Types, const Attrs&) {
+  return {{{S0}, {S0, R}}, {{S3}, {R, S2}}, {{P}, {S3, S3}}, {{P}, {P, R}}, {{P}, {R, P}}};
+}
+// conv2d_backprop_filter: (x, dy) -> dkernel.
+Rows backpropFilterRows(Types, Types, const Attrs&) {
+  return {{{P}, {S0, S0}}, {{S2}, {S3, R}}, {{S3}, {R, S3}}, {{P}, {P, R}}, {{P}, {R, P}}};
+}
+// max_pool2d: (x) -> y; not linear.
+Rows maxPoolRows(Types, Types, const Attrs&) { return {{{S0}, {S0}}, {{S3}, {S3}}}; }
+// avg_pool2d (x) -> y and avg_pool2d_grad (dy) -> dx: linear.
+Rows linearPoolRows(Types, Types, const Attrs&) { return {{{S0}, {S0}}, {{S3}, {S3}}, {{P}, {P}}}; }
+// max_pool2d_grad (x, dy) -> dx and max_pool2d_grad_grad (x, ddx) -> ddy: linear in the second.
+Rows maxPoolGradRows(Types, Types, const Attrs&) { return {{{S0}, {S0, S0}}, {{S3}, {S3, S3}}, {{P}, {R, P}}}; }
 
-const ShardRule kConv2D{convRows<OpId::Conv2D>};
-const ShardRule kBackpropInput{convRows<OpId::Conv2DBackpropInput>};
-const ShardRule kBackpropFilter{convRows<OpId::Conv2DBackpropFilter>};
-const ShardRule kMaxPool{convRows<OpId::MaxPool2D>};
-const ShardRule kAvgPool{convRows<OpId::AvgPool2D>};
-const ShardRule kAvgPoolGrad{convRows<OpId::AvgPool2DGrad>};
-const ShardRule kMaxPoolGrad{convRows<OpId::MaxPool2DGrad>};
-const ShardRule kMaxPoolGradGrad{convRows<OpId::MaxPool2DGradGrad>};
+const ShardRule kConv2D{conv2dRows};
+const ShardRule kBackpropInput{backpropInputRows};
+const ShardRule kBackpropFilter{backpropFilterRows};
+const ShardRule kMaxPool{maxPoolRows};
+const ShardRule kLinearPool{linearPoolRows};
+const ShardRule kMaxPoolGrad{maxPoolGradRows};
 
 }  // namespace
 
-const ShardRule* convRule(OpId op) {
-  switch (op) {
-    case OpId::Conv2D: return &kConv2D;
-    case OpId::Conv2DBackpropInput: return &kBackpropInput;
-    case OpId::Conv2DBackpropFilter: return &kBackpropFilter;
-    case OpId::MaxPool2D: return &kMaxPool;
-    case OpId::AvgPool2D: return &kAvgPool;
-    case OpId::AvgPool2DGrad: return &kAvgPoolGrad;
-    case OpId::MaxPool2DGrad: return &kMaxPoolGrad;
-    default: return &kMaxPoolGradGrad;
-  }
+void registerConvShardRules() {
+  ops::setShard({OpId::Conv2D}, &kConv2D);
+  ops::setShard({OpId::Conv2DBackpropInput}, &kBackpropInput);
+  ops::setShard({OpId::Conv2DBackpropFilter}, &kBackpropFilter);
+  ops::setShard({OpId::MaxPool2D}, &kMaxPool);
+  ops::setShard({OpId::AvgPool2D, OpId::AvgPool2DGrad}, &kLinearPool);
+  ops::setShard({OpId::MaxPool2DGrad, OpId::MaxPool2DGradGrad}, &kMaxPoolGrad);
 }
 
 }  // namespace weft::spmd::rules

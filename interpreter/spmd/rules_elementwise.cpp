@@ -54,26 +54,23 @@ const ShardRule kMul{withPartials<eitherFactor>};
 const ShardRule kDiv{withPartials<dividend>};
 const ShardRule kWhere{withPartials<branches>};
 const ShardRule kCast{castRows};
+const ShardRule kAdam{adamRows};
 
 }  // namespace
 
-const ShardRule* elementwiseRule(OpId op) {
-  switch (op) {
-    case OpId::UnaryNeg:
-    case OpId::BinaryAdd:
-    case OpId::BinarySub:
-    case OpId::Relayout: return &kLinear;
-    case OpId::BinaryMul: return &kMul;
-    case OpId::BinaryDiv: return &kDiv;
-    case OpId::Where: return &kWhere;
-    case OpId::Cast: return &kCast;
-    default: return &kSplitsOnly;  // the non-linear ones: splits only
-  }
-}
-
-const ShardRule* adamRule() {
-  static const ShardRule rule{adamRows};
-  return &rule;
+void registerElementwiseShardRules() {
+  // Every elementwise op splits; those linear in an input also pass its partial sums (set next).
+#define WEFT_SPLITS_ONLY(F, Id, ...) ops::setShard({OpId::F##Id}, &kSplitsOnly);
+  WEFT_FOR_EACH_UNARY_OP(WEFT_SPLITS_ONLY)
+  WEFT_FOR_EACH_BINARY_OP(WEFT_SPLITS_ONLY)
+#undef WEFT_SPLITS_ONLY
+  ops::setShard({OpId::Gelu, OpId::Clip}, &kSplitsOnly);
+  ops::setShard({OpId::UnaryNeg, OpId::BinaryAdd, OpId::BinarySub, OpId::Relayout}, &kLinear);
+  ops::setShard({OpId::BinaryMul}, &kMul);
+  ops::setShard({OpId::BinaryDiv}, &kDiv);
+  ops::setShard({OpId::Where}, &kWhere);
+  ops::setShard({OpId::Cast}, &kCast);
+  ops::setShard({OpId::AdamUpdate}, &kAdam);
 }
 
 }  // namespace weft::spmd::rules

@@ -88,13 +88,13 @@ const ShardRule kOneHot{oneHotRows};
 
 }  // namespace
 
-const ShardRule* indexingRule(OpId op) {
-  switch (op) {
-    case OpId::GetItem: return &kGetItem;
-    case OpId::SetItem: return &kSetItem;
-    case OpId::Take: return &kTake;
-    default: return &kOneHot;
-  }
+void registerIndexingShardRules() {
+  ops::setShard({OpId::GetItem}, &kGetItem);
+  ops::setShard({OpId::SetItem}, &kSetItem);
+  ops::setShard({OpId::Take}, &kTake);
+  ops::setShard({OpId::OneHot}, &kOneHot);
+  // A stack of rows lives on every device whole (its rows are a loop's iterations).
+  ops::setShard({OpId::BroadcastRows, OpId::UpdateRow}, replicatedOnlyRule());
 }
 
 }  // namespace weft::spmd::rules

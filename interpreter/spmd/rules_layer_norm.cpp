@@ -29,6 +29,9 @@ const ShardRule kLayerNormGrad{layerNormGradRows};
 
 }  // namespace
 
-const ShardRule* layerNormRule(OpId op) { return op == OpId::LayerNorm ? &kLayerNorm : &kLayerNormGrad; }
+void registerLayerNormShardRules() {
+  ops::setShard({OpId::LayerNorm}, &kLayerNorm);
+  ops::setShard({OpId::LayerNormGrad}, &kLayerNormGrad);
+}
 
 }  // namespace weft::spmd::rules

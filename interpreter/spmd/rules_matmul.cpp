@@ -38,6 +38,6 @@ const ShardRule kMatMul{matmulRows};
 
 }  // namespace
 
-const ShardRule* matmulRule() { return &kMatMul; }
+void registerMatMulShardRules() { ops::setShard({ops::OpId::MatMul}, &kMatMul); }
 
 }  // namespace weft::spmd::rules

@@ -57,14 +57,13 @@ const ShardRule kArg{argRows};
 
 }  // namespace
 
-const ShardRule* reduceRule(OpId op) {
-  switch (op) {
-    case OpId::ReduceSum: return &kSum;
-    case OpId::ReduceMean: return &kMean;
-    case OpId::ArgMax:
-    case OpId::ArgMin: return &kArg;
-    default: return &kOther;
-  }
+void registerReduceShardRules() {
+  ops::setShard({OpId::ReduceSum}, &kSum);
+  ops::setShard({OpId::ReduceMean}, &kMean);
+  ops::setShard({OpId::ReduceMax, OpId::ReduceMin, OpId::ReduceProd, OpId::ReduceAny, OpId::ReduceAll}, &kOther);
+  ops::setShard({OpId::ArgMax, OpId::ArgMin}, &kArg);
+  // A top-k threshold sorts whole rows (sample_logits's, on a vocabulary).
+  ops::setShard({OpId::KthLargest}, replicatedOnlyRule());
 }
 
 }  // namespace weft::spmd::rules

@@ -107,17 +107,14 @@ const ShardRule kStack{stackRows};
 
 }  // namespace
 
-const ShardRule* shapeRule(OpId op) {
-  switch (op) {
-    case OpId::Reshape: return &kReshape;
-    case OpId::Transpose: return &kTranspose;
-    case OpId::BroadcastTo: return &kBroadcastTo;
-    case OpId::Stack: return &kStack;
-    case OpId::ShapeOf: return &kShapeOf;
-    case OpId::Concat:
-    case OpId::Split: return &kConcat;
-    default: return &kViews;
-  }
+void registerShapeShardRules() {
+  ops::setShard({OpId::Reshape}, &kReshape);
+  ops::setShard({OpId::Squeeze, OpId::ExpandDims}, &kViews);
+  ops::setShard({OpId::Transpose}, &kTranspose);
+  ops::setShard({OpId::BroadcastTo}, &kBroadcastTo);
+  ops::setShard({OpId::Concat, OpId::Split}, &kConcat);
+  ops::setShard({OpId::Stack}, &kStack);
+  ops::setShard({OpId::ShapeOf}, &kShapeOf);
 }
 
 }  // namespace weft::spmd::rules
