@@ -5,14 +5,15 @@
 # fortunes is the English text examples/char_gpt trains on; libopenblas-dev and libblis-dev (with
 # libblis4-serial, BLIS's single-threaded build) are GEMM libraries Weft runs where they measure
 # faster than Eigen (docs/internals.md; OpenBLAS is also the libblas.so.3 that PyTorch, the
-# benchmarks' anchor, then calls).
+# benchmarks' anchor, then calls); libonnx-dev, libprotobuf-dev and protobuf-compiler read ONNX models
+# (load_onnx, docs/onnx.md) and libonnx-testdata holds ONNX's conformance tests.
 # Usage: ./setup.sh [extra cmake arguments]
 set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(g++ cmake ninja-build antlr4 libantlr4-runtime-dev libeigen3-dev libyaml-cpp-dev doctest-dev
           libedit-dev libre2-dev graphviz zlib1g-dev dataset-fashion-mnist fortunes libopenblas-dev libblis-dev
-          libblis4-serial libopenmpi-dev openmpi-bin)
+          libblis4-serial libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

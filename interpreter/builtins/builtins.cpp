@@ -4,6 +4,7 @@
 #include "../eval/hooks.h"
 #include "../graph/spmd_eager.h"
 #include "../mesh/builtins.h"
+#include "../onnx/load.h"
 #include "../saved/snapshot.h"
 #include "data.h"
 #include "keras.h"
@@ -35,6 +36,7 @@ void registerBuiltins(Env& env) {
   registerFashionMnist(env);
   mesh::registerBuiltins(env);  // Mesh, Layout, LayoutMap, layout_map_scope, plan
   saved::registerSavedBuiltins(env);  // save, load
+  onnx::registerBuiltins(env);  // load_onnx, load_onnx_tensor
 }
 
 }  // namespace weft

@@ -27,6 +27,10 @@ void registerTensorShaping(Env& env) {
     ArgReader r(a, "reshape", {"x", "shape"});
     return Value(ops::reshape(r.tensor(0), r.ints(1)));
   });
+  def(env, "broadcast_to", [](Interpreter&, Args& a) {  // NumPy's and TensorFlow's
+    ArgReader r(a, "broadcast_to", {"x", "shape"});
+    return Value(ops::broadcastTo(r.tensor(0), r.shape(1)));
+  });
   def(env, "transpose", [](Interpreter&, Args& a) {
     ArgReader r(a, "transpose", {"x", "perm?"});
     return Value(ops::transpose(r.tensor(0), r.axes(1)));

@@ -90,6 +90,11 @@ class Interpreter {
   // Traces an export from its signature: its graph and the variables behind the graph's slots.
   std::unique_ptr<GraphTraces::Entry> traceExport(const Export& e);
 
+  // A stdlib module by name or a file by path, as `import` finds it (imports.cpp); and a source
+  // file run as a module of its own (the ONNX importer's generated source).
+  Value importModule(const std::string& spec, bool isPath, const SourceRange& at);
+  Value runModuleFile(std::shared_ptr<const SourceFile> file, const std::string& name);
+
   // Evaluation entry points used by builtins.
   Value call(const Value& callee, Args& args);
   Value getAttr(const Value& obj, Symbol name);
@@ -300,8 +305,6 @@ class Interpreter {
   Value callModuleSymbolic(ModuleObj& m, Args& args);
 
   // Imports and the prelude (imports.cpp)
-  Value importModule(const std::string& spec, bool isPath, const SourceRange& at);
-  Value runModuleFile(std::shared_ptr<const SourceFile> file, const std::string& name);
   // `at`: the first use of a name that only the prelude defines, where a failure is reported.
   void loadPrelude(const SourceRange& at);
   // Parses and checks names against what `scope` can see; prints errors and returns null on any.
