@@ -51,6 +51,8 @@ const char* kUsage =
     "                                  emit C++ for the program's exports (docs/compiled_code.md)\n"
     "  weft show SAVED_DIR [--all]     a saved model's signatures; --all adds its functions,\n"
     "                                  modules, variables and mesh\n"
+    "  weft import MODEL.onnx -o DIR   an ONNX model as a Weft program, DIR/NAME.model, and its\n"
+    "                                  tensors, DIR/tensors/*.npy (docs/onnx.md)\n"
     "  weft info                       the CPU, the GEMM libraries found and which one runs\n"
     "                                  each class of shapes (docs/internals.md)\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
@@ -199,12 +201,13 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "graph") return graphCommand(args);
   if (args[0] == "compile") return compileCommand(args);
   if (args[0] == "show") return showCommand(args);
+  if (args[0] == "import") return importCommand(args);
   if (args[0] == "info") {
     std::cout << gemm::describe();
     return 0;
   }
   std::cerr << "weft: unknown command '" << shownText(args[0]) << "'";
-  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "info", "repl", "help"}))
+  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "import", "info", "repl", "help"}))
     std::cerr << "; did you mean 'weft " << *near << "'?";
   std::cerr << "\n" << kUsage;
   return 2;

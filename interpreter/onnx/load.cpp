@@ -1,8 +1,10 @@
 #include "load.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include "../eval/args.h"
+#include "../saved/npy.h"
 #include "reader.h"
 
 namespace weft::onnx {
@@ -22,15 +24,42 @@ std::string moduleNameFor(const std::string& path) {
   return out;
 }
 
-Value loadOnnx(Interpreter& in, const std::string& path, bool graphFunction) {
-  ModelFile model = readModel(path);
+namespace {
+
+// The options for a model: its module's name, and the op library's functions.
+SourceOptions optionsFor(Interpreter& in, const std::string& path) {
   Value lib = in.importModule("onnx_ops", false, SourceRange{});
-  auto& ops = static_cast<NamespaceObj&>(*lib.object());
+  std::shared_ptr<Env> ops = static_cast<NamespaceObj&>(*lib.object()).env;
   SourceOptions options;
   options.moduleName = moduleNameFor(path);
   options.origin = path;
+  options.hasFunction = [ops](const std::string& name) { return ops->findLocal(intern(name)) != nullptr; };
+  return options;
+}
+
+}  // namespace
+
+std::string importOnnx(Interpreter& in, const std::string& path, const std::string& outDir) {
+  ModelFile model = readModel(path);
+  SourceOptions options = optionsFor(in, path);
+  options.graphFunction = true;
+  options.standalone = true;
+  Source source = writeSource(model, options);
+  std::string stem = std::filesystem::path(path).stem().string(), file;
+  for (unsigned char c : stem) file += c < 0x80 && (std::isalnum(c) || c == '_' || c == '-') ? char(c) : '_';
+  const std::filesystem::path out = std::filesystem::path(outDir) / (file.empty() ? "model.model" : file + ".model");
+  std::filesystem::create_directories(std::filesystem::path(outDir) / "tensors");
+  for (const ModuleTensor& t : source.tensors) saved::writeNpy((std::filesystem::path(outDir) / t.file).string(), toTensor(*t.data));
+  std::ofstream f(out, std::ios::binary | std::ios::trunc);
+  f << source.text;
+  if (!f.flush()) throw WeftError("cannot write '" + out.string() + "'");
+  return out.string();
+}
+
+Value loadOnnx(Interpreter& in, const std::string& path, bool graphFunction) {
+  ModelFile model = readModel(path);
+  SourceOptions options = optionsFor(in, path);
   options.graphFunction = graphFunction;
-  options.hasFunction = [&](const std::string& name) { return ops.env->findLocal(intern(name)) != nullptr; };
   Source source = writeSource(model, options);
   Value ns = in.runModuleFile(std::make_shared<SourceFile>("<onnx>/" + path, source.text), options.moduleName);
   auto weights = std::make_shared<DictObj>(), constants = std::make_shared<DictObj>();

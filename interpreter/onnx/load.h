@@ -12,6 +12,10 @@ std::string moduleNameFor(const std::string& path);
 // call runs the graph (as an @function when graphFunction).
 Value loadOnnx(Interpreter& in, const std::string& path, bool graphFunction = false);
 
+// `weft import`: the model as a program of its own in outDir (NAME.model, tensors/*.npy); returns
+// the program's path.
+std::string importOnnx(Interpreter& in, const std::string& path, const std::string& outDir);
+
 void registerBuiltins(Env& env);  // load_onnx, load_onnx_tensor
 
 }  // namespace weft::onnx

@@ -132,7 +132,8 @@ class Writer {
     std::ostringstream s;
     s << "# " << commentText(options_.origin) << ", imported from ONNX (IR version " << model_.irVersion << ", opset "
       << opset_;
-    if (!model_.producer.empty()) s << ", made by " << commentText(model_.producer + " " + model_.producerVersion);
+    if (!model_.producer.empty())
+      s << ", made by " << commentText(model_.producer + (model_.producerVersion.empty() ? "" : " " + model_.producerVersion));
     s << ").\n# Each line of call() is one node of the graph; the ops are stdlib/onnx_ops.model's.\n";
     s << "import onnx_ops as onnx\n\n";
     s << "module " << options_.moduleName << "(weights, constants) {\n";
@@ -180,6 +181,7 @@ class Writer {
     for (const ValueInfo& o : g.outputs) outs.push_back(use(o.name, "the graph's output"));
     s << "    return " << (outs.size() == 1 ? outs[0] : "(" + join(outs) + (outs.size() == 1 ? "," : "") + ")") << "\n";
     s << "  }\n}\n";
+    if (options_.standalone) program(s);
     source_.text = s.str();
     return std::move(source_);
   }
@@ -193,6 +195,28 @@ class Writer {
         throw WeftError("the model's opset " + std::to_string(version) + " is outside the opsets 1-" +
                         std::to_string(kMaxOpset) + " that Weft reads (ONNX 1.12)");
     }
+  }
+
+  // The tensors read from their files, then the module made from them.
+  void program(std::ostream& s) {
+    std::set<std::string> files;
+    s << "\n# The model's tensors, written by `weft import` beside this file: run it from its folder.\n";
+    for (const char* dict : {"weights", "constants"}) {
+      s << dict << " = {\n";
+      for (ModuleTensor& t : source_.tensors) {
+        if (t.variable != (dict[0] == 'w')) continue;
+        std::string base;
+        for (unsigned char c : t.key) base += c < 0x80 && (std::isalnum(c) || c == '_' || c == '-') ? char(c) : '_';
+        if (base.empty() || base[0] == '-') base = "t" + base;
+        std::string name = base;
+        for (int k = 2; files.count(name); ++k) name = base + "_" + std::to_string(k);
+        files.insert(name);
+        t.file = "tensors/" + name + ".npy";
+        s << "  " << stringLiteral(t.key) << ": load_npy(" << stringLiteral(t.file) << "),\n";
+      }
+      s << "}\n";
+    }
+    s << "model = " << options_.moduleName << "(weights, constants)\n";
   }
 
   std::set<std::string> initializersNeedingValues(const Graph& g) {

@@ -14,6 +14,9 @@ struct SourceOptions {
   std::string moduleName;      // an identifier: the module's type
   std::string origin;          // the model's path, for the header comment
   bool graphFunction = false;  // `call` is an @function
+  // A program of its own (`weft import`): after the module, its tensors read from .npy files
+  // (ModuleTensor::file, relative to the working directory) and an instance `model`.
+  bool standalone = false;
   // Whether the op library defines a function of this name ("Relu", "Relu_v14").
   std::function<bool(const std::string&)> hasFunction;
 };
@@ -24,6 +27,7 @@ struct ModuleTensor {
   std::string key;
   const TensorData* data;
   bool variable;
+  std::string file;  // "tensors/NAME.npy", a file name made from key (standalone only)
 };
 
 struct Source {
