@@ -40,7 +40,7 @@ bool needsValue(const std::string& op, size_t input) {
       {"Range", {0, 1, 2}}, {"Resize", {1, 2, 3}}, {"Upsample", {1}}, {"CumSum", {1}}, {"Trilu", {1}},
       {"ReduceSum", {1}}, {"ReduceMean", {1}}, {"ReduceMax", {1}}, {"ReduceMin", {1}}, {"ReduceProd", {1}},
       {"ReduceL1", {1}}, {"ReduceL2", {1}}, {"ReduceSumSquare", {1}}, {"ReduceLogSum", {1}},
-      {"ReduceLogSumExp", {1}}};
+      {"ReduceLogSumExp", {1}}, {"Loop", {0, 1}}};
   auto it = inputs.find(op);
   return it != inputs.end() && it->second.count(input);
 }
@@ -310,9 +310,12 @@ class Writer {
   // A subgraph as a local function before the node that runs it; returns its name.
   std::string closure(const Graph& g, std::ostream& s, const std::string& indent) {
     const std::string name = define("_graph_" + std::to_string(++graphs_) + "_" + g.name);
-    std::vector<std::string> params;
-    for (const ValueInfo& in : g.inputs) params.push_back(define(in.name));
-    s << indent << "fn " << name << "(" << join(params) << ") {  # subgraph " << commentText(g.name) << "\n";
+    // The inputs come as one list, since Weft calls have no `*args` (Loop's and Scan's bodies
+    // take their loop values so).
+    s << indent << "fn " << name << "(" << (g.inputs.empty() ? "" : "inputs") << ") {  # subgraph "
+      << commentText(g.name) << "\n";
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      s << indent << "  " << define(g.inputs[i].name) << " = inputs[" << i << "]\n";
     for (const TensorData& t : g.initializers) {
       const std::string key = "subgraph " + g.name + ":" + t.name;
       source_.tensors.push_back({key, &t, false});
