@@ -48,7 +48,8 @@ bool needsValue(const std::string& op, size_t input) {
 // The ops whose inputs from this index on are one list argument (ONNX's variadic inputs).
 int variadicFrom(const std::string& op) {
   static const std::map<std::string, int> ops{{"Concat", 0}, {"Sum", 0}, {"Max", 0}, {"Min", 0}, {"Mean", 0},
-                                              {"Loop", 2}, {"Scan", 0}, {"SequenceConstruct", 0}};
+                                              {"Loop", 2}, {"Scan", 0}, {"SequenceConstruct", 0},
+                                              {"Einsum", 0}};
   auto it = ops.find(op);
   return it == ops.end() ? -1 : it->second;
 }
