@@ -71,8 +71,8 @@ Value loadOnnx(Interpreter& in, const std::string& path, bool graphFunction) {
 
 void registerBuiltins(Env& env) {
   env.set(intern("load_onnx"), makeBuiltin("load_onnx", [](Interpreter& in, Args& a) {
-    ArgReader r(a, "load_onnx", {"path"});
-    return loadOnnx(in, r.str(0));
+    ArgReader r(a, "load_onnx", {"path", "function?"});
+    return loadOnnx(in, r.str(0), r.boolean(1, false, "call() a graph function"));
   }));
   env.set(intern("load_onnx_tensor"), makeBuiltin("load_onnx_tensor", [](Interpreter&, Args& a) {
     ArgReader r(a, "load_onnx_tensor", {"path"});
