@@ -1,6 +1,8 @@
 // Loads the reader plugin on the first ONNX file a process reads (model_file.h says why).
 #include "reader.h"
 
+#include "export.h"
+
 #include <dlfcn.h>
 
 #include <cstring>
@@ -65,6 +67,10 @@ TensorData readTensorFile(const std::string& path) {
   TensorData t;
   if (std::string e = api().readTensor(path, t); !e.empty()) throw WeftError(quoted(path) + ": " + e);
   return t;
+}
+
+void writeModel(const ModelFile& m, const std::string& path) {
+  if (std::string e = api().writeModel(m, path); !e.empty()) throw WeftError(quoted(path) + ": " + e);
 }
 
 bool weftDType(ElemType t, DType& out) {
