@@ -109,17 +109,6 @@ std::string listOf(const std::vector<T>& v, F item) {
   return out + "]";
 }
 
-const char* weftTypeName(DType t) {
-  switch (t) {
-    case DType::F32: return "f32";
-    case DType::F64: return "f64";
-    case DType::I32: return "i32";
-    case DType::I64: return "i64";
-    case DType::Bool: return "bool";
-  }
-  return "f32";
-}
-
 class Writer {
  public:
   Writer(const ModelFile& m, const SourceOptions& o) : model_(m), options_(o) {
@@ -159,7 +148,7 @@ class Writer {
       params.push_back(names.back() + annotation(in));
       DType d;
       if (options_.graphFunction && valueOnly.count(in.name) && weftDType(in.type, d))
-        byValue.push_back(names.back() + " = tensor(" + names.back() + ", dtype=" + weftTypeName(d) + ")");
+        byValue.push_back(names.back() + " = tensor(" + names.back() + ", dtype=" + rt::dtypeName(d) + ")");
     }
     if (byValue.empty()) {
       if (options_.graphFunction) s << "  @function\n";
@@ -243,7 +232,7 @@ class Writer {
   std::string annotation(const ValueInfo& v) {
     DType d;
     if (!weftDType(v.type, d)) return "";
-    std::string out = std::string(": ") + weftTypeName(d);
+    std::string out = std::string(": ") + rt::dtypeName(d);
     if (!v.hasShape || v.dims.size() > size_t(rt::kMaxRank)) return "";
     out += listOf(v.dims, [](const Dim& dim) { return dim.size >= 0 ? std::to_string(dim.size) : std::string("None"); });
     return out;
