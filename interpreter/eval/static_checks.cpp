@@ -100,8 +100,7 @@ std::map<Symbol, Signature> topLevelSignatures(const ast::Program& p) {
     if (s->kind == ast::StmtKind::Fn) {
       auto& f = static_cast<const ast::FnDecl&>(*s);
       bool plain = true;  // `@function` keeps the signature; another decorator may not
-      for (const auto& d : f.decorators)
-        plain &= d.expr->kind == ast::ExprKind::Name && symbolName(static_cast<const ast::Name&>(*d.expr).name) == "function";
+      for (const auto& d : f.decorators) plain &= ast::isGraphFunction(d) && d.expr->kind != ast::ExprKind::Call;
       if (!plain || !sigs.emplace(f.name, Signature{symbolName(f.name), &f.params, false}).second) other.insert(f.name);
     } else if (s->kind == ast::StmtKind::Module) {
       auto& m = static_cast<const ast::ModuleDecl&>(*s);
