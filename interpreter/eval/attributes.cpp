@@ -3,6 +3,7 @@
 
 #include "graph_call.h"
 #include "args.h"
+#include "../graph/tracer.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "hooks.h"
@@ -60,8 +61,10 @@ Value nestedList(const Tensor& t, int axis, int64_t& next) {
 
 const Tensor& concrete(const Value& self, const std::string& method) {
   const Tensor& t = self.tensor();
-  if (t.isAbstract())
+  if (t.isAbstract() && graph::Tracer::active())
     throw WeftError("." + method + "() needs a tensor's values, and a graph function's tensors have none while it is traced; return the tensor and call ." + method + "() outside");
+  if (t.isAbstract())
+    throw WeftError("." + method + "() needs a tensor's values, and a run on shapes alone (weft check, plan()) has none");
   return t;
 }
 
@@ -76,10 +79,12 @@ std::optional<Value> conversionMethod(const Value& self, const std::string& n) {
   if (n == "item")
     return makeBuiltin(n, [](Interpreter&, Args& a) {
       if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "item() takes no arguments");
-      const Tensor& t = concrete(a.self, "item");
-      if (t.numel() != 1)
+      if (a.self.tensor().numel() != 1)
         throw WeftError(a.site, "item() needs a tensor of one element, got " + typeNameOf(a.self));
-      return elementNumber(t, 0);
+      // On shapes alone (weft check) outside a trace, the number is one of unknown value.
+      if (a.self.tensor().isAbstract() && !graph::Tracer::active())
+        return Value(Tensor::abstract(a.self.tensor().dtype(), Shape{}), true);
+      return elementNumber(concrete(a.self, "item"), 0);
     }, self);
   if (n == "tolist")
     return makeBuiltin(n, [](Interpreter&, Args& a) {

@@ -168,9 +168,11 @@ int Interpreter::printCommPlans(std::ostream& out) {
   // The pipeline the executor runs, up to the placements: the plan is what a run does.
   // Under --no-implicit-comm an implicit collective is an error at the function (or the call)
   // whose graph needs it.
+  int plans = 0;
   auto print = [&](const graph::Graph& g, const std::string& name, const std::string& mesh, const SourceRange& at) {
     const graph::Graph placed = graph::runPipelineUntil(g, graph::Target::Executor, "propagate-placements");
     out << commPlanText(placed, graph::commPlanOf(placed), name, mesh);
+    ++plans;
     if (context().noImplicitComm)
       if (std::string why = graph::implicitCommError(placed, name); !why.empty()) throw WeftError(at, why);
   };
@@ -187,6 +189,8 @@ int Interpreter::printCommPlans(std::ostream& out) {
                                   "mesh(" + spmd::meshText(c.graph.mesh) + ")", c.site); }))
       ++errors;
   ops::setShapesOnly(was);
+  if (plans == 0 && errors == 0)
+    out << "no comm plan: no graph function or export of the program runs on a mesh\n";
   return errors;
 }
 
