@@ -295,6 +295,11 @@ class NameChecker {
       }
       case K::Fn: {
         auto& f = static_cast<const ast::FnDecl&>(st);
+        // A decorator's arguments (`@function(input_signature=[TensorSpec(...)])`) are read
+        // where the function is declared; its callee is syntax, not a name (exec.cpp).
+        for (const auto& d : f.decorators)
+          if (d.expr->kind == ast::ExprKind::Call)
+            for (const auto& a : static_cast<const ast::Call&>(*d.expr).args) expr(*a.value);
         Scope local;
         params(f.params, local);
         bindBlock(f.body, local);
