@@ -96,10 +96,18 @@ std::string notInProgram(Env& globals, const std::vector<Export>& exports, const
   for (const auto& [k, v] : globals.entries()) names.push_back(symbolName(k));
   for (const Export& e : exports) names.push_back(e.name);
   std::string msg = "'" + name + "' is not defined in the program";
-  auto near = closestName(name, names);
+  std::optional<std::string> near;
+  SourceRange at;
+  // A method of a global module (`addprint` for demo.addprint) is named by its module.
+  for (const auto& [k, v] : globals.entries()) {
+    Value* method = v.is(Kind::Module) ? v.as<ModuleObj>()->attrs->findLocal(intern(name)) : nullptr;
+    if (!method || !method->is(Kind::Function)) continue;
+    near = symbolName(k) + "." + name, at = method->as<FunctionObj>()->range;
+    break;
+  }
+  if (!near) near = closestName(name, names);
   if (!near) return msg;
   msg += "; did you mean '" + *near + "'";
-  SourceRange at;
   if (Value* v = globals.find(intern(*near)); v && v->is(Kind::Function)) at = v->as<FunctionObj>()->range;
   if (at.valid())
     msg += " (" + shownText(at.file->path) + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.col) + ")";
