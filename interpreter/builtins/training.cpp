@@ -15,6 +15,7 @@
 #include "../eval/args.h"
 #include "../eval/suggest.h"
 #include "../ops/ops.h"
+#include "../values/context.h"
 #include "../saved/npy.h"
 #include "../spmd/ranks.h"
 #include "../values/format.h"
@@ -169,7 +170,7 @@ Value writeFile(Args& a) {
 }
 
 Value writeText(Interpreter&, Args& a) {
-  if (ops::shapesOnly()) return Value();  // a plan writes nothing
+  if (!writesFiles()) return Value();
   // Under mpirun rank 0 writes, and every rank waits for it (spmd/ranks.h).
   if (spmd::rankIndex() == 0) writeFile(a);
   spmd::waitForRanks();
