@@ -13,7 +13,11 @@ void registerClasses(Env& env);
 // Keras' training methods (compile, fit, evaluate, predict, save, save_weights, load_weights,
 // get_layer) on a Sequential or functional model: each calls its Weft half _keras_NAME in
 // stdlib/training.model or stdlib/saving.model (interpreter/builtins/training.cpp).
-void addTrainingMethods(Interpreter& in, const std::shared_ptr<ModuleObj>& model);
+void addTrainingMethods(const std::shared_ptr<ModuleObj>& model);
+// model.NAME, one of those methods, bound to `model` (a module of the program's own with a
+// `call` has compile, fit, evaluate, predict, save_weights and load_weights so, as a subclassed
+// keras.Model has).
+Value trainingMethod(const std::string& name, const Value& model);
 // isatty(), _overwrite_line(text) (interpreter/builtins/training.cpp).
 void registerTerminal(Env& env);
 // The callbacks' helpers: _format_filepath, _write_text, _file_has_text, _attach_model.

@@ -88,9 +88,14 @@ std::optional<Value> layerAttr(Interpreter& in, const Value& self, ModuleObj& m,
       dims.push_back(i == 0 && !m.batchFixed ? Value() : makeInt((*m.outputShape)[i]));
     return makeList(std::move(dims));
   }
+  // A module with a call is a model to Keras' training API, as a subclassed keras.Model is
+  // (whole-model saving and get_layer need a Sequential's or functional model's structure).
+  const bool model = m.attrs->findLocal(intern("compile")) || m.attrs->findLocal(intern("call"));
+  for (const char* method : {"compile", "fit", "evaluate", "predict", "save_weights", "load_weights"})
+    if (n == method && model) return trainingMethod(n, self);
   // model.optimizer: what compile() set up (none before), kept beside the model rather than in
   // its attributes so that the optimizer's variables stay out of model.variables.
-  if (n == "optimizer" && m.attrs->findLocal(intern("compile"))) {
+  if (n == "optimizer" && model) {
     Args a;
     a.pos.push_back(self);
     return in.call(in.preludeValue("_keras_optimizer", SourceRange{}), a);
