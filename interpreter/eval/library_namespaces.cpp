@@ -20,7 +20,8 @@ struct Space {
 constexpr Space kSpaces[] = {
     {"keras.layers",
      "Dense Activation Dropout Flatten Reshape Embedding LayerNormalization BatchNormalization Conv2D MaxPooling2D "
-     "AveragePooling2D GlobalAveragePooling2D GlobalMaxPooling2D Add Concatenate MultiHeadAttention Input Layer"},
+     "AveragePooling2D GlobalAveragePooling1D GlobalMaxPooling1D GlobalAveragePooling2D GlobalMaxPooling2D Add "
+     "Concatenate MultiHeadAttention Input Layer"},
     {"keras.optimizers.schedules", "ExponentialDecay CosineDecay PiecewiseConstantDecay"},
     {"keras.optimizers", "SGD Adam AdamW RMSprop schedules"},
     {"keras.losses",
@@ -28,14 +29,15 @@ constexpr Space kSpaces[] = {
      "categorical_crossentropy sparse_categorical_crossentropy binary_crossentropy"},
     {"keras.callbacks",
      "History EarlyStopping ModelCheckpoint LearningRateScheduler ReduceLROnPlateau CSVLogger LambdaCallback"},
-    {"keras.activations", "relu sigmoid tanh softmax log_softmax gelu silu"},
+    {"keras.activations", "relu sigmoid tanh softmax log_softmax gelu silu softplus"},
+    {"keras.utils", "to_categorical"},
     {"keras.models", "Sequential Model load_model"},
-    {"keras", "Input Model Sequential Variable layers optimizers losses callbacks activations models"},
+    {"keras", "Input Model Sequential Variable layers optimizers losses callbacks activations models utils"},
     {"tf.saved_model", "save load"},
     {"tf.math",
      "abs exp log sqrt rsqrt square sin cos tanh sigmoid erf floor ceil sign pow maximum minimum reduce_sum "
      "reduce_mean reduce_max reduce_min reduce_prod reduce_any reduce_all reduce_variance reduce_std"},
-    {"tf.nn", "relu sigmoid tanh softmax log_softmax gelu silu"},
+    {"tf.nn", "relu sigmoid tanh softmax log_softmax gelu silu softplus"},
     {"tf",
      "float32 float64 int32 int64 bool TensorSpec Module Variable GradientTape name_scope print constant zeros ones "
      "zeros_like ones_like fill=full eye range=arange linspace convert_to_tensor=tensor cast reshape transpose concat "
