@@ -298,6 +298,9 @@ class Interpreter {
   Value callModule(ModuleObj& m, Args& args);
   // A module called on Keras symbolic tensors: runs on shapes alone and records the call.
   Value callModuleSymbolic(ModuleObj& m, Args& args);
+  // `a OP b` (or `-a`, op "neg", b none) with a Keras symbolic tensor among the operands: a call
+  // of a layer that applies it (stdlib/nn.model's _keras_operator); none when neither is one.
+  std::optional<Value> symbolicOperator(const std::string& op, const Value& a, const Value& b, const SourceRange& at);
 
   // Imports and the prelude (imports.cpp)
   Value importModule(const std::string& spec, bool isPath, const SourceRange& at);

@@ -58,4 +58,13 @@ Value Interpreter::callModuleSymbolic(ModuleObj& m, Args& args) {
   return Value(node);
 }
 
+std::optional<Value> Interpreter::symbolicOperator(const std::string& op, const Value& a, const Value& b,
+                                                  const SourceRange& at) {
+  if (!dynamic_cast<SymbolicTensor*>(a.object()) && !dynamic_cast<SymbolicTensor*>(b.object())) return std::nullopt;
+  Args args;
+  args.site = at;
+  args.pos = {makeStr(op), a, b};
+  return call(preludeValue("_keras_operator", at), args);
+}
+
 }  // namespace weft
