@@ -26,6 +26,9 @@ void registerCallbackHelpers(Env& env);
 // _functional_config, _keras_object, _construct (interpreter/builtins/keras_saving.cpp).
 void registerKerasSaving(Env& env);
 std::string summaryTable(Interpreter& in, ModuleObj& m);
+// A module's constructor arguments, by parameter name, into `config` (what model.save keeps of a
+// layer, and layer.get_config() holds; keras_saving.cpp).
+void addConstructorArgs(const ModuleObj& m, DictObj& config);
 // Fills hooks.layerAttr: weights, get_weights, set_weights, count_params, output_shape
 // (interpreter/builtins/keras_weights.cpp).
 void installLayerAttrs(EvalHooks& hooks);

@@ -88,6 +88,18 @@ std::optional<Value> layerAttr(Interpreter& in, const Value& self, ModuleObj& m,
       dims.push_back(i == 0 && !m.batchFixed ? Value() : makeInt((*m.outputShape)[i]));
     return makeList(std::move(dims));
   }
+  // Keras' layer.get_config(): the name, whether trainable, the constructor's arguments; the
+  // layer's type rebuilds it with from_config.
+  if (n == "get_config")
+    return makeBuiltin("get_config", [](Interpreter&, Args& a) {
+      ArgReader r(a, "get_config", {});
+      const auto* mod = a.self.as<ModuleObj>();
+      auto config = std::make_shared<DictObj>();
+      config->set(makeStr("name"), makeStr(mod->name));
+      config->set(makeStr("trainable"), Value(Tensor::scalar<bool>(mod->trainable)));
+      addConstructorArgs(*mod, *config);
+      return Value(std::move(config));
+    }, self);
   // A module with a call is a model to Keras' training API, as a subclassed keras.Model is
   // (whole-model saving and get_layer need a Sequential's or functional model's structure).
   const bool model = m.attrs->findLocal(intern("compile")) || m.attrs->findLocal(intern("call"));

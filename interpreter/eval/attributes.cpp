@@ -410,6 +410,15 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
       }
       if (auto v = obj.as<OpaqueObj>()->getAttr(*this, name)) return *v;
       noAttribute(obj, name, {});
+    case Kind::ModuleType:  // Keras' class method: Dense.from_config(layer.get_config())
+      if (symbolName(name) != "from_config") noAttribute(obj, name, {"from_config"});
+      return makeBuiltin("from_config", [](Interpreter& in, Args& a) {
+        ArgReader r(a, "from_config", {"config"});
+        Args construct;
+        construct.site = a.site;
+        construct.kw = r.keywords(0);
+        return in.call(a.self, construct);
+      }, obj);
     case Kind::Function: {
       auto* fn = obj.as<FunctionObj>();
       if (symbolName(name) == "trace_count" && fn->graph)
