@@ -383,11 +383,7 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
     case Kind::Namespace: {
       auto* ns = obj.as<NamespaceObj>();
       if (Value* v = ns->env->findLocal(name)) return *v;
-      std::vector<std::string> known;
-      for (const auto& [k, v] : ns->env->entries()) known.push_back(symbolName(k));
-      std::string msg = "'" + ns->name + "' has no member '" + symbolName(name) + "'";
-      if (auto s = closestName(symbolName(name), known)) msg += "; did you mean '" + *s + "'?";
-      throw WeftError(msg);
+      throw WeftError(noMemberMessage(ns->name, symbolName(name), ns->memberNames()));
     }
     case Kind::Builtin:  // a builtin with members, as a class with static methods (Layout.replicated)
       if (auto& members = obj.as<BuiltinObj>()->members) {

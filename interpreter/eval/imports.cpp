@@ -140,13 +140,7 @@ void Interpreter::execImport(const ast::Stmt& s, const std::shared_ptr<Env>& env
   auto* obj = ns.as<NamespaceObj>();
   for (const auto& item : from.items) {
     Value* v = obj->env->findLocal(item.name);
-    if (!v) {
-      std::vector<std::string> names;
-      for (const auto& [k, x] : obj->env->entries()) names.push_back(symbolName(k));
-      std::string msg = "'" + from.module + "' has no member '" + symbolName(item.name) + "'";
-      if (auto s = closestName(symbolName(item.name), names)) msg += "; did you mean '" + *s + "'?";
-      throw WeftError(item.range, msg);
-    }
+    if (!v) throw WeftError(item.range, noMemberMessage(from.module, symbolName(item.name), obj->memberNames()));
     env->set(item.as.value_or(item.name), *v);
   }
 }

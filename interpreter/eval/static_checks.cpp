@@ -60,9 +60,7 @@ void checkImport(const ast::Stmt& s, const std::string& dir, Diagnostics& diags)
   for (Symbol n : *names) candidates.push_back(symbolName(n));
   for (const auto& item : from.items) {
     if (names->count(item.name)) continue;
-    std::string msg = "'" + from.module + "' has no member '" + symbolName(item.name) + "'";
-    if (auto c = closestName(symbolName(item.name), candidates)) msg += "; did you mean '" + *c + "'?";
-    diags.error(item.range, msg);
+    diags.error(item.range, noMemberMessage(from.module, symbolName(item.name), candidates));
   }
 }
 

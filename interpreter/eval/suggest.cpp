@@ -43,6 +43,12 @@ std::string unexpectedKeywordMessage(const std::string& fn, const std::string& k
   return msg;
 }
 
+std::string noMemberMessage(const std::string& owner, const std::string& member, const std::vector<std::string>& members) {
+  std::string msg = "'" + owner + "' has no member '" + member + "'";
+  if (auto s = closestName(member, members)) msg += "; did you mean '" + *s + "'?";
+  return msg;
+}
+
 std::optional<std::string> libraryOfPrefix(const std::string& name) {
   static const std::map<std::string, std::string> kLibraries = {
       {"tf", "TensorFlow's"}, {"tensorflow", "TensorFlow's"}, {"keras", "Keras'"}, {"np", "NumPy's"}, {"numpy", "NumPy's"}};
