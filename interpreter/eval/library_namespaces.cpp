@@ -1,8 +1,8 @@
 #include "library_namespaces.h"
 
-#include <sstream>
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "../values/objects.h"
@@ -46,6 +46,39 @@ constexpr Space kSpaces[] = {
      "keras math nn saved_model"},
 };
 
+
+const Space* space(const std::string& path) {
+  for (const Space& s : kSpaces)
+    if (path == s.path) return &s;
+  return nullptr;
+}
+
+// The names a namespace's members are bound to (before any `=`).
+std::vector<std::string> memberNames(const Space& s) {
+  std::vector<std::string> names;
+  std::istringstream words(s.members);
+  for (std::string w; words >> w;) names.push_back(w.substr(0, w.find('=')));
+  return names;
+}
+
+// The table's path of the namespace an import names (`tensorflow.keras` is `keras`), "" for a
+// spec that names no library; an error for a part that is no namespace there.
+std::string canonicalPath(const std::string& spec) {
+  const std::string root = spec.substr(0, spec.find('.'));
+  if (root != "tensorflow" && root != "keras") return "";
+  std::string path = root == "tensorflow" ? "tf" : "keras";
+  for (size_t at = root.size(); at < spec.size();) {
+    const size_t next = std::min(spec.find('.', at + 1), spec.size());
+    const std::string part = spec.substr(at + 1, next - at - 1);
+    const std::vector<std::string> members = memberNames(*space(path));
+    if (space(path + "." + part)) path += "." + part;
+    else if (space(part) && std::find(members.begin(), members.end(), part) != members.end()) path = part;  // tf.keras
+    else throw WeftError("cannot import '" + spec + "': '" + spec.substr(0, at) + "' has no namespace '" + part + "'");
+    at = next;
+  }
+  return path;
+}
+
 }  // namespace
 
 void defineLibraryNamespaces(Env& prelude) {
@@ -69,19 +102,20 @@ void defineLibraryNamespaces(Env& prelude) {
 }
 
 Value libraryNamespace(Env& prelude, const std::string& importSpec) {
-  const std::string root = importSpec.substr(0, importSpec.find('.'));
-  if (root != "tensorflow" && root != "keras") return Value();
-  Value* v = prelude.findLocal(intern(root == "tensorflow" ? "tf" : "keras"));
-  std::string path = root;
-  for (size_t at = root.size(); v && at < importSpec.size();) {
-    const size_t next = std::min(importSpec.find('.', at + 1), importSpec.size());
-    const std::string part = importSpec.substr(at + 1, next - at - 1);
-    Value* inner = v->is(Kind::Namespace) ? v->as<NamespaceObj>()->env->findLocal(intern(part)) : nullptr;
-    if (!inner || !inner->is(Kind::Namespace))
-      throw WeftError("cannot import '" + importSpec + "': '" + path + "' has no namespace '" + part + "'");
-    v = inner, path += "." + part, at = next;
+  const std::string path = canonicalPath(importSpec);
+  if (path.empty()) return Value();
+  Value v = *prelude.findLocal(intern(path.substr(0, path.find('.'))));
+  for (size_t at = path.find('.'); at != std::string::npos; at = path.find('.', at + 1)) {
+    const size_t next = path.find('.', at + 1);
+    v = *v.as<NamespaceObj>()->env->findLocal(intern(path.substr(at + 1, next == std::string::npos ? next : next - at - 1)));
   }
-  return v ? *v : Value();
+  return v;
+}
+
+std::optional<std::vector<std::string>> libraryNamespaceMembers(const std::string& importSpec) {
+  const std::string path = canonicalPath(importSpec);
+  if (path.empty()) return std::nullopt;
+  return memberNames(*space(path));
 }
 
 }  // namespace weft

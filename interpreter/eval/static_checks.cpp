@@ -6,6 +6,7 @@
 #include "../values/objects.h"
 #include "checker.h"
 #include "embedded.h"
+#include "library_namespaces.h"
 #include "suggest.h"
 #include "types.h"
 
@@ -24,6 +25,16 @@ const char* stdlibText(const std::string& name) {
 // Resolved as importModule resolves them: the stdlib by name, else a file beside the program.
 std::optional<std::set<Symbol>> importedNames(const std::string& spec, bool isPath, const std::string& dir,
                                               const SourceRange& at, Diagnostics& diags) {
+  try {
+    if (auto members = isPath ? std::nullopt : libraryNamespaceMembers(spec)) {  // tensorflow.keras
+      std::set<Symbol> names;
+      for (const std::string& m : *members) names.insert(intern(m));
+      return names;
+    }
+  } catch (const WeftError& e) {
+    diags.error(at, e.message);
+    return std::nullopt;
+  }
   std::shared_ptr<const SourceFile> file;
   if (const char* text = isPath ? nullptr : stdlibText(spec)) {
     file = std::make_shared<SourceFile>("<stdlib>/" + spec + ".model", text);
