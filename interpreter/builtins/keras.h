@@ -15,8 +15,7 @@ void registerClasses(Env& env);
 // stdlib/training.model or stdlib/saving.model (interpreter/builtins/training.cpp).
 void addTrainingMethods(const std::shared_ptr<ModuleObj>& model);
 // model.NAME, one of those methods, bound to `model` (a module of the program's own with a
-// `call` has compile, fit, evaluate, predict, save_weights and load_weights so, as a subclassed
-// keras.Model has).
+// `call` has them so, as a subclassed keras.Model has).
 Value trainingMethod(const std::string& name, const Value& model);
 // isatty(), _overwrite_line(text) (interpreter/builtins/training.cpp).
 void registerTerminal(Env& env);

@@ -101,9 +101,9 @@ std::optional<Value> layerAttr(Interpreter& in, const Value& self, ModuleObj& m,
       return Value(std::move(config));
     }, self);
   // A module with a call is a model to Keras' training API, as a subclassed keras.Model is
-  // (whole-model saving and get_layer need a Sequential's or functional model's structure).
+  // (whose model.save is an error that names save_weights and save(model, path)).
   const bool model = m.attrs->findLocal(intern("compile")) || m.attrs->findLocal(intern("call"));
-  for (const char* method : {"compile", "fit", "evaluate", "predict", "save_weights", "load_weights"})
+  for (const char* method : {"compile", "fit", "evaluate", "predict", "save", "save_weights", "load_weights", "get_layer"})
     if (n == method && model) return trainingMethod(n, self);
   // model.optimizer: what compile() set up (none before), kept beside the model rather than in
   // its attributes so that the optimizer's variables stay out of model.variables.
