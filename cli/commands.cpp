@@ -37,9 +37,10 @@ const char* kUsage =
     "                                  --comm-report: the collectives its sharded graphs ran;\n"
     "                                  --no-implicit-comm: a re-layout between ops is an error;\n"
     "                                  --no-comm-buckets: each small collective is a call of its own\n"
-    "  weft check [--plan] [--comm-plan] [--no-implicit-comm] [--no-comm-buckets] FILE.model\n"
+    "  weft check [--plan] [--comm-plan] [--no-implicit-comm] [--no-comm-buckets] FILE.model [ARGS...]\n"
     "                                  parse and check a program without running it; with layouts\n"
     "                                  or --plan, run it on shapes alone and report its layouts;\n"
+    "                                  ARGS are its args, as for weft run;\n"
     "                                  --comm-plan: the collectives its sharded graph functions need;\n"
     "                                  --no-implicit-comm: a re-layout between ops is an error\n"
     "  weft graph FILE.model FN [-o OUT]\n"
@@ -60,6 +61,15 @@ const char* kUsage =
     "  weft repl                       interactive session (also: weft with no arguments)\n"
     "  weft help                       this text\n";
 
+// Whether given[i] (given[0] is the command) may be an option: options come before the file;
+// after it, they are the program's arguments. --threads N is the one option whose value is a
+// word of its own. `fileSeen` is set at the file.
+bool beforeFile(const std::vector<std::string>& given, size_t i, bool& fileSeen) {
+  const bool before = i > 0 && !fileSeen;
+  if (before && given[i].rfind("--", 0) != 0 && given[i - 1] != "--threads") fileSeen = true;
+  return before;
+}
+
 // Runs a program, printing to `out` and `err`.
 int runProgram(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
   graph::CommCounts counts;  // outlives the interpreter, whose context points to it
@@ -68,14 +78,11 @@ int runProgram(const std::vector<std::string>& given, std::ostream& out, std::os
   bool report = false;
   bool fileSeen = false;
   for (size_t i = 0; i < given.size(); ++i) {
-    // Options come before the file (after it, they are the program's arguments); --threads N is
-    // the one option whose value is a word of its own.
-    const bool beforeFile = i > 0 && !fileSeen;
-    if (beforeFile && given[i].rfind("--", 0) != 0 && given[i - 1] != "--threads") fileSeen = true;
-    if (beforeFile && given[i] == "--run-functions-eagerly") interp.setRunFunctionsEagerly(true);
-    else if (beforeFile && given[i] == "--comm-report") report = true;
-    else if (beforeFile && given[i] == "--no-implicit-comm") context().noImplicitComm = true;
-    else if (beforeFile && given[i] == "--no-comm-buckets") context().noCommBuckets = true;
+    const bool option = beforeFile(given, i, fileSeen);
+    if (option && given[i] == "--run-functions-eagerly") interp.setRunFunctionsEagerly(true);
+    else if (option && given[i] == "--comm-report") report = true;
+    else if (option && given[i] == "--no-implicit-comm") context().noImplicitComm = true;
+    else if (option && given[i] == "--no-comm-buckets") context().noCommBuckets = true;
     else args.push_back(given[i]);
   }
   if (report) context().commCounts = &counts;
@@ -143,19 +150,20 @@ int runCommand(const std::vector<std::string>& given) {
 
 int checkCommand(const std::vector<std::string>& given) {
   std::vector<std::string> args;
-  bool plan = false, commPlan = false, noImplicit = false, noBuckets = false;
-  for (const auto& a : given) {
-    if (a == "--plan") plan = true;
-    else if (a == "--comm-plan") commPlan = true;
-    else if (a == "--no-implicit-comm") noImplicit = true;
-    else if (a == "--no-comm-buckets") noBuckets = true;
-    else args.push_back(a);
+  bool plan = false, commPlan = false, noImplicit = false, noBuckets = false, fileSeen = false;
+  for (size_t i = 0; i < given.size(); ++i) {
+    const bool option = beforeFile(given, i, fileSeen);
+    if (option && given[i] == "--plan") plan = true;
+    else if (option && given[i] == "--comm-plan") commPlan = true;
+    else if (option && given[i] == "--no-implicit-comm") noImplicit = true;
+    else if (option && given[i] == "--no-comm-buckets") noBuckets = true;
+    else args.push_back(given[i]);
   }
   Interpreter interp(std::cout, std::cerr);
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (size_t(file) >= args.size()) {
-    std::cerr << "usage: weft check [--plan] [--comm-plan] [--no-implicit-comm] [--no-comm-buckets] FILE.model\n";
+    std::cerr << "usage: weft check [--plan] [--comm-plan] [--no-implicit-comm] [--no-comm-buckets] FILE.model [ARGS...]\n";
     return 2;
   }
   const ast::Program* program = nullptr;
@@ -173,6 +181,7 @@ int checkCommand(const std::vector<std::string>& given) {
   context().noCommBuckets = noBuckets;  // the runner's context, made with it
   context().noImplicitComm = noImplicit;
   applyLimitOptions(args, 1, runner);
+  runner.setProgramArgs({args.begin() + file + 1, args.end()});  // the run's `args`, as weft run's
   status = mesh::runPlan(runner, args[file], std::cout);
   // --comm-plan: what each graph function and export on a mesh would communicate (SPEC §7.1);
   // --no-implicit-comm alone makes the same plans and says only their implicit collectives.

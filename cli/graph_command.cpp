@@ -1,5 +1,5 @@
-// `weft graph FILE.model FN [-o OUT]` (SPEC §9, docs/graphs.md): runs the program, then prints
-// or draws the static graph of its function FN. `weft graph SAVED_DIR SIGNATURE [-o OUT]` does
+// `weft graph FILE.model FN [-o OUT]` (SPEC §9, docs/graphs.md): runs the program (writing no
+// file), then prints or draws the static graph of its function FN. `weft graph SAVED_DIR SIGNATURE [-o OUT]` does
 // the same for a saved model's signature (or one of its functions, by name).
 #include <filesystem>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "interpreter/graph/pipeline.h"
 #include "interpreter/graph/text.h"
 #include "interpreter/saved/saved_model.h"
+#include "interpreter/values/context.h"
 #include "limit_options.h"
 
 namespace weft::cli {
@@ -35,7 +36,8 @@ int graphCommand(const std::vector<std::string>& given) {
   const char* usage =
       "usage: weft graph [LIMITS] FILE.model FN [-o OUT] [--dump-after=PASS]\n"
       "       weft graph SAVED_DIR SIGNATURE [-o OUT] [--dump-after=PASS]\n"
-      "  FN: a function, a method (demo.addprint) or an export's name\n"
+      "  FN: a function, a method (demo.addprint) or an export's name; the program runs first,\n"
+      "      its output discarded and its file writes skipped\n"
       "  SIGNATURE: a saved model's signature (serving_default) or function name\n"
       "  OUT: .txt (the graph text), .dot, .svg or .png (through Graphviz); without -o the text is printed\n"
       "  PASS: show the graph after that pass of weft compile's pipeline instead (docs/compiled_code.md)\n";
@@ -54,9 +56,10 @@ int graphCommand(const std::vector<std::string>& given) {
       return 2;
     }
   }
-  // The program's own output is not the graph's: it is discarded.
+  // The program runs to define its functions: its output is discarded, and it writes no file.
   std::ostream discard(nullptr);
   Interpreter interp(discard, std::cerr);
+  context().writesFiles = false;  // the interpreter's context, made with it
   int file = applyLimitOptions(args, 1, interp);
   if (file < 0) return 2;
   if (args.size() != size_t(file) + 2) {

@@ -409,12 +409,24 @@ Param AstBuilder::transformParam(P::ParamContext& ctx) {
   return p;
 }
 
+namespace {
+void dropLeadingSelf(std::vector<Param>& params) {
+  static const Symbol self = intern("self");
+  if (!params.empty() && params[0].name == self && !params[0].type && !params[0].defaultValue) params.erase(params.begin());
+}
+}  // namespace
+
 StmtPtr AstBuilder::transformModuleDecl(P::ModuleDeclContext& ctx) {
   auto n = node<ModuleDecl>(range(&ctx));
   n->name = transformName(ctx.name());
   n->nameRange = range(ctx.name());
   n->params = transformParamList(ctx.paramList());
   n->body = transformBlock(ctx.block());
+  // Python's explicit `self` (`fn call(self, x)`, `module M(self, units)` for `__init__`) is the
+  // module itself, which Weft's methods already see as `self`: a leading one is dropped.
+  dropLeadingSelf(n->params);
+  for (const StmtPtr& st : n->body)
+    if (st->kind == StmtKind::Fn) dropLeadingSelf(static_cast<FnDecl&>(*st).params);
   return n;
 }
 

@@ -320,6 +320,25 @@ void lambdaHeader(const TokenList& tokens, size_t i, SyntaxErrors& errors) {
   errors.add(&tokens[i], "Weft has no 'lambda': `lambda " + params + ": e` is written `fn(" + params + ") => e`");
 }
 
+// Python's `class Name(Base):`: a layer or model is a `module`, whose parentheses hold the
+// constructor's parameters, not base classes; the bases are dropped so the header parses on.
+void pythonClass(TokenList& tokens, size_t i, SyntaxErrors& errors) {
+  const std::string name = tokens[i + 1].getText();
+  errors.add(&tokens[i], "'class' is not a Weft keyword; a layer or model is declared with 'module', its "
+                         "constructor's parameters in the parentheses (no base class): `module " + name +
+                         "(units=4) { ... }`, with methods `fn call(x) { ... }`");
+  tokens[i].setType(WeftParser::MODULE);
+  tokens[i].setText("module");
+  if (typeAt(tokens, i + 2) != WeftParser::LPAREN) return;
+  int depth = 0;
+  for (size_t j = i + 2; j < tokens.size() && tokens[j].getType() != WeftParser::NEWLINE; ++j) {
+    const size_t type = tokens[j].getType();
+    depth += type == WeftParser::LPAREN ? 1 : type == WeftParser::RPAREN ? -1 : 0;
+    tokens[j].setType(kDropped);
+    if (depth == 0) return;
+  }
+}
+
 }  // namespace
 
 void checkTokens(TokenList& tokens, SyntaxErrors& errors) {
@@ -351,6 +370,8 @@ void checkTokens(TokenList& tokens, SyntaxErrors& errors) {
           errors.add(&t, "'def' is not a Weft keyword; functions are declared with 'fn'");
           t.setType(WeftParser::FN);
           t.setText("fn");
+        } else if (isNameToken(typeAt(tokens, i + 1)) && t.getText() == "class") {
+          pythonClass(tokens, i, errors);
         } else if (t.getText() == "lambda") {
           lambdaHeader(tokens, i, errors);
         }
@@ -379,6 +400,12 @@ std::string headerText(const WeftToken& keyword, const WeftToken& last) {
   if (keyword.getType() == WeftParser::FN && text.rfind("def", 0) == 0) text = "fn" + text.substr(3);
   if (text.find('\n') != std::string::npos || text.size() > 40) return keyword.getText() + " ...";
   return text;
+}
+
+bool fromPythonClass(const WeftToken& keyword) {
+  return keyword.getType() == WeftParser::MODULE &&
+         keyword.getInputStream()->getText({static_cast<ssize_t>(keyword.getStartIndex()),
+                                            static_cast<ssize_t>(keyword.getStopIndex())}) == "class";
 }
 
 bool isHeader(const TokenList& tokens, size_t i, size_t prev) {
@@ -413,7 +440,8 @@ bool checkHeader(TokenList& tokens, size_t i, SyntaxErrors& errors) {
       t.setType(WeftParser::EQ);
       t.setText("==");
     } else if (type == WeftParser::COLON) {
-      errors.add(&t, "blocks use braces: `" + headerText(tokens[i], tokens[j - 1]) + " { ... }`");
+      if (!fromPythonClass(tokens[i]))  // whose error shows the braces already
+        errors.add(&t, "blocks use braces: `" + headerText(tokens[i], tokens[j - 1]) + " { ... }`");
       t.setType(WeftParser::LBRACE);
       t.setText("{");
       return true;

@@ -76,8 +76,8 @@ class StatementRecovery : public antlr4::DefaultErrorStrategy {
   void recover(antlr4::Parser* parser, std::exception_ptr e) override;
 };
 
-// Stray characters (with hints for `&&`, `||`, `!`), unterminated strings, `def name(` and
-// `else if`: reported, then repaired in place.
+// Stray characters (with hints for `&&`, `||`, `!`), unterminated strings, `def name(`,
+// `class Name(Base)` and `else if`: reported, then repaired in place.
 void checkTokens(TokenList& tokens, SyntaxErrors& errors);
 
 // Statement headers: `if x = 1 {` (an assignment in a condition becomes `==`) and Python's

@@ -117,6 +117,8 @@ struct Decorator {
   ExprPtr expr;  // `@function` is a Name; `@function(jit=true)` a Call
   SourceRange range;
 };
+// `@function` or TensorFlow's spelling `@tf.function`, called with arguments or not.
+bool isGraphFunction(const Decorator& d);
 
 struct FnDecl : Stmt {
   FnDecl() : Stmt(StmtKind::Fn) {}

@@ -189,8 +189,11 @@ void registerCoreBuiltins(Env& env) {
     return makeTuple(r.has(0) ? toItems(in, r.get(0)) : std::vector<Value>{});
   });
   // Dtypes are values; calling one casts (`f32(x)`), and `int`/`float` are i32/f32 as in annotations.
+  // NumPy's and TensorFlow's names (`float32`) are the same values.
   for (DType d : {DType::F32, DType::F64, DType::I32, DType::I64, DType::Bool})
     env.set(intern(rt::dtypeName(d)), Value::dtype(d));
+  for (const char* keras : {"float32", "float64", "int32", "int64"})
+    env.set(intern(keras), Value::dtype(*dtypeFromString(keras)));
   env.set(intern("int"), Value::dtype(DType::I32));
   env.set(intern("float"), Value::dtype(DType::F32));
 }

@@ -169,7 +169,7 @@ Value model(Interpreter& in, Args& a) {
   m->attrs->set(intern("inputs"), makeList(inputs));
   m->attrs->set(intern("outputs"), makeList(outputs));
   m->built = true;
-  addTrainingMethods(in, m);
+  addTrainingMethods(m);
   bool single = !r.get(1).is(Kind::List) && !r.get(1).is(Kind::Tuple);
   method(in, m, "call", [single](Interpreter& in, Args& a) {
     auto* self = a.self.as<ModuleObj>();
@@ -234,7 +234,7 @@ Value sequential(Interpreter& in, Args& a) {
     }
     return x;
   });
-  addTrainingMethods(in, m);
+  addTrainingMethods(m);
   method(in, m, "add", [](Interpreter& in, Args& a) {
     ArgReader r(a, "add", {"layer", "rebuild?"});
     auto* self = a.self.as<ModuleObj>();

@@ -15,7 +15,7 @@
 
 #include "../../stdlib/runtime/npy.h"
 #include "../eval/args.h"
-#include "../ops/ops.h"
+#include "../values/context.h"
 #include "../saved/npy.h"
 #include "../saved/path_safety.h"
 #include "../saved/snapshot.h"
@@ -24,6 +24,14 @@
 #include "keras.h"
 
 namespace weft {
+
+void addConstructorArgs(const ModuleObj& m, DictObj& config) {
+  // A module's constructor parameters are the scope its attributes sit in (eval/modules.cpp).
+  if (const Env* params = m.attrs->parent().get())
+    for (const auto& [k, v] : params->entries())
+      if (symbolName(k) != "self") config.set(makeStr(symbolName(k)), v);
+}
+
 namespace {
 
 constexpr const char* kMetadataFile = "keras_metadata.yaml";
@@ -139,13 +147,8 @@ Value standardValue(Interpreter& in, const std::string& name, const SourceRange&
 Value layerConfig(Interpreter&, Args& a) {
   ArgReader r(a, "_layer_config", {"module"});
   if (!r.get(0).is(Kind::Module)) r.fail(0, "a module");
-  auto* m = r.get(0).as<ModuleObj>();
   auto d = std::make_shared<DictObj>();
-  // A module's constructor parameters are the scope its attributes sit in (eval/modules.cpp).
-  const Env* params = m->attrs->parent().get();
-  if (params)
-    for (const auto& [k, v] : params->entries())
-      if (symbolName(k) != "self") d->set(makeStr(symbolName(k)), v);
+  addConstructorArgs(*r.get(0).as<ModuleObj>(), *d);
   return Value(std::move(d));
 }
 
@@ -214,7 +217,7 @@ Value functionalConfig(Interpreter&, Args& a) {
 Value saveKeras(Interpreter& in, Args& a) {
   ArgReader r(a, "_save_keras", {"model", "dir", "metadata", "arrays"});
   std::string dir = r.str(1);
-  if (ops::shapesOnly()) return Value();  // a plan writes nothing
+  if (!writesFiles()) return Value();
   YAML::Emitter out;
   emit(out, r.get(2), 0, "model.save");
   std::string metadata = std::string(out.c_str()) + "\n";
@@ -318,14 +321,10 @@ void registerKerasSaving(Env& env) {
   // dict of strings.
   env.set(intern("_construct"), makeBuiltin("_construct", [](Interpreter& in, Args& a) {
             ArgReader r(a, "_construct", {"callee", "kwargs", "args?"});
-            if (!r.get(1).is(Kind::Dict)) r.fail(1, "a dict");
             Args ca;
             ca.site = a.site;
             if (r.has(2)) ca.pos = r.items(2);
-            for (const auto& [k, v] : r.get(1).as<DictObj>()->entries) {
-              if (!k.is(Kind::Str)) r.fail(1, "a dict with string keys");
-              ca.kw.emplace_back(intern(k.as<StrObj>()->text), v);
-            }
+            ca.kw = r.keywords(1);
             return in.call(r.get(0), ca);
           }));
 }

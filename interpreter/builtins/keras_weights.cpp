@@ -88,9 +88,26 @@ std::optional<Value> layerAttr(Interpreter& in, const Value& self, ModuleObj& m,
       dims.push_back(i == 0 && !m.batchFixed ? Value() : makeInt((*m.outputShape)[i]));
     return makeList(std::move(dims));
   }
+  // Keras' layer.get_config(): the name, whether trainable, the constructor's arguments; the
+  // layer's type rebuilds it with from_config.
+  if (n == "get_config")
+    return makeBuiltin("get_config", [](Interpreter&, Args& a) {
+      ArgReader r(a, "get_config", {});
+      const auto* mod = a.self.as<ModuleObj>();
+      auto config = std::make_shared<DictObj>();
+      config->set(makeStr("name"), makeStr(mod->name));
+      config->set(makeStr("trainable"), Value(Tensor::scalar<bool>(mod->trainable)));
+      addConstructorArgs(*mod, *config);
+      return Value(std::move(config));
+    }, self);
+  // A module with a call is a model to Keras' training API, as a subclassed keras.Model is
+  // (whose model.save is an error that names save_weights and save(model, path)).
+  const bool model = m.attrs->findLocal(intern("compile")) || m.attrs->findLocal(intern("call"));
+  for (const char* method : {"compile", "fit", "evaluate", "predict", "save", "save_weights", "load_weights", "get_layer"})
+    if (n == method && model) return trainingMethod(n, self);
   // model.optimizer: what compile() set up (none before), kept beside the model rather than in
   // its attributes so that the optimizer's variables stay out of model.variables.
-  if (n == "optimizer" && m.attrs->findLocal(intern("compile"))) {
+  if (n == "optimizer" && model) {
     Args a;
     a.pos.push_back(self);
     return in.call(in.preludeValue("_keras_optimizer", SourceRange{}), a);

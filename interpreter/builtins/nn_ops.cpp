@@ -3,6 +3,7 @@
 // Paths are relative to the working directory, as in NumPy.
 #include "../eval/interpreter.h"
 #include "../ops/ops.h"
+#include "../values/context.h"
 #include "../saved/npy.h"
 #include "../spmd/ranks.h"
 #include "../values/format.h"
@@ -66,11 +67,10 @@ void registerNnOps(Env& env) {
   });
   def(env, "save_npy", [](Interpreter&, Args& a) {
     ArgReader r(a, "save_npy", {"path", "x"});
-    // A plan (`weft check`, `with plan()`) has no side effects: it writes no file.
     // Under mpirun every rank puts the value together (an all-gather, spmd/ranks.h); rank 0 writes.
     const Tensor x = r.tensor(1);
     if (!x.isAbstract()) (void)x.raw();
-    if (!ops::shapesOnly() && spmd::rankIndex() == 0) {
+    if (writesFiles() && spmd::rankIndex() == 0) {
       saved::makeParentFolders(r.str(0));
       saved::writeNpy(r.str(0), x);
     }

@@ -15,6 +15,7 @@
 #include "../eval/args.h"
 #include "../eval/suggest.h"
 #include "../ops/ops.h"
+#include "../values/context.h"
 #include "../saved/npy.h"
 #include "../spmd/ranks.h"
 #include "../values/format.h"
@@ -42,30 +43,28 @@ void checkMethodArgs(const std::string& name, const FunctionObj& impl, const Arg
 
 }  // namespace
 
-void addTrainingMethods(Interpreter& in, const std::shared_ptr<ModuleObj>& model) {
-  (void)in;
-  for (const char* name : {"compile", "fit", "evaluate", "predict", "save", "save_weights", "load_weights", "get_layer"}) {
-    std::string impl = std::string("_keras_") + name, publicName = name;
-    model->attrs->set(intern(name), makeBuiltin(name,
-                                                [impl, publicName](Interpreter& in, Args& a) {
-                                                  Value f = in.preludeValue(impl, a.site);
-                                                  if (!f.is(Kind::Function))
-                                                    throw WeftError(a.site, "internal error: " + impl +
-                                                                                " is missing from the prelude");
-                                                  checkMethodArgs(publicName, *f.as<FunctionObj>(), a);
-                                                  // A copy named for the method: tracebacks show `fit`.
-                                                  auto named = std::make_shared<FunctionObj>(*f.as<FunctionObj>());
-                                                  named->name = publicName;
-                                                  f = Value(std::move(named));
-                                                  Args fa;
-                                                  fa.site = a.site;
-                                                  fa.pos.push_back(a.self);
-                                                  fa.pos.insert(fa.pos.end(), a.pos.begin(), a.pos.end());
-                                                  fa.kw = a.kw;
-                                                  return in.call(f, fa);
-                                                },
-                                                Value(model)));
-  }
+Value trainingMethod(const std::string& name, const Value& model) {
+  const std::string impl = "_keras_" + name;
+  return makeBuiltin(name, [impl, name](Interpreter& in, Args& a) {
+    Value f = in.preludeValue(impl, a.site);
+    if (!f.is(Kind::Function)) throw WeftError(a.site, "internal error: " + impl + " is missing from the prelude");
+    checkMethodArgs(name, *f.as<FunctionObj>(), a);
+    // A copy named for the method: tracebacks show `fit`.
+    auto named = std::make_shared<FunctionObj>(*f.as<FunctionObj>());
+    named->name = name;
+    f = Value(std::move(named));
+    Args fa;
+    fa.site = a.site;
+    fa.pos.push_back(a.self);
+    fa.pos.insert(fa.pos.end(), a.pos.begin(), a.pos.end());
+    fa.kw = a.kw;
+    return in.call(f, fa);
+  }, model);
+}
+
+void addTrainingMethods(const std::shared_ptr<ModuleObj>& model) {
+  for (const char* name : {"compile", "fit", "evaluate", "predict", "save", "save_weights", "load_weights", "get_layer"})
+    model->attrs->set(intern(name), trainingMethod(name, Value(model)));
 }
 
 void registerTerminal(Env& env) {
@@ -169,7 +168,7 @@ Value writeFile(Args& a) {
 }
 
 Value writeText(Interpreter&, Args& a) {
-  if (ops::shapesOnly()) return Value();  // a plan writes nothing
+  if (!writesFiles()) return Value();
   // Under mpirun rank 0 writes, and every rank waits for it (spmd/ranks.h).
   if (spmd::rankIndex() == 0) writeFile(a);
   spmd::waitForRanks();

@@ -153,6 +153,17 @@ std::vector<Value> ArgReader::items(int i) const {
   fail(i, "must be a list or tuple, not " + typeNameOf(v));
 }
 
+std::vector<std::pair<Symbol, Value>> ArgReader::keywords(int i) const {
+  const Value& v = get(i);
+  if (!v.is(Kind::Dict)) fail(i, "must be a dict, not " + typeNameOf(v));
+  std::vector<std::pair<Symbol, Value>> kw;
+  for (const auto& [k, x] : v.as<DictObj>()->entries) {
+    if (!k.is(Kind::Str)) fail(i, "must be a dict with string keys, not one with the key " + toRepr(k));
+    kw.emplace_back(intern(k.as<StrObj>()->text), x);
+  }
+  return kw;
+}
+
 Shape shapeFromValue(const Value& v, const std::string& what) {
   Shape s;
   auto add = [&](const Value& d) {

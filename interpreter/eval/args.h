@@ -31,6 +31,8 @@ class ArgReader {
   std::vector<int64_t> ints(int i) const;   // an int or a list/tuple of ints
   std::vector<int> axes(int i) const;       // none -> empty
   std::vector<Value> items(int i) const;    // a list or tuple
+  // A dict with string keys, as keyword arguments (a saved or get_config() configuration).
+  std::vector<std::pair<Symbol, Value>> keywords(int i) const;
   [[noreturn]] void fail(int i, const std::string& what) const;
 
   const std::string& name() const { return fn_; }

@@ -3,6 +3,7 @@
 
 #include "graph_call.h"
 #include "args.h"
+#include "../graph/tracer.h"
 #include "../ops/ops.h"
 #include "../values/format.h"
 #include "hooks.h"
@@ -60,8 +61,10 @@ Value nestedList(const Tensor& t, int axis, int64_t& next) {
 
 const Tensor& concrete(const Value& self, const std::string& method) {
   const Tensor& t = self.tensor();
-  if (t.isAbstract())
+  if (t.isAbstract() && graph::Tracer::active())
     throw WeftError("." + method + "() needs a tensor's values, and a graph function's tensors have none while it is traced; return the tensor and call ." + method + "() outside");
+  if (t.isAbstract())
+    throw WeftError("." + method + "() needs a tensor's values, and a run on shapes alone (weft check, plan()) has none");
   return t;
 }
 
@@ -76,10 +79,12 @@ std::optional<Value> conversionMethod(const Value& self, const std::string& n) {
   if (n == "item")
     return makeBuiltin(n, [](Interpreter&, Args& a) {
       if (!a.pos.empty() || !a.kw.empty()) throw WeftError(a.site, "item() takes no arguments");
-      const Tensor& t = concrete(a.self, "item");
-      if (t.numel() != 1)
+      if (a.self.tensor().numel() != 1)
         throw WeftError(a.site, "item() needs a tensor of one element, got " + typeNameOf(a.self));
-      return elementNumber(t, 0);
+      // On shapes alone (weft check) outside a trace, the number is one of unknown value.
+      if (a.self.tensor().isAbstract() && !graph::Tracer::active())
+        return Value(Tensor::abstract(a.self.tensor().dtype(), Shape{}), true);
+      return elementNumber(concrete(a.self, "item"), 0);
     }, self);
   if (n == "tolist")
     return makeBuiltin(n, [](Interpreter&, Args& a) {
@@ -378,11 +383,7 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
     case Kind::Namespace: {
       auto* ns = obj.as<NamespaceObj>();
       if (Value* v = ns->env->findLocal(name)) return *v;
-      std::vector<std::string> known;
-      for (const auto& [k, v] : ns->env->entries()) known.push_back(symbolName(k));
-      std::string msg = "'" + ns->name + "' has no member '" + symbolName(name) + "'";
-      if (auto s = closestName(symbolName(name), known)) msg += "; did you mean '" + *s + "'?";
-      throw WeftError(msg);
+      throw WeftError(noMemberMessage(ns->name, symbolName(name), ns->memberNames()));
     }
     case Kind::Builtin:  // a builtin with members, as a class with static methods (Layout.replicated)
       if (auto& members = obj.as<BuiltinObj>()->members) {
@@ -405,6 +406,15 @@ Value Interpreter::getAttr(const Value& obj, Symbol name) {
       }
       if (auto v = obj.as<OpaqueObj>()->getAttr(*this, name)) return *v;
       noAttribute(obj, name, {});
+    case Kind::ModuleType:  // Keras' class method: Dense.from_config(layer.get_config())
+      if (symbolName(name) != "from_config") noAttribute(obj, name, {"from_config"});
+      return makeBuiltin("from_config", [](Interpreter& in, Args& a) {
+        ArgReader r(a, "from_config", {"config"});
+        Args construct;
+        construct.site = a.site;
+        construct.kw = r.keywords(0);
+        return in.call(a.self, construct);
+      }, obj);
     case Kind::Function: {
       auto* fn = obj.as<FunctionObj>();
       if (symbolName(name) == "trace_count" && fn->graph)

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "../values/objects.h"
 #include "stack_bound.h"
 #include "suggest.h"
 
@@ -184,6 +185,28 @@ class NameChecker {
     return true;
   }
 
+  // `tf.reduce_meen` through a namespace the program does not bind itself (tf, keras): each name
+  // of the chain is checked as a member. True when one is not (it is reported).
+  bool namespaceMember(const ast::Attribute& a) {
+    std::vector<const ast::Attribute*> chain;  // outermost first
+    const ast::Expr* root = &a;
+    for (; root->kind == ast::ExprKind::Attribute; root = static_cast<const ast::Attribute&>(*root).object.get())
+      chain.push_back(static_cast<const ast::Attribute*>(root));
+    if (root->kind != ast::ExprKind::Name) return false;
+    Symbol prefix = static_cast<const ast::Name&>(*root).name;
+    for (const ScopeInfo& s : scopes_)
+      if (s.names->count(prefix)) return false;
+    const Value* v = known_.value(prefix);
+    for (auto it = chain.rbegin(); it != chain.rend() && v && v->is(Kind::Namespace); ++it) {
+      auto* ns = v->as<NamespaceObj>();
+      v = ns->env->findLocal((*it)->name);
+      if (v) continue;
+      diags_.error((*it)->nameRange, noMemberMessage(ns->name, symbolName((*it)->name), ns->memberNames()));
+      return true;
+    }
+    return false;
+  }
+
   // `x += v` of a name the function does not assign otherwise changes the x it sees outside,
   // which only a Variable's `+=` and `-=` do (exec.cpp); a name bound outside to values alone
   // (`count = 0`) cannot hold one.
@@ -295,6 +318,11 @@ class NameChecker {
       }
       case K::Fn: {
         auto& f = static_cast<const ast::FnDecl&>(st);
+        // A decorator's arguments (`@function(input_signature=[TensorSpec(...)])`) are read
+        // where the function is declared; its callee is syntax, not a name (exec.cpp).
+        for (const auto& d : f.decorators)
+          if (d.expr->kind == ast::ExprKind::Call)
+            for (const auto& a : static_cast<const ast::Call&>(*d.expr).args) expr(*a.value);
         Scope local;
         params(f.params, local);
         bindBlock(f.body, local);
@@ -361,7 +389,7 @@ class NameChecker {
       case K::Name: use(static_cast<const ast::Name&>(e)); break;
       case K::Attribute: {
         auto& a = static_cast<const ast::Attribute&>(e);
-        if (!libraryPrefix(a)) expr(*a.object);
+        if (!libraryPrefix(a) && !namespaceMember(a)) expr(*a.object);
         break;
       }
       case K::Index: {
@@ -464,6 +492,8 @@ class NameChecker {
 void bindNames(const ast::Stmt& st, std::set<Symbol>& out) { bindStmt(st, out); }
 
 bool KnownNames::contains(Symbol s) const { return set_ ? set_->count(s) > 0 : scope_->find(s) != nullptr; }
+
+const Value* KnownNames::value(Symbol s) const { return scope_ ? scope_->find(s) : nullptr; }
 
 std::vector<Symbol> KnownNames::all() const {
   if (set_) return {set_->begin(), set_->end()};

@@ -23,6 +23,7 @@ class KnownNames {
   explicit KnownNames(const std::set<Symbol>& names) : set_(&names) {}
   explicit KnownNames(Env& scope) : scope_(&scope) {}
   bool contains(Symbol s) const;
+  const Value* value(Symbol s) const;  // its value when known (a scope's), else null
   std::vector<Symbol> all() const;  // for "did you mean" only
 
  private:

@@ -61,12 +61,15 @@ Value Interpreter::eval(const ast::Expr& e, const std::shared_ptr<Env>& env) {
     case K::Unary: {
       auto& u = static_cast<const ast::Unary&>(e);
       Value x = eval(*u.operand, env);
+      if (u.op == ast::UnaryOp::Neg)
+        if (std::optional<Value> node = symbolicOperator("neg", x, Value(), e.range)) return *node;
       return located(e, [&] { return unaryOp(u.op, x); });
     }
     case K::Binary: {
       auto& b = static_cast<const ast::Binary&>(e);
       Value x = eval(*b.lhs, env);
       Value y = eval(*b.rhs, env);
+      if (std::optional<Value> node = symbolicOperator(ast::binaryOpText(b.op), x, y, e.range)) return *node;
       return located(e, [&] { return binaryOp(b.op, x, y); });
     }
     case K::Compare: return evalCompare(static_cast<const ast::Compare&>(e), env);

@@ -222,15 +222,9 @@ Interpreter::Flow Interpreter::exec(const ast::Stmt& s, const std::shared_ptr<En
       bool graph = false;
       const ast::Call* withArgs = nullptr;  // @function(input_signature=[...])
       for (const auto& d : f.decorators) {
-        auto isFunction = [](const ast::Expr& e) {
-          return e.kind == ast::ExprKind::Name && symbolName(static_cast<const ast::Name&>(e).name) == "function";
-        };
-        if (isFunction(*d.expr))
-          graph = true;
-        else if (d.expr->kind == ast::ExprKind::Call && isFunction(*static_cast<const ast::Call&>(*d.expr).callee))
-          graph = true, withArgs = static_cast<const ast::Call*>(d.expr.get());
-        else
-          throw WeftError(d.range, "unknown decorator; Weft has @function");
+        if (!ast::isGraphFunction(d)) throw WeftError(d.range, "unknown decorator; Weft has @function");
+        graph = true;
+        if (d.expr->kind == ast::ExprKind::Call) withArgs = static_cast<const ast::Call*>(d.expr.get());
       }
       Value fn = makeFunction(symbolName(f.name), f.params, &f.body, nullptr, f.returnType.get(), graph,
                               f.nameRange, env);

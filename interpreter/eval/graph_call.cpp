@@ -15,6 +15,7 @@
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
+#include "args.h"
 #include "exports.h"
 #include "hooks.h"
 #include "types.h"
@@ -35,7 +36,7 @@ std::optional<graph::TensorType> annotatedType(const ast::Param& p, DType dtype)
 }  // namespace
 
 std::optional<graph::TensorType> annotatedSignature(const ast::TypeExpr& t) {
-  std::optional<DType> dtype = rt::dtypeFromName(t.base);
+  std::optional<DType> dtype = dtypeFromString(t.base);
   // `int` and `float` arguments are traced by their values; `f32` alone has no rank.
   if (!dtype || !t.hasDims) return std::nullopt;
   graph::TensorType type{*dtype, {}};

@@ -96,10 +96,18 @@ std::string notInProgram(Env& globals, const std::vector<Export>& exports, const
   for (const auto& [k, v] : globals.entries()) names.push_back(symbolName(k));
   for (const Export& e : exports) names.push_back(e.name);
   std::string msg = "'" + name + "' is not defined in the program";
-  auto near = closestName(name, names);
+  std::optional<std::string> near;
+  SourceRange at;
+  // A method of a global module (`addprint` for demo.addprint) is named by its module.
+  for (const auto& [k, v] : globals.entries()) {
+    Value* method = v.is(Kind::Module) ? v.as<ModuleObj>()->attrs->findLocal(intern(name)) : nullptr;
+    if (!method || !method->is(Kind::Function)) continue;
+    near = symbolName(k) + "." + name, at = method->as<FunctionObj>()->range;
+    break;
+  }
+  if (!near) near = closestName(name, names);
   if (!near) return msg;
   msg += "; did you mean '" + *near + "'";
-  SourceRange at;
   if (Value* v = globals.find(intern(*near)); v && v->is(Kind::Function)) at = v->as<FunctionObj>()->range;
   if (at.valid())
     msg += " (" + shownText(at.file->path) + ":" + std::to_string(at.begin.line) + ":" + std::to_string(at.begin.col) + ")";
@@ -181,9 +189,11 @@ int Interpreter::printCommPlans(std::ostream& out) {
   // The pipeline the executor runs, up to the placements: the plan is what a run does.
   // Under --no-implicit-comm an implicit collective is an error at the function (or the call)
   // whose graph needs it.
+  int plans = 0;
   auto print = [&](const graph::Graph& g, const std::string& name, const std::string& mesh, const SourceRange& at) {
     const graph::Graph placed = graph::runPipelineUntil(g, graph::Target::Executor, "propagate-placements");
     out << commPlanText(placed, graph::commPlanOf(placed), name, mesh);
+    ++plans;
     if (context().noImplicitComm)
       if (std::string why = graph::implicitCommError(placed, name); !why.empty()) throw WeftError(at, why);
   };
@@ -200,6 +210,8 @@ int Interpreter::printCommPlans(std::ostream& out) {
                                   "mesh(" + spmd::meshText(c.graph.mesh) + ")", c.site); }))
       ++errors;
   ops::setShapesOnly(was);
+  if (plans == 0 && errors == 0)
+    out << "no comm plan: no graph function or export of the program runs on a mesh\n";
   return errors;
 }
 

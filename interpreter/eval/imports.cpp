@@ -5,6 +5,7 @@
 #include "../../grammar/parser.h"
 #include "embedded.h"
 #include "interpreter.h"
+#include "library_namespaces.h"
 #include "suggest.h"
 
 namespace weft {
@@ -43,6 +44,7 @@ void Interpreter::loadPrelude(const SourceRange& at) {
   Frame frame;
   try {
     for (const auto& s : program->body) exec(*s, prelude_, frame);
+    defineLibraryNamespaces(*prelude_);
   } catch (WeftError& e) {
     // Only a limit set very low (--max-tensor-bytes=1) stops the prelude: say so where it was needed.
     throw WeftError(at, "the standard library could not load (" + e.message +
@@ -54,6 +56,13 @@ Value Interpreter::importModule(const std::string& spec, bool isPath, const Sour
   // The stdlib modules import one another through the prelude: load it first, so that `import nn`
   // finds nn already loaded by it instead of loading nn again from inside nn.
   if (!preludeLoaded_) loadPrelude(at);
+  if (!isPath) {
+    try {
+      if (Value ns = libraryNamespace(*prelude_, spec); !ns.isNone()) return ns;
+    } catch (WeftError& e) {
+      throw WeftError(at, e.message);
+    }
+  }
   std::string key;      // the canonical path: one cache entry per file
   std::string display;  // the path as the user would write it, for messages
   std::shared_ptr<const SourceFile> file;
@@ -131,13 +140,7 @@ void Interpreter::execImport(const ast::Stmt& s, const std::shared_ptr<Env>& env
   auto* obj = ns.as<NamespaceObj>();
   for (const auto& item : from.items) {
     Value* v = obj->env->findLocal(item.name);
-    if (!v) {
-      std::vector<std::string> names;
-      for (const auto& [k, x] : obj->env->entries()) names.push_back(symbolName(k));
-      std::string msg = "'" + from.module + "' has no member '" + symbolName(item.name) + "'";
-      if (auto s = closestName(symbolName(item.name), names)) msg += "; did you mean '" + *s + "'?";
-      throw WeftError(item.range, msg);
-    }
+    if (!v) throw WeftError(item.range, noMemberMessage(from.module, symbolName(item.name), obj->memberNames()));
     env->set(item.as.value_or(item.name), *v);
   }
 }

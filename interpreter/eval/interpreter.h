@@ -306,6 +306,9 @@ class Interpreter {
   Value callModule(ModuleObj& m, Args& args);
   // A module called on Keras symbolic tensors: runs on shapes alone and records the call.
   Value callModuleSymbolic(ModuleObj& m, Args& args);
+  // `a OP b` (or `-a`, op "neg", b none) with a Keras symbolic tensor among the operands: a call
+  // of a layer that applies it (stdlib/nn.model's _keras_operator); none when neither is one.
+  std::optional<Value> symbolicOperator(const std::string& op, const Value& a, const Value& b, const SourceRange& at);
 
   // Imports and the prelude (imports.cpp)
   // `at`: the first use of a name that only the prelude defines, where a failure is reported.

@@ -6,6 +6,7 @@
 #include "../values/objects.h"
 #include "checker.h"
 #include "embedded.h"
+#include "library_namespaces.h"
 #include "suggest.h"
 #include "types.h"
 
@@ -24,6 +25,16 @@ const char* stdlibText(const std::string& name) {
 // Resolved as importModule resolves them: the stdlib by name, else a file beside the program.
 std::optional<std::set<Symbol>> importedNames(const std::string& spec, bool isPath, const std::string& dir,
                                               const SourceRange& at, Diagnostics& diags) {
+  try {
+    if (auto members = isPath ? std::nullopt : libraryNamespaceMembers(spec)) {  // tensorflow.keras
+      std::set<Symbol> names;
+      for (const std::string& m : *members) names.insert(intern(m));
+      return names;
+    }
+  } catch (const WeftError& e) {
+    diags.error(at, e.message);
+    return std::nullopt;
+  }
   std::shared_ptr<const SourceFile> file;
   if (const char* text = isPath ? nullptr : stdlibText(spec)) {
     file = std::make_shared<SourceFile>("<stdlib>/" + spec + ".model", text);
@@ -60,9 +71,7 @@ void checkImport(const ast::Stmt& s, const std::string& dir, Diagnostics& diags)
   for (Symbol n : *names) candidates.push_back(symbolName(n));
   for (const auto& item : from.items) {
     if (names->count(item.name)) continue;
-    std::string msg = "'" + from.module + "' has no member '" + symbolName(item.name) + "'";
-    if (auto c = closestName(symbolName(item.name), candidates)) msg += "; did you mean '" + *c + "'?";
-    diags.error(item.range, msg);
+    diags.error(item.range, noMemberMessage(from.module, symbolName(item.name), candidates));
   }
 }
 
@@ -100,8 +109,7 @@ std::map<Symbol, Signature> topLevelSignatures(const ast::Program& p) {
     if (s->kind == ast::StmtKind::Fn) {
       auto& f = static_cast<const ast::FnDecl&>(*s);
       bool plain = true;  // `@function` keeps the signature; another decorator may not
-      for (const auto& d : f.decorators)
-        plain &= d.expr->kind == ast::ExprKind::Name && symbolName(static_cast<const ast::Name&>(*d.expr).name) == "function";
+      for (const auto& d : f.decorators) plain &= ast::isGraphFunction(d) && d.expr->kind != ast::ExprKind::Call;
       if (!plain || !sigs.emplace(f.name, Signature{symbolName(f.name), &f.params, false}).second) other.insert(f.name);
     } else if (s->kind == ast::StmtKind::Module) {
       auto& m = static_cast<const ast::ModuleDecl&>(*s);

@@ -35,11 +35,17 @@ std::optional<std::string> closestName(const std::string& name, const std::vecto
 
 namespace weft {
 
-const char* const kDTypeList = "f32, f64, i32, i64 and bool (or \"float32\", \"float64\", \"int32\", \"int64\", \"bool\")";
+const char* const kDTypeList = "f32, f64, i32, i64 and bool (or float32, float64, int32, int64)";
 
 std::string unexpectedKeywordMessage(const std::string& fn, const std::string& key, const std::vector<std::string>& params) {
   std::string msg = fn + "() got an unexpected keyword argument '" + key + "'";
   if (auto s = closestName(key, params)) msg += "; did you mean '" + *s + "'?";
+  return msg;
+}
+
+std::string noMemberMessage(const std::string& owner, const std::string& member, const std::vector<std::string>& members) {
+  std::string msg = "'" + owner + "' has no member '" + member + "'";
+  if (auto s = closestName(member, members)) msg += "; did you mean '" + *s + "'?";
   return msg;
 }
 
@@ -68,14 +74,11 @@ std::string noModuleMessage(const std::string& spec, const std::string& file) {
 }
 
 std::string undefinedNameMessage(const std::string& name, const std::vector<std::string>& candidates) {
-  static const std::map<std::string, std::string> kKerasDTypes = {
-      {"float32", "f32"}, {"float64", "f64"}, {"double", "f64"}, {"int32", "i32"}, {"int64", "i64"}};
   static const char* const kOtherDTypes[] = {"float16", "half", "bfloat16", "float8", "int8", "int16", "uint8",
                                              "uint16", "uint32", "uint64", "complex64", "complex128",
                                              "f16", "bf16", "i8", "i16", "u8", "u16", "u32", "u64"};
   std::string msg = "name '" + name + "' is not defined";
-  if (auto it = kKerasDTypes.find(name); it != kKerasDTypes.end())
-    return msg + "; did you mean " + it->second + " (or the string \"" + name + "\")?";
+  if (name == "double") return msg + "; did you mean f64 (or float64)?";
   for (const char* d : kOtherDTypes)
     if (name == d) return msg + "; Weft's dtypes are " + kDTypeList;
   if (name == "mnist")  // Keras' other day-one dataset

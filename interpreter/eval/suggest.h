@@ -13,9 +13,12 @@ size_t editDistance(const std::string& a, const std::string& b);
 // The candidate closest to `name` by edit distance, if close enough to be a likely typo.
 std::optional<std::string> closestName(const std::string& name, const std::vector<std::string>& candidates);
 
-// "name 'x' is not defined" with a hint: Keras' and NumPy's dtype names (float32, float16) get
+// "name 'x' is not defined" with a hint: other libraries' dtype names (float16, double) get
 // Weft's dtypes, Keras' mnist the dataset there is, anything else the closest candidate.
 std::string undefinedNameMessage(const std::string& name, const std::vector<std::string>& candidates);
+
+// "'tf' has no member 'reduce_meen'; did you mean 'reduce_mean'?" of a namespace or an import.
+std::string noMemberMessage(const std::string& owner, const std::string& member, const std::vector<std::string>& members);
 
 // "f() got an unexpected keyword argument 'activaton'; did you mean 'activation'?"
 std::string unexpectedKeywordMessage(const std::string& fn, const std::string& key, const std::vector<std::string>& params);

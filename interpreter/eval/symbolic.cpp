@@ -1,5 +1,7 @@
 // Keras' functional API: calling a module on symbolic tensors runs it on shapes alone and records
 // the call, so that Model(inputs, outputs) can replay the graph on real data.
+#include <map>
+
 #include "../values/format.h"
 #include "interpreter.h"
 #include "operators.h"
@@ -56,6 +58,20 @@ Value Interpreter::callModuleSymbolic(ModuleObj& m, Args& args) {
   m.outputShape = t.shape();
   m.batchFixed = !batchIsNone;
   return Value(node);
+}
+
+std::optional<Value> Interpreter::symbolicOperator(const std::string& op, const Value& a, const Value& b,
+                                                  const SourceRange& at) {
+  if (!dynamic_cast<SymbolicTensor*>(a.object()) && !dynamic_cast<SymbolicTensor*>(b.object())) return std::nullopt;
+  // Keras' names of the operations, counted with the layers' (an Add layer and a `+` in one
+  // model are `add` and `add_1`).
+  static const std::map<std::string, std::string> kNames = {
+      {"+", "add"}, {"-", "subtract"}, {"*", "multiply"}, {"/", "true_divide"}, {"//", "floor_divide"},
+      {"%", "mod"}, {"**", "power"}, {"@", "matmul"}, {"neg", "negative"}};
+  Args args;
+  args.site = at;
+  args.pos = {makeStr(op), a, b, makeStr(uniqueModuleName(kNames.at(op)))};
+  return call(preludeValue("_keras_operator", at), args);
 }
 
 }  // namespace weft

@@ -2,6 +2,7 @@
 
 #include "../values/format.h"
 #include "../values/objects.h"
+#include "args.h"
 #include "operators.h"
 
 namespace weft {
@@ -24,7 +25,7 @@ std::optional<DType> annotatedDType(const ast::TypeExpr& t, bool& scalarAlias) {
   scalarAlias = t.base == "int" || t.base == "float" || (t.base == "bool" && !t.hasDims);
   if (t.base == "int") return DType::I32;
   if (t.base == "float") return DType::F32;
-  return rt::dtypeFromName(t.base);
+  return dtypeFromString(t.base);
 }
 
 }  // namespace

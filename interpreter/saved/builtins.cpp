@@ -1,6 +1,6 @@
 // The save and load builtins (SPEC §8, docs/saved_models.md).
 #include "../eval/args.h"
-#include "../ops/ops.h"
+#include "../values/context.h"
 #include "snapshot.h"
 
 namespace weft::saved {
@@ -9,8 +9,7 @@ void registerSavedBuiltins(Env& env) {
   env.set(intern("save"), makeBuiltin("save", [](Interpreter& in, Args& a) {
     ArgReader r(a, "save", {"obj", "dir", "signatures?"});
     std::string dir = r.str(1);
-    // A plan (`weft check`, `with plan()`) has no side effects: it writes nothing.
-    if (ops::shapesOnly()) return Value();
+    if (!writesFiles()) return Value();
     writeSavedModel(dir, snapshot(in, r.get(0), r.get(2)));
     return Value();
   }));

@@ -1,7 +1,7 @@
 // Reductions: a kept dimension stays split; a sum or mean over a split dimension leaves each
 // device a partial sum (the collective that finishes it is the partitioner's); both are linear.
 // max, min, prod, any and all over a split dimension have no row: there is no partial max, so
-// the partitioner gathers first.
+// the partitioner gathers first; nor has an integer mean (meanRows).
 #include "rule_helpers.h"
 
 namespace weft::spmd::rules {
@@ -50,8 +50,15 @@ Attrs meanLocal(const Attrs& attrs, const ShardRow& row, int64_t parts) {
   return local;
 }
 
+// An integer mean is computed in f64 and rounded once (ops/reduce.cpp): the devices' means of
+// their blocks would each round, and their sum again, so a split dimension is gathered first.
+Rows meanRows(Types in, Types out, const Attrs& attrs) {
+  if (!rt::isFloat(in[0].dtype)) return reduceRows<false, false>(in, out, attrs);
+  return reduceRows<true, true>(in, out, attrs);
+}
+
 const ShardRule kSum{reduceRows<true, true>};
-const ShardRule kMean{reduceRows<true, true>, meanLocal};
+const ShardRule kMean{meanRows, meanLocal};
 const ShardRule kOther{reduceRows<false, false>};
 const ShardRule kArg{argRows};
 

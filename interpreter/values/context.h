@@ -63,6 +63,9 @@ struct ExecutionContext {
   ops::TapeHook* tapeHook = nullptr;
   uint64_t randomKey = 0, randomCounter = 0;
   bool shapesOnly = false;
+  // Whether a program's file writes (save, save_npy, model.save, logs) happen: not under weft
+  // graph, whose run only shows a graph; nor on shapes alone (writesFiles()).
+  bool writesFiles = true;
   // The collectives' communicator when this context is one device of a mesh running SPMD
   // (stdlib/runtime/comm.h); null elsewhere.
   rt::Comm* comm = nullptr;
@@ -91,6 +94,10 @@ struct ExecutionContext {
 
 // The calling thread's current context (a thread starts with one of its own).
 ExecutionContext& context();
+
+// Whether the program's file writes happen now: not when the context says not, nor in a plan
+// (weft check, `with plan()`), which has no side effects.
+inline bool writesFiles() { return context().writesFiles && !context().shapesOnly; }
 
 // The cores the current context may use at once: its `threads`, else the machine's (shared
 // evenly by the ranks mpirun started on it).

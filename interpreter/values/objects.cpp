@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "../../grammar/diagnostics.h"
+#include "env.h"
 #include "format.h"
 
 namespace weft {
@@ -150,6 +151,12 @@ std::string SymbolicTensor::shapeText() const {
     s += (i == 0 && batchIsNone) ? "None" : std::to_string(spec.shape()[i]);
   }
   return s + (spec.rank() == 1 ? ",)" : ")");
+}
+
+std::vector<std::string> NamespaceObj::memberNames() const {
+  std::vector<std::string> names;
+  for (const auto& [k, v] : env->entries()) names.push_back(symbolName(k));
+  return names;
 }
 
 std::string SymbolicTensor::repr() const {

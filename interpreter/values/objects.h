@@ -217,6 +217,7 @@ void writeVariable(VariableObj& v, Tensor value);
 // An imported file, or a builtin namespace such as `random`.
 struct NamespaceObj : Object {
   NamespaceObj(std::string n, std::shared_ptr<Env> e) : Object(Kind::Namespace), name(std::move(n)), env(std::move(e)) {}
+  std::vector<std::string> memberNames() const;
   std::string name;
   std::shared_ptr<Env> env;
 };

@@ -24,9 +24,14 @@ struct Add { template <class T> static T f(T a, T b) { return wrapAdd(a, b); } }
 struct Sub { template <class T> static T f(T a, T b) { return wrapSub(a, b); } };
 struct Mul { template <class T> static T f(T a, T b) { return wrapMul(a, b); } };
 // True division: integers divide as floats (i32 -> f32, i64 -> f64), x / 0 is inf or nan.
+// Integers divide in f64 and round once to the result's dtype, as NumPy does: converting each
+// operand of an i32 division to f32 first rounds three times (18000047 / 3 gave 6000016.0).
 struct Div {
   template <class T>
-  static TrueDivType<T> f(T a, T b) { return TrueDivType<T>(a) / TrueDivType<T>(b); }
+  static TrueDivType<T> f(T a, T b) {
+    if constexpr (std::is_integral_v<T>) return TrueDivType<T>(double(a) / double(b));
+    else return a / b;
+  }
 };
 struct FloorDiv { template <class T> static T f(T a, T b) { return floorDiv(a, b); } };
 struct Mod { template <class T> static T f(T a, T b) { return floorMod(a, b); } };
