@@ -4,7 +4,6 @@
 #include <fstream>
 
 #include "../eval/args.h"
-#include "../ops/ops.h"
 #include "../saved/npy.h"
 #include "export.h"
 #include "reader.h"
@@ -83,8 +82,8 @@ void registerBuiltins(Env& env) {
     if (!fn.graph) r.fail(0, "must be a graph function (@function): '" + fn.name + "' runs eagerly");
     std::vector<Tensor> variables;
     auto g = in.graphOf(fn, fn.name, &variables);
-    // A plan (`weft check`) writes no file.
-    if (!ops::shapesOnly()) writeModel(exportGraph(*g, variables), r.str(1));
+    // Neither `weft check` nor `weft graph` writes files.
+    if (writesFiles()) writeModel(exportGraph(*g, variables), r.str(1));
     return Value();
   }));
   env.set(intern("load_onnx_tensor"), makeBuiltin("load_onnx_tensor", [](Interpreter&, Args& a) {
