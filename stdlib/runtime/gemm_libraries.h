@@ -69,7 +69,6 @@ struct GemmLibrary {
   void* dgemm = nullptr;
   char version[320] = "";  // its version and file
   char missing[200] = "";  // empty when loaded
-  bool built = false;      // the build found it (WEFT_*_FILE), so it was tried
   bool loaded() const { return sgemm && dgemm; }
 };
 
@@ -160,7 +159,6 @@ inline GemmLibrary loadGemmLibrary(GemmLib lib, const char* file) {
 inline GemmLibrary eigenLibrary() {
   GemmLibrary l;
   l.sgemm = l.dgemm = reinterpret_cast<void*>(1);  // Eigen is compiled in
-  l.built = true;
   std::snprintf(l.version, sizeof l.version, "Eigen %d.%d.%d", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
                 EIGEN_MINOR_VERSION);
   return l;
@@ -187,14 +185,11 @@ inline const char* gemmLibraryFile(GemmLib lib) {
 }
 
 namespace gemm_detail {
+// `lib` from the file the build found, or why there is none.
 inline GemmLibrary loadBuilt(GemmLib lib) {
+  if (const char* file = gemmLibraryFile(lib)) return loadGemmLibrary(lib, file);
   GemmLibrary l;
-  if (const char* file = gemmLibraryFile(lib)) {
-    l = loadGemmLibrary(lib, file);
-    l.built = true;
-  } else {
-    copyText(l.missing, sizeof l.missing, "not found when this program was built");
-  }
+  copyText(l.missing, sizeof l.missing, "not found when this program was built");
   return l;
 }
 }  // namespace gemm_detail
