@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -218,7 +219,7 @@ bool readCache(const std::string& path, Choice& out) {
       if (libs.size() == 1 && libs[0] == "none") continue;
       for (const std::string& lib : libs) {
         GemmLib l;
-        if (!rt::parseGemmLib(lib.data(), lib.size(), l) || l == GemmLib::Eigen || !rt::gemmLibrary(l).loaded())
+        if (!rt::parseGemmLib(lib.data(), lib.size(), l) || l == GemmLib::Eigen || !rt::gemmLibraryFile(l))
           return false;
         c.plan.whole[int(l)] = true;
       }
@@ -231,7 +232,8 @@ bool readCache(const std::string& path, Choice& out) {
     int ci = 0;
     while (ci < kGemmClasses && cls != rt::kGemmClassNames[ci]) ++ci;
     GemmLib l;
-    if (ci == kGemmClasses || seen[ci] || !rt::parseGemmLib(lib.data(), lib.size(), l) || !rt::gemmLibrary(l).loaded())
+    if (ci == kGemmClasses || seen[ci] || !rt::parseGemmLib(lib.data(), lib.size(), l) ||
+        (l != GemmLib::Eigen && !rt::gemmLibraryFile(l)))
       return false;
     seen[ci] = true;
     c.plan.use[ci] = l;
@@ -276,8 +278,19 @@ struct Fd {
 
 std::string machineKey() {
   std::string key = rt::cpuName() + " | " + rt::gemmLibrary(GemmLib::Eigen).version + " " + Eigen::SimdInstructionSetsInUse();
+  // Each library by its file, its size and time (a new version is another file), and BLIS by the
+  // kernels it was asked for: known without loading them, which only a product they run does.
   for (int l = 1; l < kGemmLibs; ++l)
-    if (rt::gemmLibrary(GemmLib(l)).loaded()) key += std::string(" | ") + rt::gemmLibrary(GemmLib(l)).version;
+    if (const char* file = rt::gemmLibraryFile(GemmLib(l))) {
+      struct stat st {};
+      key += std::string(" | ") + file;
+      if (::stat(file, &st) == 0)
+        key += " " + std::to_string(st.st_size) + " bytes, " + std::to_string(st.st_mtim.tv_sec) + "." +
+               std::to_string(st.st_mtim.tv_nsec);
+      else
+        key += " missing";
+      if (GemmLib(l) == GemmLib::BLIS) key += std::string(", BLIS_ARCH_TYPE=") + rt::gemm_detail::blisArchGiven();
+    }
   for (char& ch : key)
     if (ch == '\n' || ch == '\r') ch = ' ';
   return key;
@@ -293,7 +306,7 @@ std::string defaultCachePath() {
 
 Choice loadOrMeasure(const std::string& path) {
   bool others = false;
-  for (int l = 1; l < kGemmLibs; ++l) others = others || rt::gemmLibrary(GemmLib(l)).loaded();
+  for (int l = 1; l < kGemmLibs; ++l) others = others || rt::gemmLibraryFile(GemmLib(l));
   if (!others) {
     Choice c;
     c.source = "Eigen, the only GEMM library here";

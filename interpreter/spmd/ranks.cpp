@@ -1,6 +1,7 @@
 #include "ranks.h"
 
-#include <climits>
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -8,21 +9,34 @@
 #include <memory>
 
 #include "../../grammar/diagnostics.h"
+#include "../../stdlib/runtime/comm.h"
 #include "blocks.h"
-
-#ifdef WEFT_MPI
-#include "../../stdlib/runtime/comm_mpi.h"
-#endif
+#include "mpi_api.h"
 
 namespace weft::spmd {
 namespace {
 
 int ranks = 1, rank = 0;
+const MpiApi* mpi = nullptr;  // loaded when mpirun started several ranks
 
-#ifdef WEFT_MPI
 // One communicator per mesh shape, freed before MPI ends.
-std::map<std::vector<int64_t>, std::unique_ptr<rt::MpiComm>> comms;
+std::map<std::vector<int64_t>, std::unique_ptr<rt::Comm>> comms;
+
+// The MPI plugin, or why it cannot be loaded.
+std::string loadMpi() {
+#ifdef WEFT_MPI_PLUGIN
+  void* h = dlopen(WEFT_MPI_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+  if (!h)  // it is built where CMake found Open MPI
+    return std::string("Weft's MPI plugin cannot be loaded (") + dlerror() +
+           "): install libopenmpi-dev and build Weft again";
+  auto entry = reinterpret_cast<const MpiApi* (*)()>(dlsym(h, "weft_mpi_api"));
+  if (!entry) return "Weft's MPI plugin '" WEFT_MPI_PLUGIN "' has no entry point";
+  mpi = entry();
+  return "";
+#else
+  return "this Weft was built without MPI (a sanitized build)";
 #endif
+}
 
 }  // namespace
 
@@ -30,18 +44,9 @@ std::string startRanks() {
   // mpirun tells each process it starts how many there are; a process it did not start is alone.
   const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
   if (!size || std::atoi(size) <= 1) return "";
-#ifdef WEFT_MPI
-  int provided = 0;
-  // Only the interpreter's thread calls MPI: a rank's first device runs on it (device_comms.h).
-  rt::yieldWhileWaiting();
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (std::string why = loadMpi(); !why.empty()) return std::string("mpirun started ") + size + " ranks, but " + why;
+  mpi->start(ranks, rank);
   return "";
-#else
-  return std::string("mpirun started ") + size + " ranks, but this Weft was built without MPI (install " +
-         "libopenmpi-dev and build it again)";
-#endif
 }
 
 std::string rankStartedOtherwise(const std::vector<std::string>& args, const std::string& programText) {
@@ -64,30 +69,22 @@ std::string rankStartedOtherwise(const std::vector<std::string>& args, const std
 }
 
 void finishRanks() {
-#ifdef WEFT_MPI
   if (ranks == 1) return;
   comms.clear();
-  MPI_Finalize();
-#endif
+  mpi->finish();
 }
 
 void abortRanks(int status) {
-#ifdef WEFT_MPI
-  if (ranks > 1) MPI_Abort(MPI_COMM_WORLD, status);
-#endif
+  if (ranks > 1) mpi->abort(status);
   std::exit(status);
 }
 
 void waitForRanks() {
-#ifdef WEFT_MPI
-  if (ranks > 1) MPI_Barrier(MPI_COMM_WORLD);
-#endif
+  if (ranks > 1) mpi->barrier();
 }
 
 double fromRankZero(double v) {
-#ifdef WEFT_MPI
-  if (ranks > 1) MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-#endif
+  if (ranks > 1) mpi->broadcast(v);
   return v;
 }
 
@@ -107,24 +104,18 @@ bool ownsDevice(const MeshAxes& mesh, int64_t device) { return ranks == 1 || dev
 int64_t firstOwnedDevice(const MeshAxes& mesh) { return ranks == 1 ? 0 : rank * devicesHeld(mesh); }
 
 rt::Comm& rankComm(const MeshAxes& mesh) {
-#ifdef WEFT_MPI
-  std::unique_ptr<rt::MpiComm>& c = comms[mesh.sizes];
-  if (!c) c = std::make_unique<rt::MpiComm>(mesh.sizes, MPI_COMM_WORLD);
+  if (ranks == 1) throw WeftError("internal: no communicator across ranks in a single process");
+  std::unique_ptr<rt::Comm>& c = comms[mesh.sizes];
+  if (!c) c = mpi->meshComm(mesh.sizes);
   return *c;
-#else
-  (void)mesh;
-  throw WeftError("internal: no communicator across ranks without MPI");
-#endif
 }
 
 void allGatherAcrossRanks(const void* in, void* out, int64_t bytes) {
-#ifdef WEFT_MPI
-  if (bytes > INT_MAX)
-    throw WeftError("a collective of " + std::to_string(bytes) + " bytes is past what MPI sends in one message");
-  MPI_Allgather(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE, MPI_COMM_WORLD);
-#else
-  std::memcpy(out, in, size_t(bytes));
-#endif
+  if (ranks == 1) {
+    std::memcpy(out, in, size_t(bytes));
+    return;
+  }
+  if (std::string why = mpi->allGather(in, out, bytes); !why.empty()) throw WeftError(why);
 }
 
 void gatherRankBlocks(const MeshAxes& mesh, std::vector<Tensor>& locals) {

@@ -1,6 +1,7 @@
 // The GEMM libraries beside Eigen (OpenBLAS, BLIS) and the plan that says which one runs each
-// class of shapes. The libraries are loaded when the first product needs them (dlopen), so a
-// program built where one was found still runs, on Eigen, where it is missing; each runs
+// class of shapes. Each library is loaded (dlopen) at the first product the plan gives it, so a
+// program whose products all run on Eigen loads none, and a program built where one was found
+// still runs, on Eigen, where it is missing; each runs
 // single-threaded. Which library a class uses is measured once per machine by the interpreter
 // (stdlib/gemm_choice.cpp, cached in a file); generated code carries the choice `weft
 // compile` found (WEFT_GEMM_PLAN); WEFT_GEMM=eigen|openblas|blis forces one for every class.
@@ -68,7 +69,6 @@ struct GemmLibrary {
   void* dgemm = nullptr;
   char version[320] = "";  // its version and file
   char missing[200] = "";  // empty when loaded
-  bool built = false;      // the build found it (WEFT_*_FILE), so it was tried
   bool loaded() const { return sgemm && dgemm; }
 };
 
@@ -78,6 +78,13 @@ inline void say(const char* text) { std::fprintf(stderr, "weft: %s\n", text); }
 
 inline void copyText(char* to, size_t size, const char* text) { std::snprintf(to, size, "%s", text ? text : ""); }
 
+// BLIS_ARCH_TYPE as the environment gave it, before askBlisForWidestKernels may set it: with the
+// CPU and BLIS's file it fixes the kernels BLIS runs, known without loading BLIS.
+inline const char* blisArchGiven() {
+  static const char* given = std::getenv("BLIS_ARCH_TYPE");
+  return given ? given : "";
+}
+
 // BLIS picks its kernels by the CPU when first called; on AMD it goes by family, and on a family
 // newer than it knows (Zen 5 for BLIS 0.9) it runs its reference kernels, a fifth of the speed.
 // So, unless BLIS_ARCH_TYPE is set already, BLIS is asked for its AVX-512 kernels (`skx`) on a
@@ -85,8 +92,7 @@ inline void copyText(char* to, size_t size, const char* text) { std::snprintf(to
 // product is measured, as for every library (stdlib/gemm_choice.cpp). BLIS_ARCH_TYPE takes the
 // configuration's index, found here by name: the names end with "generic".
 inline void askBlisForWidestKernels(void* blis) {
-  const char* set = std::getenv("BLIS_ARCH_TYPE");
-  if ((set && *set) || !__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
+  if (*blisArchGiven() || !__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq") ||
       !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512vl"))
     return;
   auto name = reinterpret_cast<const char* (*)(int)>(dlsym(blis, "bli_arch_string"));
@@ -150,28 +156,42 @@ inline GemmLibrary loadGemmLibrary(GemmLib lib, const char* file) {
   return l;
 }
 
-struct Libraries {
-  GemmLibrary lib[kGemmLibs];
-  Libraries() {
-    lib[0].sgemm = lib[0].dgemm = reinterpret_cast<void*>(1);  // Eigen is compiled in
-    lib[0].built = true;
-    std::snprintf(lib[0].version, sizeof lib[0].version, "Eigen %d.%d.%d", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
-                  EIGEN_MINOR_VERSION);
+inline GemmLibrary eigenLibrary() {
+  GemmLibrary l;
+  l.sgemm = l.dgemm = reinterpret_cast<void*>(1);  // Eigen is compiled in
+  std::snprintf(l.version, sizeof l.version, "Eigen %d.%d.%d", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
+                EIGEN_MINOR_VERSION);
+  return l;
+}
+
+}  // namespace gemm_detail
+
+// The file the build found for `lib` (WEFT_*_FILE), or null: Eigen's, and a library not found.
+inline const char* gemmLibraryFile(GemmLib lib) {
+  static constexpr const char* kFiles[kGemmLibs] = {
+      nullptr,
 #ifdef WEFT_OPENBLAS_FILE
-    lib[1] = loadGemmLibrary(GemmLib::OpenBLAS, WEFT_OPENBLAS_FILE);
-    lib[1].built = true;
+      WEFT_OPENBLAS_FILE,
 #else
-    copyText(lib[1].missing, sizeof lib[1].missing, "not found when this program was built");
+      nullptr,
 #endif
 #ifdef WEFT_BLIS_FILE
-    lib[2] = loadGemmLibrary(GemmLib::BLIS, WEFT_BLIS_FILE);
-    lib[2].built = true;
+      WEFT_BLIS_FILE,
 #else
-    copyText(lib[2].missing, sizeof lib[2].missing, "not found when this program was built");
+      nullptr,
 #endif
-  }
-};
+  };
+  return kFiles[int(lib)];
+}
 
+namespace gemm_detail {
+// `lib` from the file the build found, or why there is none.
+inline GemmLibrary loadBuilt(GemmLib lib) {
+  if (const char* file = gemmLibraryFile(lib)) return loadGemmLibrary(lib, file);
+  GemmLibrary l;
+  copyText(l.missing, sizeof l.missing, "not found when this program was built");
+  return l;
+}
 }  // namespace gemm_detail
 
 // The library named by the `len` characters at `s` ("eigen", "openblas", "blis").
@@ -184,10 +204,16 @@ inline bool parseGemmLib(const char* s, size_t len, GemmLib& out) {
   return false;
 }
 
-// The libraries, loaded on first use.
+// A library, loaded at its first use (each apart: using one loads no other).
 inline const GemmLibrary& gemmLibrary(GemmLib lib) {
-  static const gemm_detail::Libraries all;
-  return all.lib[int(lib)];
+  static const GemmLibrary eigen = gemm_detail::eigenLibrary();
+  if (lib == GemmLib::Eigen) return eigen;
+  if (lib == GemmLib::OpenBLAS) {
+    static const GemmLibrary openblas = gemm_detail::loadBuilt(GemmLib::OpenBLAS);
+    return openblas;
+  }
+  static const GemmLibrary blis = gemm_detail::loadBuilt(GemmLib::BLIS);
+  return blis;
 }
 
 // "eigen,blis,eigen,openblas,...": the library of each class, in class order (kGemmClassNames),
@@ -239,8 +265,8 @@ inline std::atomic<GemmPlanner>& gemmPlanner() {
 namespace gemm_detail {
 
 // WEFT_GEMM first, then the planner, then the plan generated code was compiled with, else Eigen.
-// A library that is not loaded falls back to Eigen, said once (but not for generated code whose
-// build did not find the library: that build is Eigen's by design).
+// A library the build did not find falls back to Eigen, said once (but not for generated code:
+// that build is Eigen's by design); one that fails to load, at its first product (usable()).
 inline GemmPlan resolvePlan() {
   GemmPlan p;
   const char* forced = std::getenv("WEFT_GEMM");
@@ -261,18 +287,33 @@ inline GemmPlan resolvePlan() {
   }
   bool said[kGemmLibs] = {};
   for (GemmLib& u : p.use) {
-    const GemmLibrary& l = gemmLibrary(u);
-    if (l.loaded()) continue;
-    if (!said[int(u)] && !(compiledIn && !l.built)) {
-      char text[320];
-      std::snprintf(text, sizeof text, "the GEMM library %s is not available (%s); using Eigen", kGemmLibNames[int(u)],
-                    l.missing);
+    if (u == GemmLib::Eigen || gemmLibraryFile(u)) continue;
+    if (!said[int(u)] && !compiledIn) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "the GEMM library %s is not available (not found when this program was built); using Eigen",
+                    kGemmLibNames[int(u)]);
       say(text);
       said[int(u)] = true;
     }
     u = GemmLib::Eigen;
   }
   return p;
+}
+
+// Whether `lib` is loaded (loading it at the first call); when it cannot be, that is said once
+// and the product runs on Eigen.
+inline bool usable(GemmLib lib) {
+  const GemmLibrary& l = gemmLibrary(lib);
+  if (l.loaded()) return true;
+  static std::atomic<bool> said[kGemmLibs] = {};
+  if (!said[int(lib)].exchange(true)) {
+    char text[320];
+    std::snprintf(text, sizeof text, "the GEMM library %s is not available (%s); using Eigen", kGemmLibNames[int(lib)],
+                  l.missing);
+    say(text);
+  }
+  return false;
 }
 
 }  // namespace gemm_detail

@@ -278,7 +278,8 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, void* w
   constexpr bool blas = std::is_same_v<T, float> || std::is_same_v<T, double>;
   if constexpr (blas) {
     const GemmPlan& plan = gemmPlan();
-    const GemmLib lib = plan.use[gemmClass(m, k, n, transA, transB)];
+    GemmLib lib = plan.use[gemmClass(m, k, n, transA, transB)];
+    if (lib != GemmLib::Eigen && !gemm_detail::usable(lib)) lib = GemmLib::Eigen;
     const ThreadPool* pool = currentPool();
     // On one thread, a library whose bits do not depend on the blocks runs the product in one call:
     // the blocks in turn would each pack the shared operand again and pay a call (3-6% on BLIS).
