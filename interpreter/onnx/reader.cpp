@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <filesystem>
 
 #include "../../grammar/diagnostics.h"
 
@@ -13,8 +14,10 @@ namespace weft::onnx {
 namespace {
 
 const ReaderApi& api() {
-#ifdef WEFT_ONNX_READER
   static const ReaderApi* loaded = [] {
+    if (!std::filesystem::exists(WEFT_ONNX_READER))
+      throw WeftError("this Weft was built without its ONNX reader (install Debian's libonnx-dev and libprotobuf-dev, "
+                      "then build again: ./setup.sh)");
     void* h = dlopen(WEFT_ONNX_READER, RTLD_NOW | RTLD_LOCAL);
     if (!h) throw WeftError(std::string("cannot load Weft's ONNX reader: ") + dlerror());
     auto entry = reinterpret_cast<const ReaderApi* (*)()>(dlsym(h, "weft_onnx_reader_api"));
@@ -22,9 +25,6 @@ const ReaderApi& api() {
     return entry();
   }();
   return *loaded;
-#else
-  throw WeftError("this Weft was built without ONNX support (install libonnx-dev and libprotobuf-dev, then build again)");
-#endif
 }
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
