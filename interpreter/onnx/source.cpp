@@ -49,7 +49,7 @@ bool needsValue(const std::string& op, size_t input) {
 int variadicFrom(const std::string& op) {
   static const std::map<std::string, int> ops{{"Concat", 0}, {"Sum", 0}, {"Max", 0}, {"Min", 0}, {"Mean", 0},
                                               {"Loop", 2}, {"Scan", 0}, {"SequenceConstruct", 0},
-                                              {"Einsum", 0}};
+                                              {"Einsum", 0}, {"SequenceMap", 0}};
   auto it = ops.find(op);
   return it == ops.end() ? -1 : it->second;
 }
