@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 packages=(g++ cmake ninja-build antlr4 libantlr4-runtime-dev libeigen3-dev libyaml-cpp-dev doctest-dev
           libedit-dev libre2-dev graphviz zlib1g-dev dataset-fashion-mnist fortunes libopenblas-dev libblis-dev
           libblis4-serial libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
-          python3-onnx)
+          python3-onnx python3-torch python3-torchvision)  # /usr/bin/python3 exports the models tests/onnx/real imports
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
