@@ -55,11 +55,17 @@ MODELS = {
 }
 
 
-def export(name, folder):
-    make, shape, opset, dynamic = MODELS[name]
+def build(name):
+    """The model NAME, its random weights drawn from seed 0, in eval mode."""
     torch.manual_seed(0)
-    model = make().eval()
-    x = torch.randn(*shape)
+    return MODELS[name][0]().eval()
+
+
+def export(name, folder, shape=None):
+    """Writes folder/model.onnx, input.npy (of `shape`, the model's own by default) and output.npy."""
+    _, own_shape, opset, dynamic = MODELS[name]
+    model = build(name)
+    x = torch.randn(*(shape or own_shape))
     with torch.no_grad():
         y = model(x)
     folder.mkdir(parents=True, exist_ok=True)
