@@ -13,7 +13,8 @@
 # the English text examples/char_gpt trains on; libopenmpi-dev and openmpi-bin run programs across
 # processes (the MPI plugin, docs/distributed.md); libonnx-dev, libprotobuf-dev and
 # protobuf-compiler read ONNX models (load_onnx, docs/onnx.md), libonnx-testdata holds ONNX's
-# conformance tests and python3-onnx's onnx.checker checks exported models. They install while
+# conformance tests and python3-onnx's onnx.checker checks exported models; with python3-torch and
+# python3-torchvision, /usr/bin/python3 exports the models tests/onnx/real imports. They install while
 # `weft` builds; no target `weft` needs changes with them
 # (the plugins' paths are fixed whether or not they are built), so nothing is built twice.
 # Usage: ./setup.sh [extra cmake arguments]
@@ -23,7 +24,7 @@ cd "$(dirname "$0")"
 main_packages=(g++ cmake ninja-build antlr4 libantlr4-runtime-dev libeigen3-dev libyaml-cpp-dev doctest-dev
                libedit-dev libre2-dev zlib1g-dev dataset-fashion-mnist libopenblas-dev libblis-dev libblis4-serial)
 other_packages=(graphviz fortunes libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev protobuf-compiler
-                libonnx-testdata python3-onnx)
+                libonnx-testdata python3-onnx python3-torch python3-torchvision)
 
 now() { local t=${EPOCHREALTIME/[.,]/}; echo "$((t / 100000))"; }  # in tenths of a second
 started=$(now)

@@ -9,12 +9,16 @@ machine's core count). Run by run.py with /usr/bin/python3 (Debian's torch).
                                           with cross-entropy on logits
   torch_anchors.py epochs EPOCHS          that training on Fashion-MNIST (batches of 64, shuffled):
                                           the seconds of the epochs, then the test accuracy
+  torch_anchors.py model NAME REPS ITERS SHAPE
+                                          inference of the model NAME of tests/onnx/real/
+                                          export_models.py on random input of SHAPE (2,3,64,64)
 
 Prints one figure per repetition (microseconds per op / per forward / per step).
 """
 import os
 import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -142,6 +146,24 @@ def epochs(count):
         print((model(x_test).argmax(1) == y_test).float().mean().item())
 
 
+def model(name, reps, iters, shape):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests/onnx/real"))
+    import export_models
+    net = export_models.build(name)
+    x = torch.randn(*map(int, shape.split(",")))
+    with torch.inference_mode():
+        for _ in range(3):
+            net(x)
+        for _ in range(int(reps)):
+            t0 = time.perf_counter()
+            for _ in range(int(iters)):
+                net(x)
+            print((time.perf_counter() - t0) / int(iters) * 1e6)
+
+
 if __name__ == "__main__":
     kind, *nums = sys.argv[1:]
-    {"perop": perop, "mlp": mlp, "conv": conv, "step": step, "epochs": epochs}[kind](*map(int, nums))
+    if kind == "model":
+        model(*nums)
+    else:
+        {"perop": perop, "mlp": mlp, "conv": conv, "step": step, "epochs": epochs}[kind](*map(int, nums))
