@@ -12,8 +12,9 @@
 # The rest: graphviz is for `weft graph -o F.svg` and `.png` (Graphviz's `dot`) only; fortunes is
 # the English text examples/char_gpt trains on; libopenmpi-dev and openmpi-bin run programs across
 # processes (the MPI plugin, docs/distributed.md); libonnx-dev, libprotobuf-dev and
-# protobuf-compiler read ONNX models (load_onnx, docs/onnx.md) and libonnx-testdata holds ONNX's
-# conformance tests. They install while `weft` builds; no target `weft` needs changes with them
+# protobuf-compiler read ONNX models (load_onnx, docs/onnx.md), libonnx-testdata holds ONNX's
+# conformance tests and python3-onnx's onnx.checker checks exported models; ONNX Runtime (npm's
+# onnxruntime-node) comes last, for the ONNX export test. They install while `weft` builds; no target `weft` needs changes with them
 # (the plugins' paths are fixed whether or not they are built), so nothing is built twice.
 # Usage: ./setup.sh [extra cmake arguments]
 set -euo pipefail
@@ -22,7 +23,7 @@ cd "$(dirname "$0")"
 main_packages=(g++ cmake ninja-build antlr4 libantlr4-runtime-dev libeigen3-dev libyaml-cpp-dev doctest-dev
                libedit-dev libre2-dev zlib1g-dev dataset-fashion-mnist libopenblas-dev libblis-dev libblis4-serial)
 other_packages=(graphviz fortunes libopenmpi-dev openmpi-bin libonnx-dev libprotobuf-dev protobuf-compiler
-                libonnx-testdata)
+                libonnx-testdata python3-onnx)
 
 now() { local t=${EPOCHREALTIME/[.,]/}; echo "$((t / 100000))"; }  # in tenths of a second
 started=$(now)
@@ -83,4 +84,13 @@ fi
 t=$(now)
 cmake --build build
 took "build the rest" "$t"
+# ONNX Runtime, which the export test checks exported models against (tests/onnx/export), from
+# the npm registry: its CPU library is inside the package; the install script only fetches GPU
+# files and is skipped.
+if command -v npm > /dev/null && [[ ! -d build/onnxruntime/node_modules/onnxruntime-node ]]; then
+  t=$(now)
+  npm install --ignore-scripts --no-audit --no-fund --prefix build/onnxruntime onnxruntime-node@1.30.0 \
+    > build/onnxruntime.log 2>&1 || echo "setup.sh: ONNX Runtime did not install (build/onnxruntime.log); the ONNX export test will be skipped"
+  took "ONNX Runtime (npm)" "$t"
+fi
 took "total" "$started"

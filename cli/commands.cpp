@@ -53,6 +53,8 @@ const char* kUsage =
     "                                  modules, variables and mesh\n"
     "  weft import MODEL.onnx -o DIR   an ONNX model as a Weft program, DIR/NAME.model, and its\n"
     "                                  tensors, DIR/tensors/*.npy (docs/onnx.md)\n"
+    "  weft export-onnx FILE.model FN -o F.onnx\n"
+    "                                  a graph function's graph as an ONNX model\n"
     "  weft info                       the CPU, the GEMM libraries found and which one runs\n"
     "                                  each class of shapes (docs/internals.md)\n"
     "  weft repl                       interactive session (also: weft with no arguments)\n"
@@ -202,12 +204,13 @@ int dispatch(const std::vector<std::string>& args) {
   if (args[0] == "compile") return compileCommand(args);
   if (args[0] == "show") return showCommand(args);
   if (args[0] == "import") return importCommand(args);
+  if (args[0] == "export-onnx") return exportOnnxCommand(args);
   if (args[0] == "info") {
     std::cout << gemm::describe();
     return 0;
   }
   std::cerr << "weft: unknown command '" << shownText(args[0]) << "'";
-  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "import", "info", "repl", "help"}))
+  if (auto near = closestName(args[0], {"run", "check", "graph", "compile", "show", "import", "export-onnx", "info", "repl", "help"}))
     std::cerr << "; did you mean 'weft " << *near << "'?";
   std::cerr << "\n" << kUsage;
   return 2;

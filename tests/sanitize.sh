@@ -9,16 +9,16 @@ took() { echo "sanitize: $1 took $((SECONDS - $2)) s"; }
 t=$SECONDS
 tests/configure_asan.sh "$@"
 # Only what the tests run: the benchmarks are not built.
-cmake --build build-asan --target weft weft_unit_tests weft_repl_tests weft_closures_flat weft_modules_flat
+cmake --build build-asan --target weft weft_unit_tests weft_repl_tests weft_closures_flat weft_modules_flat weft_onnx_conformance
 took "ASan build" "$t"
 # Any report fails the test that caused it (UBSan is fatal through -fno-sanitize-recover).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1
-# compiled/recorded builds generated C++ for some ninety graphs, none of it instrumented (it is
+# compiled/recorded and onnx/compiled build generated C++ for some ninety and 120 graphs, none of it instrumented (it is
 # built by its own CMakeLists): the release run covers it. The other tests of generated code run
 # weft compile and the interpreter here, and build nothing (GENERATE_ONLY, tests/CMakeLists.txt).
 t=$SECONDS
-ctest --test-dir build-asan --output-on-failure -j2 -E '^compiled/recorded$'
+ctest --test-dir build-asan --output-on-failure -j2 -E '^(compiled/recorded|onnx/compiled)$'
 took "ASan tests" "$t"
 
 # ThreadSanitizer: the unit tests whose names say they use threads (interpreters on several

@@ -115,10 +115,15 @@ std::shared_ptr<const graph::Graph> placed(GraphTraces::Entry& e, const std::str
 
 }  // namespace
 
-std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path) {
+std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path, std::vector<Tensor>* variables) {
+  auto result = [&](GraphTraces::Entry& e) {
+    if (variables)
+      for (const auto& v : e.variables) variables->push_back(v->value);
+    return placed(e, path);
+  };
   for (const Export& e : exports_)
     if (e.name == path && !globals_->find(intern(path)))
-      return placed(*traceExport(e), path);
+      return result(*traceExport(e));
   Value v;
   size_t start = 0;
   while (start <= path.size()) {
@@ -135,11 +140,19 @@ std::shared_ptr<const graph::Graph> Interpreter::graphOf(const std::string& path
     start = dot + 1;
   }
   if (!v.is(Kind::Function)) throw WeftError("'" + path + "' is " + aTypeName(v) + ", not a function");
-  auto* fn = v.as<FunctionObj>();
-  if (fullyAnnotated(*fn)) return placed(*traceAnnotated(*fn), path);
+  return graphOf(*v.as<FunctionObj>(), path, variables);
+}
+
+std::shared_ptr<const graph::Graph> Interpreter::graphOf(FunctionObj& fn, const std::string& path,
+                                                         std::vector<Tensor>* variables) {
+  auto result = [&](GraphTraces::Entry& e) {
+    if (variables)
+      for (const auto& v : e.variables) variables->push_back(v->value);
+    return placed(e, path);
+  };
+  if (fullyAnnotated(fn)) return result(*traceAnnotated(fn));
   // Otherwise the graph its last call traced.
-  if (fn->traces && !fn->traces->entries.empty())
-    return placed(*fn->traces->entries.back(), path);
+  if (fn.traces && !fn.traces->entries.empty()) return result(*fn.traces->entries.back());
   throw WeftError("'" + path + "' has a parameter without a tensor annotation (such as f32[None, 784]) and the "
                   "program never called it: there is no signature to trace it with");
 }

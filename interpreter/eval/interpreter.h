@@ -77,7 +77,10 @@ class Interpreter {
   // The static graph of a graph function of the program run so far: a global function's name, a
   // method path (`demo.addprint`) or an export's name (`weft graph`, SPEC §9). Throws WeftError
   // when fn is unknown or cannot be traced.
-  std::shared_ptr<const graph::Graph> graphOf(const std::string& fn);
+  // `variables`, when given, receives the current values of the variables behind its slots.
+  std::shared_ptr<const graph::Graph> graphOf(const std::string& fn, std::vector<Tensor>* variables = nullptr);
+  // The same of a function value (`path` names it in messages).
+  std::shared_ptr<const graph::Graph> graphOf(FunctionObj& fn, const std::string& path, std::vector<Tensor>* variables);
   // Called after each call of a graph function's traced graph with the graph's entry, its inputs,
   // the values its variables had before the call and its outputs (the compiled-code tests record
   // programs' calls with it).

@@ -4,7 +4,9 @@
 #include <fstream>
 
 #include "../eval/args.h"
+#include "../ops/ops.h"
 #include "../saved/npy.h"
+#include "export.h"
 #include "reader.h"
 
 namespace weft::onnx {
@@ -71,8 +73,19 @@ Value loadOnnx(Interpreter& in, const std::string& path, bool graphFunction) {
 
 void registerBuiltins(Env& env) {
   env.set(intern("load_onnx"), makeBuiltin("load_onnx", [](Interpreter& in, Args& a) {
-    ArgReader r(a, "load_onnx", {"path"});
-    return loadOnnx(in, r.str(0));
+    ArgReader r(a, "load_onnx", {"path", "function?"});
+    return loadOnnx(in, r.str(0), r.boolean(1, false, "call() a graph function"));
+  }));
+  env.set(intern("export_onnx"), makeBuiltin("export_onnx", [](Interpreter& in, Args& a) {
+    ArgReader r(a, "export_onnx", {"fn", "path"});
+    if (!r.get(0).is(Kind::Function)) r.fail(0, "must be a graph function (@function)");
+    auto& fn = *r.get(0).as<FunctionObj>();
+    if (!fn.graph) r.fail(0, "must be a graph function (@function): '" + fn.name + "' runs eagerly");
+    std::vector<Tensor> variables;
+    auto g = in.graphOf(fn, fn.name, &variables);
+    // A plan (`weft check`) writes no file.
+    if (!ops::shapesOnly()) writeModel(exportGraph(*g, variables), r.str(1));
+    return Value();
   }));
   env.set(intern("load_onnx_tensor"), makeBuiltin("load_onnx_tensor", [](Interpreter&, Args& a) {
     ArgReader r(a, "load_onnx_tensor", {"path"});

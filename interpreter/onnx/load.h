@@ -16,6 +16,6 @@ Value loadOnnx(Interpreter& in, const std::string& path, bool graphFunction = fa
 // the program's path.
 std::string importOnnx(Interpreter& in, const std::string& path, const std::string& outDir);
 
-void registerBuiltins(Env& env);  // load_onnx, load_onnx_tensor
+void registerBuiltins(Env& env);  // load_onnx, load_onnx_tensor, export_onnx
 
 }  // namespace weft::onnx

@@ -102,6 +102,7 @@ struct ModelFile {
 struct ReaderApi {
   std::string (*readModel)(const std::string& path, ModelFile& out);
   std::string (*readTensor)(const std::string& path, TensorData& out);  // a serialized TensorProto
+  std::string (*writeModel)(const ModelFile& model, const std::string& path);
 };
 
 }  // namespace weft::onnx

@@ -1,6 +1,8 @@
 // Loads the reader plugin on the first ONNX file a process reads (model_file.h says why).
 #include "reader.h"
 
+#include "export.h"
+
 #include <dlfcn.h>
 
 #include <cstring>
@@ -53,6 +55,14 @@ float halfToFloat(uint16_t h) {
   return f;
 }
 
+// bfloat16 is the top half of a float's bits.
+float bfloatToFloat(uint16_t h) {
+  const uint32_t bits = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 }  // namespace
 
 ModelFile readModel(const std::string& path) {
@@ -65,6 +75,10 @@ TensorData readTensorFile(const std::string& path) {
   TensorData t;
   if (std::string e = api().readTensor(path, t); !e.empty()) throw WeftError(quoted(path) + ": " + e);
   return t;
+}
+
+void writeModel(const ModelFile& m, const std::string& path) {
+  if (std::string e = api().writeModel(m, path); !e.empty()) throw WeftError(quoted(path) + ": " + e);
 }
 
 bool weftDType(ElemType t, DType& out) {
@@ -107,22 +121,12 @@ Tensor toTensor(const TensorData& t) {
         if (static_cast<int64_t*>(data)[i] < 0) throw WeftError(label + " holds a uint64 beyond i64's range");
       break;
     }
-    case ElemType::Float16: {
+    case ElemType::Float16: case ElemType::BFloat16: {
       auto* f = static_cast<float*>(data);
       for (int64_t i = 0; i < out.numel(); ++i) {
         uint16_t h;
         std::memcpy(&h, t.bytes.data() + 2 * i, 2);
-        f[i] = halfToFloat(h);
-      }
-      break;
-    }
-    case ElemType::BFloat16: {
-      auto* f = static_cast<float*>(data);
-      for (int64_t i = 0; i < out.numel(); ++i) {
-        uint16_t h;
-        std::memcpy(&h, t.bytes.data() + 2 * i, 2);
-        const uint32_t bits = uint32_t(h) << 16;
-        std::memcpy(&f[i], &bits, 4);
+        f[i] = t.type == ElemType::Float16 ? halfToFloat(h) : bfloatToFloat(h);
       }
       break;
     }

@@ -40,7 +40,7 @@ bool needsValue(const std::string& op, size_t input) {
       {"Range", {0, 1, 2}}, {"Resize", {1, 2, 3}}, {"Upsample", {1}}, {"CumSum", {1}}, {"Trilu", {1}},
       {"ReduceSum", {1}}, {"ReduceMean", {1}}, {"ReduceMax", {1}}, {"ReduceMin", {1}}, {"ReduceProd", {1}},
       {"ReduceL1", {1}}, {"ReduceL2", {1}}, {"ReduceSumSquare", {1}}, {"ReduceLogSum", {1}},
-      {"ReduceLogSumExp", {1}}};
+      {"ReduceLogSumExp", {1}}, {"Loop", {0, 1}}};
   auto it = inputs.find(op);
   return it != inputs.end() && it->second.count(input);
 }
@@ -48,7 +48,8 @@ bool needsValue(const std::string& op, size_t input) {
 // The ops whose inputs from this index on are one list argument (ONNX's variadic inputs).
 int variadicFrom(const std::string& op) {
   static const std::map<std::string, int> ops{{"Concat", 0}, {"Sum", 0}, {"Max", 0}, {"Min", 0}, {"Mean", 0},
-                                              {"Loop", 2}, {"Scan", 0}, {"SequenceConstruct", 0}};
+                                              {"Loop", 2}, {"Scan", 0}, {"SequenceConstruct", 0},
+                                              {"Einsum", 0}};
   auto it = ops.find(op);
   return it == ops.end() ? -1 : it->second;
 }
@@ -108,17 +109,6 @@ std::string listOf(const std::vector<T>& v, F item) {
   return out + "]";
 }
 
-const char* weftTypeName(DType t) {
-  switch (t) {
-    case DType::F32: return "f32";
-    case DType::F64: return "f64";
-    case DType::I32: return "i32";
-    case DType::I64: return "i64";
-    case DType::Bool: return "bool";
-  }
-  return "f32";
-}
-
 class Writer {
  public:
   Writer(const ModelFile& m, const SourceOptions& o) : model_(m), options_(o) {
@@ -158,7 +148,7 @@ class Writer {
       params.push_back(names.back() + annotation(in));
       DType d;
       if (options_.graphFunction && valueOnly.count(in.name) && weftDType(in.type, d))
-        byValue.push_back(names.back() + " = tensor(" + names.back() + ", dtype=" + weftTypeName(d) + ")");
+        byValue.push_back(names.back() + " = tensor(" + names.back() + ", dtype=" + rt::dtypeName(d) + ")");
     }
     if (byValue.empty()) {
       if (options_.graphFunction) s << "  @function\n";
@@ -242,7 +232,7 @@ class Writer {
   std::string annotation(const ValueInfo& v) {
     DType d;
     if (!weftDType(v.type, d)) return "";
-    std::string out = std::string(": ") + weftTypeName(d);
+    std::string out = std::string(": ") + rt::dtypeName(d);
     if (!v.hasShape || v.dims.size() > size_t(rt::kMaxRank)) return "";
     out += listOf(v.dims, [](const Dim& dim) { return dim.size >= 0 ? std::to_string(dim.size) : std::string("None"); });
     return out;
@@ -310,9 +300,12 @@ class Writer {
   // A subgraph as a local function before the node that runs it; returns its name.
   std::string closure(const Graph& g, std::ostream& s, const std::string& indent) {
     const std::string name = define("_graph_" + std::to_string(++graphs_) + "_" + g.name);
-    std::vector<std::string> params;
-    for (const ValueInfo& in : g.inputs) params.push_back(define(in.name));
-    s << indent << "fn " << name << "(" << join(params) << ") {  # subgraph " << commentText(g.name) << "\n";
+    // The inputs come as one list, since Weft calls have no `*args` (Loop's and Scan's bodies
+    // take their loop values so).
+    s << indent << "fn " << name << "(" << (g.inputs.empty() ? "" : "inputs") << ") {  # subgraph "
+      << commentText(g.name) << "\n";
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      s << indent << "  " << define(g.inputs[i].name) << " = inputs[" << i << "]\n";
     for (const TensorData& t : g.initializers) {
       const std::string key = "subgraph " + g.name + ":" + t.name;
       source_.tensors.push_back({key, &t, false});

@@ -1,5 +1,5 @@
 // The ONNX reader plugin: a model file's protobuf (Debian's libonnx-dev and libprotobuf) to the
-// plain data of interpreter/onnx/model_file.h. Loaded by `weft` only when a program imports a
+// plain data of interpreter/onnx/model_file.h, and back (export). Loaded by `weft` only when a program imports a
 // model (interpreter/onnx/reader.cpp), so that no other process loads libprotobuf.
 #include <onnx/onnx_pb.h>
 
@@ -243,7 +243,81 @@ std::string readTensor(const std::string& path, TensorData& out) {
   return "";
 }
 
-const ReaderApi kApi{readModel, readTensor};
+void fillTensor(const TensorData& d, ::onnx::TensorProto& t) {
+  t.set_name(d.name);
+  t.set_data_type(int32_t(d.type));
+  for (int64_t x : d.dims) t.add_dims(x);
+  t.set_raw_data(d.bytes);
+}
+
+void fillInfo(const ValueInfo& v, ::onnx::ValueInfoProto& out) {
+  out.set_name(v.name);
+  auto* tt = out.mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(int32_t(v.type));
+  if (!v.hasShape) return;
+  auto* shape = tt->mutable_shape();
+  for (const Dim& d : v.dims) {
+    auto* dim = shape->add_dim();
+    if (d.size >= 0) dim->set_dim_value(d.size);
+    else dim->set_dim_param(d.param);
+  }
+}
+
+void fillGraph(const Graph& g, ::onnx::GraphProto& out) {
+  out.set_name(g.name);
+  for (const ValueInfo& v : g.inputs) fillInfo(v, *out.add_input());
+  for (const ValueInfo& v : g.outputs) fillInfo(v, *out.add_output());
+  for (const TensorData& t : g.initializers) fillTensor(t, *out.add_initializer());
+  for (const Node& n : g.nodes) {
+    auto* node = out.add_node();
+    node->set_name(n.name);
+    node->set_op_type(n.opType);
+    if (!n.domain.empty()) node->set_domain(n.domain);
+    for (const auto& i : n.inputs) node->add_input(i);
+    for (const auto& o : n.outputs) node->add_output(o);
+    for (const Attribute& a : n.attributes) {
+      using A = ::onnx::AttributeProto;
+      auto* attr = node->add_attribute();
+      attr->set_name(a.name);
+      switch (a.kind) {
+        case Attribute::Kind::Float: attr->set_type(A::FLOAT); attr->set_f(a.f); break;
+        case Attribute::Kind::Int: attr->set_type(A::INT); attr->set_i(a.i); break;
+        case Attribute::Kind::String: attr->set_type(A::STRING); attr->set_s(a.s); break;
+        case Attribute::Kind::Tensor: attr->set_type(A::TENSOR); fillTensor(a.t, *attr->mutable_t()); break;
+        case Attribute::Kind::Graph: attr->set_type(A::GRAPH); fillGraph(*a.g, *attr->mutable_g()); break;
+        case Attribute::Kind::Floats: attr->set_type(A::FLOATS); for (float f : a.floats) attr->add_floats(f); break;
+        case Attribute::Kind::Ints: attr->set_type(A::INTS); for (int64_t i : a.ints) attr->add_ints(i); break;
+        case Attribute::Kind::Strings: attr->set_type(A::STRINGS); for (const auto& x : a.strings) attr->add_strings(x); break;
+        case Attribute::Kind::Tensors: case Attribute::Kind::Graphs: case Attribute::Kind::Other: break;
+      }
+    }
+  }
+}
+
+std::string writeModel(const ModelFile& m, const std::string& path) {
+  ::onnx::ModelProto proto;
+  proto.set_ir_version(m.irVersion);
+  proto.set_producer_name(m.producer);
+  proto.set_producer_version(m.producerVersion);
+  for (const auto& [domain, version] : m.opsets) {
+    auto* o = proto.add_opset_import();
+    o->set_domain(domain);
+    o->set_version(version);
+  }
+  fillGraph(m.graph, *proto.mutable_graph());
+  // Written beside, then renamed: a failure never leaves half a model where one was.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !proto.SerializeToOstream(&out) || !out.flush()) return "cannot write the file";
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) return "cannot write the file (" + ec.message() + ")";
+  return "";
+}
+
+const ReaderApi kApi{readModel, readTensor, writeModel};
 
 }  // namespace
 

@@ -2,13 +2,13 @@
 # Builds a libFuzzer target in build-asan/ (tests/configure_asan.sh: clang, the sanitizers and
 # coverage, as the sanitized tests use) and runs it (docs/robustness.md):
 #   tests/fuzz/run.sh TARGET [SECONDS] [LIBFUZZER OPTIONS...]
-# TARGET is check, run, gen, npy, idx, graph_diff, graph_text, saved or names; SECONDS defaults to 600. The corpus grows in
+# TARGET is check, run, gen, npy, idx, graph_diff, graph_text, saved, names or onnx; SECONDS defaults to 600. The corpus grows in
 # build-asan/corpus/TARGET, seeded from the tests and examples; a crash, leak, timeout or
 # out-of-memory input is written to build-asan/findings/TARGET/. To replay one:
 #   build-asan/tests/fuzz/fuzz_TARGET build-asan/findings/TARGET/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-target=${1:?usage: tests/fuzz/run.sh check|run|gen|npy|idx|graph_diff|graph_text|saved|names [SECONDS] [LIBFUZZER OPTIONS...]}
+target=${1:?usage: tests/fuzz/run.sh check|run|gen|npy|idx|graph_diff|graph_text|saved|names|onnx [SECONDS] [LIBFUZZER OPTIONS...]}
 seconds=${2:-600}
 shift $(($# < 2 ? $# : 2))
 
@@ -44,6 +44,14 @@ case $target in
   names)
     cp -n tests/fuzz/names/* "$corpus/"
     dict=(-dict="$root/tests/fuzz/names.dict" -max_len=4096) ;;
+  # The importer's test models, good and hostile, and a few of ONNX's own node tests.
+  onnx)
+    cp -n tests/onnx/models/*.onnx "$corpus/"
+    for t in relu conv_with_strides_padding gemm_default_matrix_bias if loop11 lstm_defaults; do
+      f=/usr/share/libonnx-testdata/data/node/test_$t/model.onnx
+      [[ -f $f ]] && cp -n "$f" "$corpus/$t.onnx"
+    done
+    dict=(-max_len=8192) ;;
 esac
 
 # Programs may import files by relative path: they run in a scratch folder of their own.

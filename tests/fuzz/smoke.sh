@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
-for target in check run gen npy idx graph_diff graph_text saved names; do
+for target in check run gen npy idx graph_diff graph_text saved names onnx; do
   tests/fuzz/run.sh "$target" "$seconds"
 done
