@@ -14,8 +14,9 @@
 # processes (the MPI plugin, docs/distributed.md); libonnx-dev, libprotobuf-dev and
 # protobuf-compiler read ONNX models (load_onnx, docs/onnx.md), libonnx-testdata holds ONNX's
 # conformance tests and python3-onnx's onnx.checker checks exported models; with python3-torch and
-# python3-torchvision, /usr/bin/python3 exports the models tests/onnx/real imports. They install while
-# `weft` builds; no target `weft` needs changes with them
+# python3-torchvision, /usr/bin/python3 exports the models tests/onnx/real imports; ONNX Runtime
+# (npm's onnxruntime-node) comes last, for the ONNX export test. They install while `weft` builds;
+# no target `weft` needs changes with them
 # (the plugins' paths are fixed whether or not they are built), so nothing is built twice.
 # Usage: ./setup.sh [extra cmake arguments]
 set -euo pipefail
