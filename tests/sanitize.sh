@@ -17,8 +17,9 @@ export UBSAN_OPTIONS=print_stacktrace=1
 # compiled/recorded and onnx/compiled build generated C++ for some ninety and a hundred graphs, none of it instrumented (it is
 # built by its own CMakeLists): the release run covers it. The other tests of generated code run
 # weft compile and the interpreter here, and build nothing (GENERATE_ONLY, tests/CMakeLists.txt).
+# onnx/real_models runs seven PyTorch models through the ops onnx/conformance covers here.
 t=$SECONDS
-ctest --test-dir build-asan --output-on-failure -j2 -E '^(compiled/recorded|onnx/compiled)$'
+ctest --test-dir build-asan --output-on-failure -j2 -E '^(compiled/recorded|onnx/compiled|onnx/real_models)$'
 took "ASan tests" "$t"
 
 # ThreadSanitizer: the unit tests whose names say they use threads (interpreters on several
